@@ -1,0 +1,4 @@
+"""``python -m nbsim``: the same CLI as the ``nbsim`` command."""
+from nbsim.cli import main
+
+main()
