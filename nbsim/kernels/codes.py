@@ -260,3 +260,30 @@ WHY_NAMES = (
     "wild_discard_rule", "self_draw_only", "wild_single_cannot_rob",
     "three_wilds_self_draw_only",
 )
+
+# ---------------------------------------------------------------- meld arrays
+# A player's declared melds: int8[MAX_MELDS, 3] rows (type MELD_*, kind, from
+# seat). kind is the lowest tile of a chow, the tile of a pung/kong; from seat
+# is the absolute seat (0-3) whose discard was claimed, -1 for a concealed
+# kong, the player's own seat for an added kong made from its own pung's
+# source (the pung's source seat is kept).
+MELD_TYPE = 0
+MELD_KIND = 1
+MELD_FROM = 2
+
+# ---------------------------------------------------------------- score result
+# score.score_win fills an int64[RES_LEN] result array.
+RES_ERROR = 0          # E_* code (OK = 0); nothing else is valid when non-zero
+RES_COMPLETE = 1       # 1 if the 14 tiles form 4 melds + pair (with wilds)
+RES_WIN = 2            # 1 if a legal win under every rule of the variant
+RES_WHY = 3            # WHY_* reason (WHY_LEGAL when RES_WIN)
+RES_TAI = 4            # total tai of the counted reading (three_wilds included)
+RES_TAI_FOR_MIN = 5    # tai of the counted reading without three_wilds
+RES_FAN = 6            # Ninghai fan (capped)
+RES_FU = 7             # Ninghai fu
+RES_POINTS = 8         # N_SCHEMES entries: Ninghai points per scheme
+RES_SILVER = 12        # silver each payer owes under the config's points_scheme
+RES_PAY = 13           # 4 entries: net points per seat (E S W N), zero-sum
+RES_WILDS = 17         # wild tiles among the winner's 14 concealed tiles
+RES_ITEMS = 18         # N_TAI entries: tai per item of the counted reading
+RES_LEN = RES_ITEMS + N_TAI
