@@ -100,6 +100,7 @@ class WinRules(_Table):
     wait_needs_single_kind: bool = False
     earthly_hand_rule: Literal["dealer_first_discard", "first_draw"] = "dealer_first_discard"
     three_wilds_self_draw_only: bool = False
+    wild_single_wait_can_rob: bool = True
 
 
 def _check_items(v: dict[str, int], names: tuple[str, ...], label: str, hi: int):
@@ -316,6 +317,7 @@ def build_array(cfg: RuleConfig) -> np.ndarray:
     a[C.R_WAIT_NEEDS_SINGLE_KIND] = wn.wait_needs_single_kind
     a[C.R_EARTHLY_RULE] = C.EARTHLY_NAMES.index(wn.earthly_hand_rule)
     a[C.R_THREE_WILDS_SELF_DRAW_ONLY] = wn.three_wilds_self_draw_only
+    a[C.R_WILD_SINGLE_CAN_ROB] = wn.wild_single_wait_can_rob
     a[C.R_SYSTEM] = C.SYSTEM_NAMES.index(sc.system)
     a[C.R_PAYMENT_RULE] = C.PAY_NAMES.index(pay.payment_rule)
     a[C.R_BASE_POINTS] = pay.base_points

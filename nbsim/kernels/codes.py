@@ -211,7 +211,8 @@ R_POINTS_SCHEME = 22            # SCHEME_*
 R_SILVER_ROUNDING = 23
 R_THREE_MELDS_LIABILITY = 24
 R_DRAGON_SUCC = 25              # 3 entries: successor kind of White, Green, Red
-R_TAI = 28                      # N_TAI entries: tai per item, TAI_ABSENT if absent
+R_WILD_SINGLE_CAN_ROB = 28      # 0: a player waiting on a wild single (抛搭) may not rob a kong
+R_TAI = 30                      # N_TAI entries: tai per item, TAI_ABSENT if absent
 R_FAN = R_TAI + N_TAI           # N_FAN entries
 R_FU = R_FAN + N_FAN            # N_FU entries
 R_SEAT_FLOWERS = R_FU + N_FU    # 4 x 8 entries: [seat * 8 + flower] = 1 if seat flower
