@@ -288,3 +288,44 @@ RES_PAY = 13           # 4 entries: net points per seat (E S W N), zero-sum
 RES_WILDS = 17         # wild tiles among the winner's 14 concealed tiles
 RES_ITEMS = 18         # N_TAI entries: tai per item of the counted reading
 RES_LEN = RES_ITEMS + N_TAI
+
+# ---------------------------------------------------------------- game events
+# The engine's event log: int32[n, EV_LEN] rows, one per action, in order.
+A_DICE = 0            # tile = die value (one row per die, in throw order)
+A_INDICATOR = 1       # tile = indicator kind, pos = wall position
+A_DEAL = 2            # seat receives tile from wall position pos
+A_FLOWER = 3          # seat sets a flower aside (tile)
+A_DRAW = 4            # seat draws tile from the live end (pos)
+A_REPLACE = 5         # seat draws a replacement tile from the tail end (pos)
+A_DISCARD = 6         # seat discards tile
+A_CHOW = 7            # seat chows tile from `from`; meld = lowest kind of the chow
+A_PUNG = 8            # seat pungs tile from `from`
+A_KONG = 9            # seat makes an exposed kong of tile discarded by `from`
+A_ADDED_KONG = 10     # seat adds tile to its exposed pung
+A_CONCEALED_KONG = 11 # seat declares a concealed kong of tile
+A_WIN = 12            # seat wins on tile; meld = win_by (WIN_*); from = discarder/robbed or -1
+A_EXHAUSTED = 13      # the wall is exhausted: no winner
+A_PASS_WIN = 14       # seat declines a legal win on tile (policy choice); meld = win_by
+ACTION_NAMES = ("dice", "indicator", "deal", "flower", "draw", "replace", "discard",
+                "chow", "pung", "kong", "added_kong", "concealed_kong", "win",
+                "exhausted", "pass_win")
+EV_SEAT = 0
+EV_ACTION = 1
+EV_TILE = 2
+EV_MELD = 3
+EV_FROM = 4
+EV_POS = 5
+EV_LEN = 6
+
+# deal outcomes (game mode)
+OUT_SELF_DRAWN = 0
+OUT_DISCARD = 1
+OUT_ROBBING_KONG = 2
+OUT_WALL_EXHAUSTED = 3
+OUTCOME_NAMES = ("self_drawn", "discard", "robbing_kong", "wall_exhausted")
+
+# bot policies
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+POLICY_VALUE = 2
+POLICY_NAMES = ("random", "greedy", "value")
