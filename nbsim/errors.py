@@ -17,3 +17,11 @@ class ConfigError(NbsimError):
 
 class HandError(NbsimError):
     """An impossible or invalid hand or situation for the scorer."""
+
+
+class RunError(NbsimError):
+    """Bad simulate/report request: output folder, mode, deal count, seed, run folder."""
+
+
+class RunInterrupted(RunError):
+    """A simulation stopped by Ctrl-C; the finished shards and the manifest are kept."""
