@@ -240,11 +240,14 @@ E_BAD_AFTER_KONG = 12       # after_kong on a win that is not self-drawn
 E_BAD_FLOWER = 13           # a wild flower or the indicator among set-aside flowers
 E_NO_INDICATOR = 14         # a wild variant without an indicator
 E_BAD_MELD = 15             # malformed meld
+E_BAD_ARG = 16              # an argument out of range (win_by, win tile, counts, context bits)
+E_BAD_KONG_FROM = 17        # kong_from without a kong-replacement self-draw or exposed kong
+E_BAD_LIABLE = 18           # liable seat where the variant has no three-melds liability
 ERROR_NAMES = (
     "ok", "tile_count", "five_copies", "flower_in_hand", "wild_in_meld",
     "chow_not_allowed", "indicator_no_wilds", "rob_wild", "bad_fed",
     "bad_seat", "bad_heavenly", "bad_earthly", "bad_after_kong", "bad_flower",
-    "no_indicator", "bad_meld",
+    "no_indicator", "bad_meld", "bad_arg", "bad_kong_from", "bad_liable",
 )
 
 # legal-win decision reasons (why a complete hand is not a legal win)
@@ -329,3 +332,6 @@ POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_VALUE = 2
 POLICY_NAMES = ("random", "greedy", "value")
+
+# ---------------------------------------------------------------- shanten
+SHANTEN_INVALID = 99   # hand.shanten: tile total or a count out of range
