@@ -29,7 +29,7 @@ import polars as pl
 
 SEAT_SUFFIXES = ("e", "s", "w", "n")
 MODES = ("deal", "game")
-IMPLEMENTED_MODES = ("deal",)
+IMPLEMENTED_MODES = ("deal", "game")
 
 _DEAL_COLUMNS: list[tuple[str, pl.DataType]] = [
     ("deal", pl.Int64),
@@ -46,19 +46,85 @@ _DEAL_COLUMNS += [(f"wilds_{s}", pl.UInt8) for s in SEAT_SUFFIXES]
 _SCHEMAS = {"deal": _DEAL_COLUMNS}
 
 
-def schema(mode: str = "deal") -> pl.Schema:
-    """polars Schema (column -> dtype, in order) of a run in ``mode``."""
-    return pl.Schema(_SCHEMAS[mode])
+def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
+    """Game-mode columns after the deal-mode ones (RULES.md sections 4-8).
+
+    ==================  ============  ==============================================
+    round_wind          String        E S W N
+    outcome             String        self_drawn, discard, robbing_kong, wall_exhausted
+    winner, discarder   String        seat (dealer = E); null when none (discarder:
+                                      the robbed player for robbing_kong)
+    win_tile            String        winning tile (notation); null on a draw
+    context             List(String)  after_kong, last_tile, heavenly, earthly
+    tai                 Int16         total tai of the win (tai variants); null on a draw
+    tai_<item>          Int16         tai of each item of the variant (0 if it did not apply)
+    fan, fu             Int16         Ninghai fan and the winner's fu (fan/fu variants)
+    points_<scheme>     Int32         Ninghai points under each scheme
+    liable              String        Ninghai three-melds liable seat (null: none)
+    fu_e .. fu_n        Int16         each player's own fu (Ninghai)
+    pay_e .. pay_n      Int32         net points per seat (zero-sum)
+    wilds_win           UInt8         wild tiles in the winning hand; null on a draw
+    turns               Int16         discards made
+    tiles_left          Int16         tiles still drawable at the end
+    kongs               Int8          kongs declared (all players)
+    melds_e .. melds_n  List(String)  declared melds at the end, e.g. ``pung:777z``
+    policy_e ..         String        policy of the player in each seat
+    ==================  ============  ==============================================
+    """
+    cols: list[tuple[str, pl.DataType]] = [
+        ("round_wind", pl.String), ("outcome", pl.String), ("winner", pl.String),
+        ("discarder", pl.String), ("win_tile", pl.String), ("context", pl.List(pl.String)),
+    ]
+    if rules is None or rules.config.scoring.system == "tai":
+        items = rules.tai_items if rules is not None else []
+        cols += [("tai", pl.Int16)] + [(f"tai_{i}", pl.Int16) for i in items]
+    else:
+        from nbsim.kernels.codes import SCHEME_NAMES
+        cols += [("fan", pl.Int16), ("fu", pl.Int16)]
+        cols += [(f"points_{s}", pl.Int32) for s in SCHEME_NAMES]
+        cols += [("liable", pl.String)] + [(f"fu_{s}", pl.Int16) for s in SEAT_SUFFIXES]
+    cols += [(f"pay_{s}", pl.Int32) for s in SEAT_SUFFIXES]
+    cols += [("wilds_win", pl.UInt8), ("turns", pl.Int16), ("tiles_left", pl.Int16),
+             ("kongs", pl.Int8)]
+    cols += [(f"melds_{s}", pl.List(pl.String)) for s in SEAT_SUFFIXES]
+    cols += [(f"policy_{s}", pl.String) for s in SEAT_SUFFIXES]
+    return cols
 
 
-def column_order(mode: str = "deal") -> list[str]:
+def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType]]:
+    if mode == "deal":
+        return _DEAL_COLUMNS
+    if mode == "game":
+        return _DEAL_COLUMNS + game_columns(rules)
+    if mode == "match":
+        return ([("match", pl.Int64)] + _DEAL_COLUMNS + game_columns(rules)
+                + [(f"player_{s}", pl.Int8) for s in SEAT_SUFFIXES])
+    if mode == "events":
+        return EVENT_COLUMNS
+    raise KeyError(mode)
+
+
+EVENT_COLUMNS: list[tuple[str, pl.DataType]] = [
+    ("deal", pl.Int64), ("step", pl.Int32), ("seat", pl.String), ("action", pl.String),
+    ("tile", pl.String), ("meld", pl.String), ("from_seat", pl.String), ("pos", pl.Int16),
+]
+
+
+def schema(mode: str = "deal", rules=None) -> pl.Schema:
+    """polars Schema (column -> dtype, in order) of a run in ``mode`` ('deal',
+    'game', 'match' or 'events'); game and match columns depend on the
+    variant's scoring system and tai items (``rules``: a RuleSet)."""
+    return pl.Schema(_columns(mode, rules))
+
+
+def column_order(mode: str = "deal", rules=None) -> list[str]:
     """Column names of ``mode`` in order."""
-    return [name for name, _ in _SCHEMAS[mode]]
+    return [name for name, _ in _columns(mode, rules)]
 
 
-def schema_json(mode: str = "deal") -> dict[str, str]:
+def schema_json(mode: str = "deal", rules=None) -> dict[str, str]:
     """{column: dtype as text} for the manifest."""
-    return {name: str(dtype) for name, dtype in _SCHEMAS[mode]}
+    return {name: str(dtype) for name, dtype in _columns(mode, rules)}
 
 
 def seat_columns(prefix: str) -> list[str]:

@@ -77,6 +77,38 @@ def _lookup_tables(rules: np.ndarray):
     return ind, wild, flowers
 
 
+def deal_columns(arr: np.ndarray, seed: int, start: int, hands, flowers, wilds, dice, ind,
+                 comp) -> dict[str, pl.Series]:
+    """The deal-mode columns (``nbsim.schema``) from the deal kernel's arrays
+    for deals ``start .. start + n - 1``: hands int8[n, 4, 42], flowers
+    uint8[n, 4] bit masks, wilds uint8[n, 4], dice uint8[n, 4], ind int8[n]
+    (indicator kind or -1), comp bool[n]. Shared by deal and game mode."""
+    n = hands.shape[0]
+    ind_lut, wild_lut, flower_lut = _lookup_tables(arr)
+    ind_idx = np.where(ind < 0, C.N_KINDS, ind).astype(np.int64)
+    n_dice = 2 * int(arr[C.R_DICE_THROWS])
+    cols: dict[str, pl.Series] = {
+        "deal": pl.Series("deal", np.arange(start, start + n, dtype=np.int64)),
+        "seed": pl.Series("seed", np.full(n, seed, dtype=np.uint64)),
+        "dice": pl.Series("dice", np.ascontiguousarray(dice[:, :n_dice])).cast(pl.List(pl.UInt8)),
+        "indicator": ind_lut.gather(ind_idx).alias("indicator"),
+        "wild_kinds": wild_lut.gather(ind_idx).alias("wild_kinds"),
+        "dealer_complete": pl.Series("dealer_complete", comp),
+    }
+    data = np.empty((4, n * KB.MAX_HAND_TEXT + 4), np.uint8)
+    offsets = np.empty((4, n + 1), np.int32)
+    used = np.zeros(4, np.int64)
+    KB.format_hands(hands, KB.SUIT_LETTERS, data, offsets, used)
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"hand_{suf}"] = _strings(data[s, :used[s]], offsets[s], n, f"hand_{suf}")
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"flowers_{suf}"] = flower_lut.gather(flowers[:, s].astype(np.int64)).alias(
+            f"flowers_{suf}")
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"wilds_{suf}"] = pl.Series(f"wilds_{suf}", np.ascontiguousarray(wilds[:, s]))
+    return cols
+
+
 def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
                tables=None) -> pl.DataFrame:
     """Deals ``start .. stop - 1`` of ``seed`` as a DataFrame in the deal-mode
@@ -99,28 +131,7 @@ def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
                         wilds, dice, ind, comp)
     if res < 0:  # pragma: no cover - a 144-tile wall always suffices
         raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
-    ind_lut, wild_lut, flower_lut = _lookup_tables(arr)
-    ind_idx = np.where(ind < 0, C.N_KINDS, ind).astype(np.int64)
-    n_dice = 2 * int(arr[C.R_DICE_THROWS])
-    cols: dict[str, pl.Series] = {
-        "deal": pl.Series("deal", np.arange(start, stop, dtype=np.int64)),
-        "seed": pl.Series("seed", np.full(n, seed, dtype=np.uint64)),
-        "dice": pl.Series("dice", np.ascontiguousarray(dice[:, :n_dice])).cast(pl.List(pl.UInt8)),
-        "indicator": ind_lut.gather(ind_idx).alias("indicator"),
-        "wild_kinds": wild_lut.gather(ind_idx).alias("wild_kinds"),
-        "dealer_complete": pl.Series("dealer_complete", comp),
-    }
-    data = np.empty((4, n * KB.MAX_HAND_TEXT + 4), np.uint8)
-    offsets = np.empty((4, n + 1), np.int32)
-    used = np.zeros(4, np.int64)
-    KB.format_hands(hands, KB.SUIT_LETTERS, data, offsets, used)
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"hand_{suf}"] = _strings(data[s, :used[s]], offsets[s], n, f"hand_{suf}")
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"flowers_{suf}"] = flower_lut.gather(flowers[:, s].astype(np.int64)).alias(
-            f"flowers_{suf}")
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"wilds_{suf}"] = pl.Series(f"wilds_{suf}", np.ascontiguousarray(wilds[:, s]))
+    cols = deal_columns(arr, seed, start, hands, flowers, wilds, dice, ind, comp)
     df = pl.DataFrame([cols[c] for c in S.column_order("deal")])
     return df.cast(dict(S.schema("deal")))
 

@@ -1,0 +1,303 @@
+"""Game mode wrappers: played-out deals and matches -> polars frames, and one
+deal with its event log (replays, validation).
+
+Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (RULES.md sections
+2, 4-8). Seats are named by seat wind with the dealer as East; ``winner``,
+``discarder`` and the per-seat columns use the same naming.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from nbsim import schema as S
+from nbsim.errors import RunError
+from nbsim.kernels import codes as C
+from nbsim.kernels import engine as KE
+from nbsim.kernels import games as KG
+from nbsim.rules import RuleSet
+from nbsim.tiles import KIND_NAMES, format_meld
+
+SEATS = C.SEAT_NAMES
+
+
+def parse_policies(policy: str | None = None, policies: str | None = None) -> tuple[str, ...]:
+    """Policy names per seat (relative to the dealer) from ``--policy NAME``
+    (all seats) or ``--policies A,B,C,D``. Default: value for every seat.
+
+    Raises RunError naming the allowed policies."""
+    if policy and policies:
+        raise RunError("give either --policy or --policies, not both")
+    if policies:
+        names = tuple(p.strip() for p in policies.split(","))
+        if len(names) != 4:
+            raise RunError(f"--policies {policies!r}: give 4 policies separated by commas, "
+                           f"one per seat from the dealer (E,S,W,N), e.g. value,greedy,greedy,greedy")
+    else:
+        names = (policy or "value",) * 4
+    for n in names:
+        if n not in C.POLICY_NAMES:
+            raise RunError(f"unknown policy {n!r}; allowed: {', '.join(C.POLICY_NAMES)}")
+    return names
+
+
+def policy_codes(names) -> np.ndarray:
+    """int64[4] POLICY_* codes of policy names."""
+    return np.array([C.POLICY_NAMES.index(n) for n in names], dtype=np.int64)
+
+
+def _seat_series(name: str, values: np.ndarray) -> pl.Series:
+    lut = pl.Series(name, list(SEATS) + [None], dtype=pl.String)
+    idx = np.where(values < 0, 4, values).astype(np.int64)
+    return lut.gather(idx).alias(name)
+
+
+_MELD_LUT: dict[tuple[int, int], str] = {}
+
+
+def _meld_text(t: int, k: int) -> str:
+    key = (t, k)
+    s = _MELD_LUT.get(key)
+    if s is None:
+        s = format_meld(t, k)
+        _MELD_LUT[key] = s
+    return s
+
+
+def _melds_column(melds: np.ndarray, n_melds: np.ndarray, seat: int, name: str) -> pl.Series:
+    vals = []
+    for i in range(melds.shape[0]):
+        vals.append([_meld_text(int(melds[i, seat, m, 0]), int(melds[i, seat, m, 1]))
+                     for m in range(int(n_melds[i, seat]))])
+    return pl.Series(name, vals, dtype=pl.List(pl.String))
+
+
+def _when_won(name: str, values: np.ndarray, won: np.ndarray, dtype) -> pl.Series:
+    """values where a player won, null on an exhaustive draw."""
+    return pl.Series(name, values).cast(dtype).zip_with(pl.Series(won),
+                                                        pl.Series(name, [None] * len(won),
+                                                                  dtype=dtype))
+
+
+def _context_list(ctx: int) -> list[str]:
+    return [n for b, n in enumerate(C.CONTEXT_NAMES) if ctx & (1 << b)]
+
+
+def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: np.ndarray,
+                 policy_names_per_row) -> dict[str, pl.Series]:
+    """The game-mode columns (``schema.game_columns``) from the engine's result
+    rows. out: int64[n, OUT_LEN]; melds: int8[n, 4, 4, 3]; round_winds: int[n];
+    policy_names_per_row: [n][4] policy names by seat (or one 4-tuple)."""
+    n = out.shape[0]
+    cols: dict[str, pl.Series] = {}
+    cols["round_wind"] = _seat_series("round_wind", round_winds.astype(np.int64))
+    outcome_lut = pl.Series("outcome", list(C.OUTCOME_NAMES), dtype=pl.String)
+    cols["outcome"] = outcome_lut.gather(out[:, KE.O_OUTCOME]).alias("outcome")
+    cols["winner"] = _seat_series("winner", out[:, KE.O_WINNER])
+    cols["discarder"] = _seat_series("discarder", out[:, KE.O_DISCARDER])
+    won = out[:, KE.O_WINNER] >= 0
+    wt = out[:, KE.O_WIN_TILE]
+    tile_lut = pl.Series("win_tile", list(KIND_NAMES) + [None], dtype=pl.String)
+    cols["win_tile"] = tile_lut.gather(np.where(wt < 0, C.N_KINDS, wt)).alias("win_tile")
+    cols["context"] = pl.Series("context", [_context_list(int(c)) for c in out[:, KE.O_CTX]],
+                                dtype=pl.List(pl.String))
+    res = out[:, KE.O_SCORE:KE.O_SCORE + C.RES_LEN]
+    if rs.config.scoring.system == "tai":
+        cols["tai"] = _when_won("tai", res[:, C.RES_TAI], won, pl.Int16)
+        for item in rs.tai_items:
+            i = C.TAI_ITEMS.index(item)
+            cols[f"tai_{item}"] = pl.Series(f"tai_{item}",
+                                            res[:, C.RES_ITEMS + i].astype(np.int16))
+    else:
+        cols["fan"] = _when_won("fan", res[:, C.RES_FAN], won, pl.Int16)
+        cols["fu"] = _when_won("fu", res[:, C.RES_FU], won, pl.Int16)
+        for j, sch in enumerate(C.SCHEME_NAMES):
+            cols[f"points_{sch}"] = _when_won(f"points_{sch}", res[:, C.RES_POINTS + j], won,
+                                              pl.Int32)
+        cols["liable"] = _seat_series("liable", out[:, KE.O_LIABLE])
+        for s, suf in enumerate(S.SEAT_SUFFIXES):
+            cols[f"fu_{suf}"] = pl.Series(f"fu_{suf}", out[:, KE.O_FU + s].astype(np.int16))
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"pay_{suf}"] = pl.Series(f"pay_{suf}", res[:, C.RES_PAY + s].astype(np.int32))
+    cols["wilds_win"] = _when_won("wilds_win", res[:, C.RES_WILDS], won, pl.UInt8)
+    cols["turns"] = pl.Series("turns", out[:, KE.O_TURNS].astype(np.int16))
+    cols["tiles_left"] = pl.Series("tiles_left", out[:, KE.O_TILES_LEFT].astype(np.int16))
+    cols["kongs"] = pl.Series("kongs", out[:, KE.O_N_KONGS].astype(np.int8))
+    n_melds = out[:, KE.O_N_MELDS:KE.O_N_MELDS + 4]
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"melds_{suf}"] = _melds_column(melds, n_melds, s, f"melds_{suf}")
+    if isinstance(policy_names_per_row, tuple):
+        for s, suf in enumerate(S.SEAT_SUFFIXES):
+            cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
+                                              [policy_names_per_row[s]] * n, dtype=pl.String)
+    else:
+        for s, suf in enumerate(S.SEAT_SUFFIXES):
+            cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
+                                              [p[s] for p in policy_names_per_row],
+                                              dtype=pl.String)
+    errors = out[:, KE.O_ERROR]
+    if errors.any():
+        bad = np.flatnonzero(errors)
+        raise RunError(f"engine error {int(errors[bad[0]])} in {len(bad)} deal(s) "
+                       f"(first row {int(bad[0])}): this is a bug in nbsim, please report it")
+    return cols
+
+
+def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndarray,
+                 deal_offset: int = 0) -> pl.DataFrame:
+    """Event rows (int32[m, EV_LEN]) -> DataFrame with columns deal, step,
+    seat, action, tile, meld, from_seat, pos (``schema.EVENT_COLUMNS``)."""
+    m = events.shape[0]
+    act = events[:, C.EV_ACTION].astype(np.int64)
+    tile = events[:, C.EV_TILE].astype(np.int64)
+    meld = events[:, C.EV_MELD].astype(np.int64)
+    tile_txt = []
+    meld_txt = []
+    for i in range(m):
+        a = act[i]
+        t = tile[i]
+        if a == C.A_DICE:
+            tile_txt.append(str(int(t)))
+        elif t >= 0:
+            tile_txt.append(KIND_NAMES[t])
+        else:
+            tile_txt.append(None)
+        if a == C.A_CHOW:
+            meld_txt.append(_meld_text(C.MELD_CHOW, int(meld[i])))
+        elif a == C.A_PUNG:
+            meld_txt.append(_meld_text(C.MELD_PUNG, int(t)))
+        elif a in (C.A_KONG, C.A_ADDED_KONG):
+            meld_txt.append(_meld_text(C.MELD_KONG, int(t)))
+        elif a == C.A_CONCEALED_KONG:
+            meld_txt.append(_meld_text(C.MELD_CKONG, int(t)))
+        elif a in (C.A_WIN, C.A_PASS_WIN):
+            meld_txt.append(C.WIN_BY_NAMES[int(meld[i])])
+        else:
+            meld_txt.append(None)
+    action_lut = pl.Series("action", list(C.ACTION_NAMES), dtype=pl.String)
+    df = pl.DataFrame([
+        pl.Series("deal", event_deal.astype(np.int64) + deal_offset),
+        pl.Series("step", event_step.astype(np.int32)),
+        _seat_series("seat", events[:, C.EV_SEAT].astype(np.int64)),
+        action_lut.gather(act).alias("action"),
+        pl.Series("tile", tile_txt, dtype=pl.String),
+        pl.Series("meld", meld_txt, dtype=pl.String),
+        _seat_series("from_seat", events[:, C.EV_FROM].astype(np.int64)),
+        pl.Series("pos", events[:, C.EV_POS].astype(np.int16)),
+    ])
+    return df
+
+
+def _alloc(n: int, with_events: bool):
+    return dict(
+        out=np.zeros((n, KE.OUT_LEN), np.int64),
+        melds=np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
+        round_winds=np.zeros(n, np.int8),
+        hands=np.zeros((n, 4, C.N_KINDS), np.int8),
+        flowers=np.zeros((n, 4), np.uint8),
+        wilds=np.zeros((n, 4), np.uint8),
+        dice=np.zeros((n, 4), np.uint8),
+        ind=np.zeros(n, np.int8),
+        comp=np.zeros(n, np.bool_),
+        events=np.zeros((n * KG.MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32),
+        event_deal=np.zeros(n * KG.MAX_EVENTS if with_events else 0, np.int64),
+        event_step=np.zeros(n * KG.MAX_EVENTS if with_events else 0, np.int32),
+    )
+
+
+def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
+               tables, with_events: bool = False):
+    """Independent deals ``start .. stop - 1`` of ``seed`` played out.
+
+    Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
+    Deal i has the same wall as deal mode's deal i (RULES.md section 2)."""
+    from nbsim.simulate import deal_columns
+
+    n = stop - start
+    a = _alloc(n, with_events)
+    n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start),
+                         policy_codes(policies), with_events, a["out"], a["melds"],
+                         a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
+                         a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
+    cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
+                        a["ind"], a["comp"])
+    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
+    order = S.column_order("game", rs)
+    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
+    ev = None
+    if with_events:
+        ev = events_frame(a["events"][:n_ev], a["event_deal"][:n_ev], a["event_step"][:n_ev])
+    return df, ev
+
+
+def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
+                player_policies: tuple[str, ...], tables, with_events: bool = False):
+    """Whole matches ``m_start .. m_stop - 1`` (RULES.md sections 2 and 4).
+
+    Returns (deal rows with match, deal_in_match and player_e .. player_n,
+    match totals DataFrame (match, player, policy, total), events or None).
+    The deal column of a match row is the deal's index within its match."""
+    from nbsim.simulate import deal_columns
+
+    n_m = m_stop - m_start
+    cap = max(64, n_m * 40)
+    while True:
+        a = _alloc(cap, with_events)
+        match_of = np.zeros(cap, np.int64)
+        deal_in = np.zeros(cap, np.int32)
+        players = np.zeros((cap, 4), np.int8)
+        totals = np.zeros((n_m, 4), np.int64)
+        rows, n_ev = KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start),
+                                    np.int64(n_m), policy_codes(player_policies), with_events,
+                                    a["out"], a["melds"], a["round_winds"], a["hands"],
+                                    a["flowers"], a["wilds"], a["dice"], a["ind"], a["comp"],
+                                    match_of, deal_in, players, totals, a["events"],
+                                    a["event_deal"], a["event_step"])
+        if rows >= 0:
+            break
+        cap *= 2
+    sl = slice(0, rows)
+    cols = deal_columns(rs.array, seed, 0, a["hands"][sl], a["flowers"][sl], a["wilds"][sl],
+                        a["dice"][sl], a["ind"][sl], a["comp"][sl])
+    cols["deal"] = pl.Series("deal", deal_in[sl].astype(np.int64))
+    pol_rows = [tuple(player_policies[p] for p in players[i]) for i in range(rows)]
+    cols.update(game_columns(rs, a["out"][sl], a["melds"][sl], a["round_winds"][sl], pol_rows))
+    cols["match"] = pl.Series("match", match_of[sl])
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"player_{suf}"] = pl.Series(f"player_{suf}", players[sl, s])
+    order = S.column_order("match", rs)
+    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("match", rs)))
+    tot = pl.DataFrame({
+        "match": np.repeat(np.arange(m_start, m_stop, dtype=np.int64), 4),
+        "player": np.tile(np.arange(4, dtype=np.int8), n_m),
+        "policy": [player_policies[p] for _ in range(n_m) for p in range(4)],
+        "total": totals.reshape(-1),
+    })
+    ev = None
+    if with_events:
+        ev = events_frame(a["events"][:n_ev], a["event_deal"][:n_ev], a["event_step"][:n_ev])
+        # event_deal holds the row index; give match and deal_in_match instead
+        ev = ev.with_columns(pl.Series("match", match_of[ev["deal"].to_numpy()]),
+                             pl.Series("deal", deal_in[ev["deal"].to_numpy()].astype(np.int64)))
+    return df, tot, ev
+
+
+@dataclass
+class DealRecord:
+    """One played deal: its game-mode row (dict) and its event log (list of
+    dicts with step, seat, action, tile, meld, from_seat, pos)."""
+    row: dict
+    events: list[dict] = field(default_factory=list)
+
+
+def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
+             tables=None) -> DealRecord:
+    """Play deal ``deal`` of ``seed`` alone, with its event log. Gives the
+    same row as ``game_frame`` (same wall, round wind and decision streams)."""
+    if tables is None:
+        from nbsim.tables import load_tables
+        tables = load_tables()
+    df, ev = game_frame(rs, seed, deal, deal + 1, policies, tables, with_events=True)
+    return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())

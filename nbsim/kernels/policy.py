@@ -1,0 +1,464 @@
+"""Bot policies (Numba): the decisions of one player from what that player sees.
+
+A policy receives only a player's view: its own concealed tiles (``hand``,
+int8[42] counts, wild tiles at their own kind), its own declared melds, the
+wild kinds (``wild``, bool[42]), the counts of every tile visible on the table
+(``visible``, int8[42]: discards, melds, set-aside flowers, the indicator), its
+seat wind, the round wind, the flowers it set aside, the number of tiles still
+drawable, and its own random stream (``prng``, uint64[rng.RNG_LEN]). It never
+sees another hand or the wall order. The engine asks four kinds of question:
+
+* ``want_win``: take a legal win (self-drawn, on a discard, or robbing a kong)?
+* ``choose_kong``: on its own turn, declare one of the possible concealed or
+  added kongs, or none?
+* ``choose_claim``: on another player's discard, pass, pung, kong or chow?
+* ``choose_discard``: which kind to discard (from the allowed kinds)?
+
+Policies (``codes.POLICY_*``):
+
+* ``random``: a uniformly random legal action at every decision (the baseline,
+  and a fuzzer for the engine).
+* ``greedy``: minimises wild-aware shanten; ties broken by tile usefulness
+  (fewer neighbours is discarded first), never a wild while another discard is
+  as good; claims when the claim lowers shanten; always wins.
+* ``value``: plays for the tai minimum. Each decision it scores a set of
+  targets (open hand, full flush and half flush in each suit, all pungs) by
+  the target's shanten and an estimate of the tai the hand would score with
+  it, read from the variant's tai (or fan) table; it discards toward the best
+  target and declines claims that break it; always wins.
+
+Kinds of claim answered by ``choose_claim``: ``CLAIM_PASS``, ``CLAIM_PUNG``,
+``CLAIM_KONG``, ``CLAIM_CHOW + j`` for chow option j (0: the discard is the
+lowest tile, 1: the middle, 2: the highest).
+"""
+import numpy as np
+from numba import njit
+
+from nbsim.kernels import codes as C
+from nbsim.kernels import hand as H
+from nbsim.kernels import rng
+
+CLAIM_PASS = 0
+CLAIM_PUNG = 1
+CLAIM_KONG = 2
+CLAIM_CHOW = 3          # + j, j = 0, 1, 2
+
+# value-policy targets
+TG_OPEN = 0
+TG_FULL_FLUSH = 1       # + suit (0 m, 1 p, 2 s)
+TG_HALF_FLUSH = 4       # + suit
+TG_ALL_PUNGS = 7
+N_TARGETS = 8
+
+BIG = 1 << 30
+
+
+# ------------------------------------------------------------------ basics
+@njit(cache=True, inline="always")
+def split_hand(hand, wild, nat):
+    """Natural counts of ``hand`` into ``nat`` (int8[34]); returns the number
+    of wild tiles held (wild flowers included)."""
+    w = 0
+    for k in range(C.N_PLAY):
+        if wild[k]:
+            nat[k] = 0
+            w += hand[k]
+        else:
+            nat[k] = hand[k]
+    for k in range(C.N_PLAY, C.N_KINDS):
+        if wild[k]:
+            w += hand[k]
+    return w
+
+
+@njit(cache=True, inline="always")
+def suit_of(kind):
+    """0 m, 1 p, 2 s, 3 honors (kinds 0..33)."""
+    return kind // 9 if kind < C.HONOR0 else 3
+
+
+@njit(cache=True)
+def usefulness(nat, kind, visible):
+    """How much a natural tile of ``kind`` helps the hand ``nat`` (int8[34]):
+    other copies held (pair/pung potential) weigh 4, a neighbour 2 ranks
+    away 1, an adjacent rank 2; honors and terminals connect less. Copies
+    already visible make a tile less useful. Higher: keep; lower: discard."""
+    u = 4 * (nat[kind] - 1)
+    if kind < C.HONOR0:
+        r = kind % 9
+        for d in range(-2, 3):
+            if d == 0:
+                continue
+            rr = r + d
+            if 0 <= rr < 9:
+                w = 2 if (d == 1 or d == -1) else 1
+                u += w * nat[kind + d]
+        if r == 0 or r == 8:
+            u -= 1
+        elif r >= 2 and r <= 6:
+            u += 1
+    else:
+        u -= 2
+    left = 4 - visible[kind] - nat[kind]
+    if left <= 0:
+        u -= 2
+    return u
+
+
+# ------------------------------------------------------------------ targets
+@njit(cache=True)
+def pungs_shanten(nat, n_wilds, n_declared):
+    """Shanten toward an all-pungs hand (pungs/kongs + pair only): 3k + 1 -
+    wilds - (most naturals fitting k pungs + 1 pair), k = 4 - n_declared."""
+    k = 4 - n_declared
+    # best k pung fits and the best pair among the rest
+    f3 = np.zeros(5, np.int64)     # top values of min(c, 3), sorted descending
+    best = 0
+    # choose the pair kind p, then the top k pung fits among the others
+    # (values are 0..3; count how many kinds give each value)
+    cnt = np.zeros(4, np.int64)
+    for q in range(C.N_PLAY):
+        cnt[min(nat[q], 3)] += 1
+    for p in range(-1, C.N_PLAY):
+        if p >= 0 and nat[p] == 0:
+            continue
+        pair_fit = 0
+        if p >= 0:
+            pair_fit = min(nat[p], 2)
+            cnt[min(nat[p], 3)] -= 1
+        # top k among cnt
+        need = k
+        s = 0
+        for v in range(3, 0, -1):
+            take = min(need, cnt[v])
+            s += take * v
+            need -= take
+        if p >= 0:
+            cnt[min(nat[p], 3)] += 1
+        if s + pair_fit > best:
+            best = s + pair_fit
+    f3[0] = best
+    return 3 * k + 1 - n_wilds - best
+
+
+@njit(cache=True)
+def target_ok(target, melds, n_melds):
+    """Are the declared melds compatible with the target?"""
+    for i in range(n_melds):
+        t = melds[i, C.MELD_TYPE]
+        s = suit_of(melds[i, C.MELD_KIND])
+        if target == TG_ALL_PUNGS:
+            if t == C.MELD_CHOW:
+                return False
+        elif target >= TG_FULL_FLUSH and target < TG_HALF_FLUSH:
+            if s != target - TG_FULL_FLUSH:
+                return False
+        elif target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
+            if s != 3 and s != target - TG_HALF_FLUSH:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def kind_in_target(target, kind):
+    """Does a tile of ``kind`` (0..33) belong to the target's tile set?"""
+    if target >= TG_FULL_FLUSH and target < TG_HALF_FLUSH:
+        return suit_of(kind) == target - TG_FULL_FLUSH
+    if target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
+        s = suit_of(kind)
+        return s == 3 or s == target - TG_HALF_FLUSH
+    return True
+
+
+@njit(cache=True)
+def target_shanten(target, nat, n_wilds, n_declared, tables, tmp):
+    """Shanten toward ``target`` (TG_*): off-target tiles count as tiles to
+    replace. tmp: int8[34] scratch."""
+    if target == TG_ALL_PUNGS:
+        return pungs_shanten(nat, n_wilds, n_declared)
+    if target == TG_OPEN:
+        return H.fit_shanten(nat, n_wilds, n_declared, tables)
+    for k in range(C.N_PLAY):
+        tmp[k] = nat[k] if kind_in_target(target, k) else 0
+    return H.fit_shanten(tmp, n_wilds, n_declared, tables)
+
+
+@njit(cache=True)
+def _item(rules, system, tai_item, fan_item):
+    """Value of an item in the variant's units (tai or fan); 0 if absent."""
+    if system == C.SYSTEM_TAI:
+        if tai_item < 0:
+            return 0.0
+        v = rules[C.R_TAI + tai_item]
+        return 0.0 if v < 0 else float(v)
+    if fan_item < 0:
+        return 0.0
+    return float(rules[C.R_FAN + fan_item])
+
+
+@njit(cache=True)
+def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind,
+                   flowers):
+    """Estimated tai (or fan) of a win reached through ``target``: the
+    target's own item, the seat flowers set aside, dragon and seat/round
+    wind pairs and pungs held, and the chance items (self-drawn, a wait item,
+    no wilds) at rough odds."""
+    system = rules[C.R_SYSTEM]
+    v = 0.0
+    if target >= TG_FULL_FLUSH and target < TG_HALF_FLUSH:
+        v += _item(rules, system, C.T_FULL_FLUSH, C.F_FULL_FLUSH)
+    elif target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
+        v += _item(rules, system, C.T_HALF_FLUSH, C.F_HALF_FLUSH)
+    elif target == TG_ALL_PUNGS:
+        v += _item(rules, system, C.T_ALL_PUNGS, C.F_ALL_PUNGS)
+    # flowers set aside
+    nf = 0
+    for f in range(C.N_FLOWERS):
+        if flowers & (1 << f):
+            if rules[C.R_SEAT_FLOWERS + seat * 8 + f]:
+                nf += 1
+    v += nf * _item(rules, system, C.T_SEAT_FLOWER, C.F_SEAT_FLOWER)
+    # honor pungs: declared, or likely from pairs/pungs in hand
+    dragon = _item(rules, system, C.T_DRAGON_PUNG, C.F_DRAGON_PUNG)
+    seatw = _item(rules, system, C.T_SEAT_WIND_PUNG, -1)
+    roundw = _item(rules, system, C.T_PREVALENT_WIND_PUNG, -1)
+    for k in range(C.HONOR0, C.N_PLAY):
+        have = 0.0
+        if nat[k] >= 3:
+            have = 1.0
+        elif nat[k] == 2:
+            have = 0.6
+        for i in range(n_melds):
+            if melds[i, C.MELD_TYPE] != C.MELD_CHOW and melds[i, C.MELD_KIND] == k:
+                have = 1.0
+        if have > 0.0:
+            if k >= C.WHITE:
+                v += have * dragon
+            else:
+                if k - C.EAST == seat:
+                    v += have * seatw
+                if k - C.EAST == round_wind:
+                    v += have * roundw
+    # chance items
+    if rules[C.R_SELF_DRAW_ONLY]:
+        v += _item(rules, system, C.T_SELF_DRAWN, -1)
+    else:
+        v += 0.45 * _item(rules, system, C.T_SELF_DRAWN, -1)
+    if n_wilds == 0:
+        v += 0.5 * _item(rules, system, C.T_NO_WILDS, -1)
+    v += 0.4 * _item(rules, system, C.T_SINGLE_WAIT, -1)
+    return v
+
+
+@njit(cache=True)
+def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
+                  flowers, tmp):
+    """The value policy's target for the current hand: the feasible target
+    with the lowest cost = shanten + 1.5 x the estimated shortfall below the
+    tai minimum - 0.1 x the estimated value. Targets outside a variant's
+    allowed_patterns are skipped (the open hand among them)."""
+    min_tai = rules[C.R_MIN_TAI]
+    allowed = rules[C.R_ALLOWED_PATTERNS]
+    best = TG_OPEN
+    best_cost = 1e9
+    for t in range(N_TARGETS):
+        if allowed != 0:
+            if t == TG_OPEN:
+                continue
+            if t < TG_HALF_FLUSH and t >= TG_FULL_FLUSH and not (allowed & C.PAT_FULL_FLUSH):
+                continue
+            if t >= TG_HALF_FLUSH and t < TG_ALL_PUNGS and not (allowed & C.PAT_HALF_FLUSH):
+                continue
+            if t == TG_ALL_PUNGS and not (allowed & C.PAT_ALL_PUNGS):
+                continue
+        if not target_ok(t, melds, n_melds):
+            continue
+        s = target_shanten(t, nat, n_wilds, n_melds, tables, tmp)
+        v = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat, round_wind, flowers)
+        short = min_tai - v
+        if short < 0.0:
+            short = 0.0
+        cost = s + 1.5 * short - 0.1 * v
+        if cost < best_cost:
+            best_cost = cost
+            best = t
+    return best
+
+
+# ------------------------------------------------------------------ decisions
+@njit(cache=True)
+def want_win(policy, prng):
+    """Take a legal win? random: a fair coin; greedy and value: always."""
+    if policy == C.POLICY_RANDOM:
+        return rng.below(prng, 2) == 0
+    return True
+
+
+@njit(cache=True)
+def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, allowed,
+                   seat, round_wind, flowers, prng, nat, tmp):
+    """Kind to discard (0..41) from ``hand`` (3k+2 tiles), among the kinds with
+    ``allowed[k]`` True (the engine applies the chow-swap and first go-around
+    restrictions; at least one allowed kind is held). nat, tmp: int8[34]
+    scratch."""
+    n_opts = 0
+    for k in range(C.N_KINDS):
+        if hand[k] > 0 and allowed[k]:
+            n_opts += 1
+    if policy == C.POLICY_RANDOM:
+        j = rng.below(prng, n_opts)
+        for k in range(C.N_KINDS):
+            if hand[k] > 0 and allowed[k]:
+                if j == 0:
+                    return k
+                j -= 1
+    w = split_hand(hand, wild, nat)
+    target = TG_OPEN
+    if policy == C.POLICY_VALUE:
+        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
+                               flowers, tmp)
+    best_k = -1
+    best_s = BIG
+    best_s2 = BIG
+    best_u = BIG
+    for k in range(C.N_KINDS):
+        if hand[k] == 0 or not allowed[k]:
+            continue
+        if wild[k]:
+            s = target_shanten(target, nat, w - 1, n_melds, tables, tmp)
+            s2 = s
+            if target != TG_OPEN:
+                s2 = H.fit_shanten(nat, w - 1, n_melds, tables)
+            u = 1000
+        else:
+            nat[k] -= 1
+            s = target_shanten(target, nat, w, n_melds, tables, tmp)
+            s2 = s
+            if target != TG_OPEN:
+                s2 = H.fit_shanten(nat, w, n_melds, tables)
+            nat[k] += 1
+            u = usefulness(nat, k, visible)
+            if target != TG_OPEN and not kind_in_target(target, k):
+                u -= 100
+        if (s < best_s or (s == best_s and (s2 < best_s2 or (s2 == best_s2 and u < best_u)))):
+            best_s = s
+            best_s2 = s2
+            best_u = u
+            best_k = k
+    return best_k
+
+
+@njit(cache=True)
+def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
+                flowers, options, n_options, prng, nat, tmp):
+    """On its own turn (3k+2 tiles), declare a kong? options: int64[n, 2] rows
+    (meld type MELD_CKONG or MELD_KONG (added), kind). Returns the option
+    index, or -1 for none. greedy/value: the first kong that does not raise
+    (target) shanten."""
+    if n_options == 0:
+        return -1
+    if policy == C.POLICY_RANDOM:
+        j = rng.below(prng, n_options + 1)
+        return j - 1
+    w = split_hand(hand, wild, nat)
+    target = TG_OPEN
+    if policy == C.POLICY_VALUE:
+        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
+                               flowers, tmp)
+    s0 = target_shanten(target, nat, w, n_melds, tables, tmp)
+    for j in range(n_options):
+        k = options[j, 1]
+        if options[j, 0] == C.MELD_CKONG:
+            nat[k] -= 4
+            s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
+            nat[k] += 4
+        else:
+            nat[k] -= 1
+            s = target_shanten(target, nat, w, n_melds, tables, tmp)
+            nat[k] += 1
+        if policy == C.POLICY_VALUE and not kind_in_target(target, k):
+            continue
+        if s <= s0:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
+                 flowers, tile, can_pung, can_kong, chow_ok, prng, nat, tmp):
+    """Answer another player's discard of ``tile``: CLAIM_PASS, CLAIM_PUNG,
+    CLAIM_KONG or CLAIM_CHOW + j. can_pung/can_kong: bool; chow_ok: bool[3]
+    (option j: the discard is the lowest (0), middle (1) or highest (2) tile).
+    greedy: the claim with the lowest shanten afterwards if lower than now
+    (a kong if it does not raise it); value: the same toward its target, only
+    for claims whose meld fits the target, and a pung of a scoring honor
+    (dragon, seat or round wind) when it does not raise shanten."""
+    n_opt = 1 + (1 if can_pung else 0) + (1 if can_kong else 0)
+    for j in range(3):
+        if chow_ok[j]:
+            n_opt += 1
+    if n_opt == 1:
+        return CLAIM_PASS
+    if policy == C.POLICY_RANDOM:
+        j = rng.below(prng, n_opt)
+        if j == 0:
+            return CLAIM_PASS
+        j -= 1
+        if can_pung:
+            if j == 0:
+                return CLAIM_PUNG
+            j -= 1
+        if can_kong:
+            if j == 0:
+                return CLAIM_KONG
+            j -= 1
+        for c in range(3):
+            if chow_ok[c]:
+                if j == 0:
+                    return CLAIM_CHOW + c
+                j -= 1
+        return CLAIM_PASS
+    w = split_hand(hand, wild, nat)
+    target = TG_OPEN
+    if policy == C.POLICY_VALUE:
+        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
+                               flowers, tmp)
+        if not kind_in_target(target, tile):
+            return CLAIM_PASS
+    s0 = target_shanten(target, nat, w, n_melds, tables, tmp)
+    best = CLAIM_PASS
+    best_s = s0
+    scoring_honor = False
+    if tile >= C.WHITE or tile - C.EAST == seat or tile - C.EAST == round_wind:
+        scoring_honor = tile >= C.HONOR0
+    if can_kong:
+        nat[tile] -= 3
+        s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
+        nat[tile] += 3
+        if s <= best_s:
+            best_s = s
+            best = CLAIM_KONG
+    if can_pung:
+        nat[tile] -= 2
+        s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
+        nat[tile] += 2
+        if s < best_s or (policy == C.POLICY_VALUE and scoring_honor and s <= s0
+                          and best == CLAIM_PASS):
+            best_s = s
+            best = CLAIM_PUNG
+    if target != TG_ALL_PUNGS:
+        for c in range(3):
+            if not chow_ok[c]:
+                continue
+            lo = tile - c
+            for d in range(3):
+                if lo + d != tile:
+                    nat[lo + d] -= 1
+            s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
+            for d in range(3):
+                if lo + d != tile:
+                    nat[lo + d] += 1
+            if s < best_s:
+                best_s = s
+                best = CLAIM_CHOW + c
+    return best
