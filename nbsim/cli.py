@@ -33,6 +33,16 @@ def set_option(f):
              "(repeatable; validated like the file).")(f)
 
 
+def policy_options(f):
+    """--policy NAME (all seats) / --policies A,B,C,D (seat by seat from the dealer)."""
+    f = click.option("--policies", default=None, metavar="A,B,C,D",
+                     help="Policy per seat from the dealer (E,S,W,N), e.g. "
+                          "value,greedy,greedy,greedy.")(f)
+    return click.option("--policy", default=None,
+                        type=click.Choice(["random", "greedy", "value"]),
+                        help="Bot policy for every seat (default: value).")(f)
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nbsim")
 def cli():
@@ -74,8 +84,9 @@ def rules_cmd(config, overrides, as_json):
 @config_argument
 @click.option("--mode", type=click.Choice(["deal", "game"]), default="deal", show_default=True,
               help="deal: deal, flower replacement and the heavenly-hand check only; "
-                   "game: play the deals out (not implemented yet).")
-@click.option("--deals", type=int, required=True, help="Number of deals (>= 1).")
+                   "game: play the deals out with bots.")
+@click.option("--deals", type=int, required=True,
+              help="Number of deals (>= 1); with --format matches, number of matches.")
 @click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
               help="Run folder for the Parquet shards and manifest.json.")
@@ -86,10 +97,17 @@ def rules_cmd(config, overrides, as_json):
 @click.option("--overwrite", is_flag=True, help="Replace an existing run in --out.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
+@policy_options
+@click.option("--events", is_flag=True,
+              help="Game mode: also write every deal's event log (events-*.parquet).")
+@click.option("--format", "fmt", type=click.Choice(["deals", "matches"]), default="deals",
+              show_default=True,
+              help="Game mode: independent deals (dealer East, random round wind), or whole "
+                   "matches (four round winds, dealer rotation; --deals counts matches).")
 @set_option
 @click.pass_context
 def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overwrite, progress,
-                 overrides):
+                 policy, policies, events, fmt, overrides):
     """Simulate DEALS deals of CONFIG with SEED into the run folder OUT.
 
     Deal i of a seed always has the same wall (RULES.md section 2), whatever
@@ -99,10 +117,17 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
     from nbsim.errors import RunInterrupted
     from nbsim.simulate import DEFAULT_SHARD_SIZE, simulate
 
+    pols = None
+    if mode == "game":
+        from nbsim.game import parse_policies
+        pols = parse_policies(policy, policies)
+    elif policy or policies:
+        raise NbsimError("--policy/--policies need --mode game")
     try:
         res = simulate(config, mode=mode, deals=deals, seed=seed, out=out,
                        shard_size=shard_size or DEFAULT_SHARD_SIZE, workers=workers,
-                       overwrite=overwrite, overrides=overrides, progress=progress)
+                       overwrite=overwrite, overrides=overrides, progress=progress,
+                       policies=pols, events=events, fmt=fmt)
     except RunInterrupted as e:
         click.echo(f"Error: {e}", err=True)
         ctx.exit(130)
@@ -127,6 +152,179 @@ def report_cmd(run_dir, out):
     rep = write_report(run_dir, out)
     click.echo(rep.text)
     click.echo(f"\nwrote {', '.join(str(p) for p in rep.files)}")
+
+
+def _seat_counts_option(values, what):
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise click.BadParameter(f"{v!r}: expected SEAT=N, e.g. W=3", param_hint=what)
+        k, n = v.split("=", 1)
+        try:
+            out[k.strip().upper()] = int(n)
+        except ValueError:
+            raise click.BadParameter(f"{v!r}: N must be a whole number", param_hint=what) from None
+    return out or None
+
+
+@cli.command("score")
+@click.argument("config", metavar="CONFIG", required=False)
+@click.option("--cases", "cases_file", type=click.Path(dir_okay=False), default=None,
+              help="Score every line of a JSONL cases file (cases/README.md format).")
+@click.option("--check", is_flag=True,
+              help="With --cases: compare each result with the line's 'expect'; exit 1 on any "
+                   "mismatch.")
+@click.option("--hand", default=None, help="Concealed tiles before the winning tile, e.g. "
+                                           "234m567p345s67s55m (wilds as their own tile).")
+@click.option("--win-tile", default=None, help="The winning tile, e.g. 8s.")
+@click.option("--self-draw", "win_by", flag_value="self_draw", help="Self-drawn win.")
+@click.option("--discard", "win_by", flag_value="discard", default=True,
+              help="Win on a discard (the default).")
+@click.option("--robbing-kong", "win_by", flag_value="robbing_kong", help="Robbing a kong.")
+@click.option("--seat", default="E", show_default=True, help="Winner's seat wind: E S W N.")
+@click.option("--round", "round_wind", default="E", show_default=True,
+              help="Round wind: E S W N.")
+@click.option("--indicator", default=None, help="The flipped indicator tile (wild variants).")
+@click.option("--flowers", default="", help="Flowers set aside, e.g. 2f6f.")
+@click.option("--meld", "melds", multiple=True,
+              help="Declared meld (repeatable): chow:345s, pung:777z, kong:7777z, ckong:9999s.")
+@click.option("--context", "context", multiple=True,
+              type=click.Choice(["after_kong", "last_tile", "heavenly", "earthly"]),
+              help="Context of the win (repeatable).")
+@click.option("--discarder", default=None, help="Seat that discarded the winning tile "
+                                                "(robbing: the robbed seat).")
+@click.option("--fed", multiple=True, metavar="SEAT=N",
+              help="Melds the winner claimed from SEAT's discards (repeatable), e.g. W=3.")
+@click.option("--fed-by-winner", multiple=True, metavar="SEAT=N",
+              help="Melds SEAT claimed from the winner's discards (repeatable).")
+@click.option("--kong-from", default=None,
+              help="With after_kong: seat whose discard the winner konged.")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def score_cmd(ctx, config, cases_file, check, hand, win_tile, win_by, seat, round_wind, indicator,
+              flowers, melds, context, discarder, fed, fed_by_winner, kong_from, overrides,
+              as_json):
+    """Score a winning hand of CONFIG, or every line of --cases FILE.
+
+    Single hand: prints the tai items (Ningbo) or fan, fu and points
+    (Ninghai), the total, the legal-win decision with its reason and the
+    payments (RULES.md sections 5-8 and 10).
+
+    --cases FILE: one JSON result per input line, in order; a malformed line
+    prints {"id": ..., "error": "..."} and the rest are still scored. With
+    --check each result is compared with the line's "expect" and a summary
+    "N passed, M failed" goes to stderr.
+
+    Exit status: 0 ok, 1 a --check mismatch, 2 bad input (in --cases mode
+    without --check: some line could not be scored).
+    """
+    import json
+
+    from nbsim.scoring import (case_output, check_case, format_result, read_case_lines,
+                               run_cases, score_hand)
+
+    if cases_file is not None:
+        if config is not None or hand is not None:
+            raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
+        lines = read_case_lines(cases_file)
+        n_pass = n_fail = n_err = 0
+        for case_id, out, expect, is_err in run_cases(lines):
+            click.echo(json.dumps(out, ensure_ascii=False))
+            n_err += is_err
+            if check:
+                bad = check_case(expect, out)
+                if bad:
+                    n_fail += 1
+                    click.echo(f"MISMATCH {case_id}: " + "; ".join(bad), err=True)
+                else:
+                    n_pass += 1
+        if check:
+            click.echo(f"{n_pass} passed, {n_fail} failed", err=True)
+            ctx.exit(1 if n_fail else 0)
+        n_lines = sum(1 for line in lines if line.strip())
+        click.echo(f"{n_lines - n_err} scored, {n_err} errors", err=True)
+        ctx.exit(2 if n_err else 0)
+    if check:
+        raise click.UsageError("--check needs --cases FILE")
+    if config is None or hand is None or win_tile is None:
+        raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
+                               "(or use --cases FILE)")
+    res = score_hand(config, hand, win_tile, melds=melds, win_by=win_by, seat=seat,
+                     round_wind=round_wind, indicator=indicator, flowers=flowers,
+                     context=context, discarder=discarder,
+                     fed=_seat_counts_option(fed, "--fed"),
+                     fed_by_winner=_seat_counts_option(fed_by_winner, "--fed-by-winner"),
+                     kong_from=kong_from, overrides=overrides)
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_result(res))
+
+
+@cli.command("replay")
+@config_argument
+@click.option("--seed", type=int, required=True, help="Run seed of the deal.")
+@click.option("--deal", type=int, required=True, help="Deal index within the run (>= 0).")
+@policy_options
+@set_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Machine-readable: the simulated row and every event.")
+def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
+    """Replay deal DEAL of SEED as a player would read it.
+
+    Prints the dice, indicator and wilds, the hands after the flower
+    replacement, every draw, discard, claim, kong and flower, the end, the
+    tai items (or Ninghai fan/fu/points) and the payments, in tile notation.
+    The deal is played exactly as `nbsim simulate --mode game` plays it, so
+    its row equals the simulated row (RULES.md sections 2-8).
+    """
+    from nbsim.game import parse_policies
+    from nbsim.replay import format_json, format_text, replay
+    from nbsim.rules import load_rules
+
+    rs = load_rules(config, overrides)
+    rec = replay(rs, seed, deal, parse_policies(policy, policies))
+    click.echo(format_json(rec) if as_json else format_text(rs, rec))
+
+
+@cli.command("duel")
+@config_argument
+@click.option("--a", "pol_a", required=True, type=click.Choice(["random", "greedy", "value"]),
+              help="Policy A.")
+@click.option("--b", "pol_b", required=True, type=click.Choice(["random", "greedy", "value"]),
+              help="Policy B.")
+@click.option("--deals", type=int, required=True, help="Duplicate deals (>= 2).")
+@click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
+    """Duplicate play of policy A against policy B on the same walls.
+
+    Every deal is played twice: seats A,B,A,B then B,A,B,A (from the
+    dealer). Prints the mean payment per deal and seat of A minus B (points)
+    with a 95% t interval and a p-value, and each policy's win rate.
+    """
+    import dataclasses
+    import json
+    import sys
+
+    from tqdm import tqdm
+
+    from nbsim.duel import duel
+    from nbsim.rules import load_rules
+
+    rs = load_rules(config, overrides)
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
+              desc=f"{pol_a} vs {pol_b}") as bar:
+        res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(res), indent=2))
+    else:
+        click.echo(res.text())
 
 
 def main(argv=None):

@@ -160,7 +160,9 @@ def _check_int(name: str, value, lo: int, hi: int) -> int:
 
 
 def _owned_files(out: Path) -> list[Path]:
-    files = [out / MANIFEST, *out.glob(SHARD_GLOB), *out.glob("shard-*.tmp")]
+    files = [out / MANIFEST, *out.glob(SHARD_GLOB), *out.glob("shard-*.tmp"),
+             *out.glob("events-*.parquet"), *out.glob("matches-*.parquet"),
+             *out.glob("events-*.tmp"), *out.glob("matches-*.tmp")]
     files += [out / f for f in REPORT_FILES]
     return [f for f in files if f.is_file()]
 
@@ -213,13 +215,18 @@ def _versions() -> dict:
             "polars": pl.__version__, "python": sys.version.split()[0]}
 
 
-def _manifest(rs: RuleSet, mode, seed, deals, shard_size, workers) -> dict:
+def _manifest(rs: RuleSet, mode, seed, deals, shard_size, workers, *, fmt="deals",
+              policies=None, events=False) -> dict:
     text = Path(rs.source).read_text(encoding="utf-8") if Path(rs.source).is_file() else ""
-    return {
+    schema_mode = "match" if fmt == "matches" else mode
+    m = {
         "format": "nbsim-run/1",
         "nbsim_version": _versions()["nbsim"],
         "versions": _versions(),
         "mode": mode,
+        "game_format": fmt,
+        "policies": list(policies) if policies else None,
+        "events": bool(events),
         "config": {"name": rs.name, "source": rs.source, "hash": rs.hash,
                    "text_sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text},
         "overrides": list(rs.overrides),
@@ -234,33 +241,77 @@ def _manifest(rs: RuleSet, mode, seed, deals, shard_size, workers) -> dict:
         "finished": None,
         "elapsed_s": None,
         "shards": [],
-        "schema": S.schema_json(mode),
+        "schema": S.schema_json(schema_mode, rs),
         "rng": {"algorithm": "SplitMix64 counter-based streams (nbsim/kernels/rng.py)",
                 "streams": {"wall": KR.STREAM_WALL, "dice": KR.STREAM_DICE,
-                            "round_wind": KR.STREAM_ROUND_WIND}},
+                            "round_wind": KR.STREAM_ROUND_WIND,
+                            "policy": f"{KR.STREAM_POLICY} + seat"}},
     }
+    if fmt == "matches":
+        m["units"] = "matches"
+        m["match_seed"] = "deal j of match m is deal j of seed rng.deal_key(seed, m)"
+    return m
 
 
-def _shard_job(arr, seed, index, start, stop, out: Path, tables) -> dict:
-    df = deal_frame(arr, seed, start, stop, tables)
-    path = out / shard_name(index)
-    tmp = out / (shard_name(index)[:-len(".parquet")] + ".tmp")
+@dataclass(frozen=True)
+class _Job:
+    """What every shard of a run needs (picklable, shared by the workers)."""
+    rs: RuleSet
+    mode: str
+    fmt: str
+    seed: int
+    policies: tuple
+    events: bool
+
+
+def _write_parquet(df: pl.DataFrame, path: Path) -> None:
+    tmp = path.with_name(path.name[:-len(".parquet")] + ".tmp")
     df.write_parquet(tmp, compression="zstd", statistics=True)
     os.replace(tmp, path)
-    return {"file": path.name, "first_deal": start, "deals": stop - start,
-            "dealer_complete": int(df["dealer_complete"].sum())}
+
+
+def _shard_job(job: _Job, index, start, stop, out: Path, tables) -> dict:
+    info = {"file": shard_name(index), "first_deal": start, "deals": stop - start}
+    ev = None
+    if job.mode == "deal":
+        df = deal_frame(job.rs.array, job.seed, start, stop, tables)
+    elif job.fmt == "matches":
+        from nbsim.game import match_frame
+        df, totals, ev = match_frame(job.rs, job.seed, start, stop, job.policies, tables,
+                                     job.events)
+        _write_parquet(totals, out / f"matches-{index:05d}.parquet")
+        info["matches_file"] = f"matches-{index:05d}.parquet"
+        info["rows"] = df.height
+    else:
+        from nbsim.game import game_frame
+        df, ev = game_frame(job.rs, job.seed, start, stop, job.policies, tables, job.events)
+    if ev is not None:
+        _write_parquet(ev, out / f"events-{index:05d}.parquet")
+        info["events_file"] = f"events-{index:05d}.parquet"
+    _write_parquet(df, out / shard_name(index))
+    info["dealer_complete"] = int(df["dealer_complete"].sum())
+    return info
 
 
 def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
              mode: str = "deal", shard_size: int = DEFAULT_SHARD_SIZE, workers: int = 1,
-             overwrite: bool = False, overrides=(), progress: bool | None = None) -> RunResult:
+             overwrite: bool = False, overrides=(), progress: bool | None = None,
+             policies: tuple[str, ...] | None = None, events: bool = False,
+             fmt: str = "deals") -> RunResult:
     """Simulate ``deals`` deals of a variant and write a run folder.
 
     Args:
         config: config path, shipped config name, or a loaded RuleSet.
         deals: number of deals (1 .. 2**62); seed: 0 .. 2**64 - 1.
         out: run folder (created; an existing run needs ``overwrite``).
-        mode: 'deal' (the game mode is not implemented yet).
+        mode: 'deal' (deal, flower replacement, heavenly-hand check) or
+            'game' (deals played out by bots, RULES.md sections 4-8).
+        policies: game mode: policy name per seat from the dealer
+            (``nbsim.game.parse_policies``; default value x 4); with
+            fmt='matches', per player.
+        events: game mode: also write the event log (events-*.parquet).
+        fmt: game mode: 'deals' (independent deals, the default) or
+            'matches' (``deals`` then counts whole matches).
         shard_size: deals per Parquet shard (1 .. 10,000,000); workers:
             threads (>= 1). Neither changes any row.
         overrides: ``--set`` strings (``"win.min_tai=5"``) when config is
@@ -276,6 +327,16 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     if mode not in S.IMPLEMENTED_MODES:
         raise RunError(f"mode {mode!r} is not implemented yet (it needs the game engine); "
                        f"available modes: {', '.join(S.IMPLEMENTED_MODES)}")
+    if fmt not in ("deals", "matches"):
+        raise RunError(f"unknown --format {fmt!r}; allowed: deals, matches")
+    if mode == "deal" and (fmt != "deals" or events or policies):
+        raise RunError("--format, --events and --policy/--policies need --mode game")
+    if mode == "game":
+        from nbsim.game import parse_policies
+        policies = tuple(policies) if policies else parse_policies()
+        if len(policies) != 4:
+            raise RunError(f"policies: give 4 names, got {policies!r}")
+        parse_policies(policies=",".join(policies))
     deals = _check_int("--deals", deals, 1, MAX_DEALS)
     seed = _check_int("--seed", seed, 0, MAX_SEED)
     shard_size = _check_int("--shard-size", shard_size, 1, MAX_SHARD_SIZE)
@@ -284,7 +345,9 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     from nbsim.tables import load_tables
     tables = load_tables()
     out = prepare_out_dir(out, overwrite)
-    manifest = _manifest(rs, mode, seed, deals, shard_size, workers)
+    manifest = _manifest(rs, mode, seed, deals, shard_size, workers, fmt=fmt,
+                         policies=policies, events=events)
+    job = _Job(rs, mode, fmt, seed, tuple(policies or ()), bool(events))
     mpath = out / MANIFEST
     _write_json_atomic(mpath, manifest)
 
@@ -313,7 +376,7 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     try:
         if workers == 1:
             for i, s, e in jobs:
-                record(_shard_job(arr, seed, i, s, e, out, tables))
+                record(_shard_job(job, i, s, e, out, tables))
         else:
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nbsim-shard")
             submitted, pending, recorded, order = [], set(), set(), {}
@@ -328,8 +391,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
                         raise f.exception()
 
             try:
-                for job in jobs:                     # keep at most 2 x workers queued
-                    f = pool.submit(_shard_job, arr, seed, *job, out, tables)
+                for spec in jobs:                    # keep at most 2 x workers queued
+                    f = pool.submit(_shard_job, job, *spec, out, tables)
                     order[f] = len(submitted)
                     submitted.append(f)
                     pending.add(f)
@@ -352,8 +415,9 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         status = "interrupted"
     finally:
         bar.close()
-        for tmp in out.glob("shard-*.tmp"):
-            tmp.unlink(missing_ok=True)
+        for pat in ("shard-*.tmp", "events-*.tmp", "matches-*.tmp"):
+            for tmp in out.glob(pat):
+                tmp.unlink(missing_ok=True)
         elapsed = time.perf_counter() - t0
         manifest["status"] = status if manifest["deals_done"] == deals or status != "complete" \
             else "failed"

@@ -105,9 +105,11 @@ def new_state():
     fed_row = np.zeros(4, np.int8)
     fed_col = np.zeros(4, np.int8)
     chow_ok = np.zeros(3, np.bool_)
-    excl = np.zeros(C.N_KINDS, np.bool_)
+    may_win = np.zeros(4, np.bool_)
+    no_win = np.zeros((4, C.N_KINDS), np.bool_)
     return (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-            prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl)
+            prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+            no_win)
 
 
 @njit(cache=True, inline="always")
@@ -138,6 +140,30 @@ def _complete_with(tables, state, seat, tile):
 
 
 @njit(cache=True)
+def _update_may_win(tables, state, seat):
+    """After ``seat`` discards: can any tile still complete its 3k+1 hand?
+    True when its shanten is 0 (ready), or when it holds a wild and three or
+    more of a kind (then a wild may have to act as a fifth copy, which the
+    shanten does not see). A filter only: wins are always checked exactly.
+    Also forgets the seat's ``no_win`` marks (its hand changed)."""
+    wild = state[4]
+    hands = state[5]
+    n_melds = state[7]
+    nat = state[13]
+    may_win = state[21]
+    no_win = state[22]
+    for k in range(C.N_KINDS):
+        no_win[seat, k] = False
+    w = P.split_hand(hands[seat], wild, nat)
+    risky = False
+    if w > 0:
+        for k in range(C.N_PLAY):
+            if nat[k] >= 3:
+                risky = True
+    may_win[seat] = risky or H.fit_shanten(nat, w, n_melds[seat], tables) <= 0
+
+
+@njit(cache=True)
 def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicator,
              discarder, kong_from, liable, out):
     """Score ``seat`` winning on ``tile`` (the tile is NOT in its hand; call
@@ -145,7 +171,8 @@ def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicato
     is left in the state's ``res``. A scorer error on a hand the engine built
     is a bug: it is flagged in out[O_ERROR] and the win refused."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     for f in range(C.N_FLOWERS):
         fl8[f] = 1 if flowers[seat] & (1 << f) else 0
     for s in range(4):
@@ -164,7 +191,8 @@ def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicato
 def _liable(rules, tables, state, winner, discarder, tile):
     """Ninghai three-melds liability (see the module doc): the liable seat or -1."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     if not rules[C.R_THREE_MELDS_LIABILITY] or discarder < 0:
         return -1
     n_exp = 0
@@ -207,7 +235,8 @@ def _draw(rules, state, seat, from_tail, log, n_log, n_kongs):
     non-wild flowers aside and replacing them from the tail. Returns
     (kind drawn or -1 if the wall ran out, replaced: bool, n_log)."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     replaced = from_tail
     while True:
         if W.drawable_left(rules, ws, n_kongs) <= 0:
@@ -237,7 +266,8 @@ def _draw(rules, state, seat, from_tail, log, n_log, n_kongs):
 def _kong_options(rules, state, seat, opts):
     """Concealed and added kongs ``seat`` can declare now: rows (type, kind)."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, o, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, o, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     n = 0
     for k in range(C.N_PLAY):
         if wild[k]:
@@ -260,7 +290,8 @@ def _kong_options(rules, state, seat, opts):
 def _fu_all(rules, state, winner, out):
     """Ninghai: each player's own fu (the winner's from its score)."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     for s in range(4):
         if s == winner:
             out[O_FU + s] = res[C.RES_FU]
@@ -287,7 +318,8 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
     written).
     """
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, excl) = state
+     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
+     no_win) = state
     hands[:] = 0
     melds[:] = 0
     n_melds[:] = 0
@@ -311,6 +343,9 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
                 visible[C.FLOWER0 + f] += 1
     if indicator >= 0:
         visible[indicator] += 1
+    may_win[0] = True
+    for s in range(1, 4):
+        _update_may_win(tables, state, s)
     first_rule = rules[C.R_FIRST_ROUND]
     first_limits = restrict_first and first_rule != C.FIRST_ROUND_OFF
     earthly_rule = rules[C.R_EARTHLY_RULE]
@@ -393,7 +428,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
                         n_log = log_event(log, n_log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
                         for d in range(1, 4):
                             o = (cur + d) % 4
-                            if not _complete_with(tables, state, o, k):
+                            if not may_win[o] or not _complete_with(tables, state, o, k):
                                 continue
                             if _try_win(rules, tables, state, o, k, C.WIN_ROBBING_KONG, 0,
                                         round_wind, indicator, cur, -1, -1, out):
@@ -461,6 +496,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
         visible[d] += 1
         discards += 1
         n_log = log_event(log, n_log, cur, C.A_DISCARD, d, -1, -1, -1)
+        _update_may_win(tables, state, cur)
         dealer_first = cur == 0 and discards == 1
         just_drew = False
         pung_lock = False
@@ -476,11 +512,18 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
             if (dealer_first and earthly_rule == C.EARTHLY_DEALER_FIRST_DISCARD
                     and n_melds[o] == 0):
                 ctx |= C.CTX_EARTHLY
+            if not may_win[o] or (no_win[o, d] and ctx == 0):
+                continue
             if not _complete_with(tables, state, o, d):
                 continue
             lia = _liable(rules, tables, state, o, cur, d)
-            if _try_win(rules, tables, state, o, d, C.WIN_DISCARD, ctx, round_wind,
-                        indicator, cur, -1, lia, out):
+            legal = _try_win(rules, tables, state, o, d, C.WIN_DISCARD, ctx, round_wind,
+                             indicator, cur, -1, lia, out)
+            if not legal and ctx == 0:
+                # complete but not a legal discard win: the same until o's
+                # hand changes (fed counts only change payments)
+                no_win[o, d] = True
+            if legal:
                 if P.want_win(policies[o], prng[o]):
                     outcome = C.OUT_DISCARD
                     winner = o

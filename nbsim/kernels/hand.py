@@ -320,3 +320,38 @@ def shanten_batch(counts2d, n_wilds1d, n_declared1d, tables, out_int):
         if s == -1:
             n_complete += 1
     return n_complete
+
+
+# ------------------------------------------------------------------ incremental use
+@njit(cache=True, inline="always")
+def group_indices(counts):
+    """The four group indices (m, p, s, honors) of natural ``counts`` (length
+    >= 34, 0..4 each), for callers that evaluate many one-tile changes: a
+    tile of kind k changes only its group's index, by ``kind_step(k)``."""
+    i0, i1, i2, i3, total, ok, has_four = _indices(counts)
+    return i0, i1, i2, i3
+
+
+@njit(cache=True, inline="always")
+def kind_step(kind):
+    """(group 0..3, 5**rank): adding one tile of ``kind`` (0..33) adds the
+    step to that group's index."""
+    if kind < C.HONOR0:
+        g = kind // 9
+        r = kind - 9 * g
+    else:
+        g = 3
+        r = kind - C.HONOR0
+    p = 1
+    for _ in range(r):
+        p *= 5
+    return g, p
+
+
+@njit(cache=True, inline="always")
+def fit_shanten_idx(i0, i1, i2, i3, n_wilds, n_declared, tables):
+    """``fit_shanten`` from group indices (see ``group_indices``): 3k + 1 -
+    n_wilds - the most naturals fitting k = 4 - n_declared melds + 1 pair.
+    A group left at index 0 contributes no tile (a flush target)."""
+    k = 4 - n_declared
+    return 3 * k + 1 - n_wilds - _best_fit(i0, i1, i2, i3, k, tables)

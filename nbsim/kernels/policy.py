@@ -106,38 +106,40 @@ def usefulness(nat, kind, visible):
 
 
 # ------------------------------------------------------------------ targets
+@njit(cache=True, inline="always")
+def _top_pungs(k, c1, c2, c3):
+    """Most naturals in k pungs when c_v kinds offer v tiles (v = 1..3)."""
+    t3 = min(k, c3)
+    t2 = min(k - t3, c2)
+    t1 = min(k - t3 - t2, c1)
+    return 3 * t3 + 2 * t2 + t1
+
+
 @njit(cache=True)
 def pungs_shanten(nat, n_wilds, n_declared):
     """Shanten toward an all-pungs hand (pungs/kongs + pair only): 3k + 1 -
-    wilds - (most naturals fitting k pungs + 1 pair), k = 4 - n_declared."""
+    wilds - (most naturals fitting k pungs + 1 pair), k = 4 - n_declared.
+    The pair comes from a kind holding 1, 2 or 3+ tiles (or from wilds)."""
     k = 4 - n_declared
-    # best k pung fits and the best pair among the rest
-    f3 = np.zeros(5, np.int64)     # top values of min(c, 3), sorted descending
-    best = 0
-    # choose the pair kind p, then the top k pung fits among the others
-    # (values are 0..3; count how many kinds give each value)
-    cnt = np.zeros(4, np.int64)
+    c1 = 0
+    c2 = 0
+    c3 = 0
     for q in range(C.N_PLAY):
-        cnt[min(nat[q], 3)] += 1
-    for p in range(-1, C.N_PLAY):
-        if p >= 0 and nat[p] == 0:
-            continue
-        pair_fit = 0
-        if p >= 0:
-            pair_fit = min(nat[p], 2)
-            cnt[min(nat[p], 3)] -= 1
-        # top k among cnt
-        need = k
-        s = 0
-        for v in range(3, 0, -1):
-            take = min(need, cnt[v])
-            s += take * v
-            need -= take
-        if p >= 0:
-            cnt[min(nat[p], 3)] += 1
-        if s + pair_fit > best:
-            best = s + pair_fit
-    f3[0] = best
+        c = nat[q]
+        if c == 1:
+            c1 += 1
+        elif c == 2:
+            c2 += 1
+        elif c >= 3:
+            c3 += 1
+    best = _top_pungs(k, c1, c2, c3)
+    if c1 > 0:
+        best = max(best, 1 + _top_pungs(k, c1 - 1, c2, c3))
+    if c2 > 0:
+        best = max(best, 2 + _top_pungs(k, c1, c2 - 1, c3))
+    if c3 > 0:
+        # a kind of 3 (or 4) as the pair: 2 tiles fit
+        best = max(best, 2 + _top_pungs(k, c1, c2, c3 - 1))
     return 3 * k + 1 - n_wilds - best
 
 
@@ -170,17 +172,31 @@ def kind_in_target(target, kind):
     return True
 
 
+@njit(cache=True, inline="always")
+def target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables):
+    """Shanten toward a target other than all pungs, from the hand's group
+    indices: off-target groups are dropped (their tiles count as tiles to
+    replace)."""
+    if target == TG_OPEN:
+        return H.fit_shanten_idx(i0, i1, i2, i3, n_wilds, n_declared, tables)
+    if target < TG_HALF_FLUSH:
+        s = target - TG_FULL_FLUSH
+        h = 0
+    else:
+        s = target - TG_HALF_FLUSH
+        h = i3
+    return H.fit_shanten_idx(i0 if s == 0 else 0, i1 if s == 1 else 0, i2 if s == 2 else 0,
+                             h, n_wilds, n_declared, tables)
+
+
 @njit(cache=True)
 def target_shanten(target, nat, n_wilds, n_declared, tables, tmp):
     """Shanten toward ``target`` (TG_*): off-target tiles count as tiles to
-    replace. tmp: int8[34] scratch."""
+    replace. nat: int8[34] natural counts; tmp: int8[34] scratch (unused)."""
     if target == TG_ALL_PUNGS:
         return pungs_shanten(nat, n_wilds, n_declared)
-    if target == TG_OPEN:
-        return H.fit_shanten(nat, n_wilds, n_declared, tables)
-    for k in range(C.N_PLAY):
-        tmp[k] = nat[k] if kind_in_target(target, k) else 0
-    return H.fit_shanten(tmp, n_wilds, n_declared, tables)
+    i0, i1, i2, i3 = H.group_indices(nat)
+    return target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables)
 
 
 @njit(cache=True)
@@ -317,6 +333,7 @@ def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, a
     if policy == C.POLICY_VALUE:
         target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
                                flowers, tmp)
+    i0, i1, i2, i3 = H.group_indices(nat)
     best_k = -1
     best_s = BIG
     best_s2 = BIG
@@ -325,21 +342,30 @@ def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, a
         if hand[k] == 0 or not allowed[k]:
             continue
         if wild[k]:
-            s = target_shanten(target, nat, w - 1, n_melds, tables, tmp)
-            s2 = s
-            if target != TG_OPEN:
-                s2 = H.fit_shanten(nat, w - 1, n_melds, tables)
+            ww = w - 1
+            j0, j1, j2, j3 = i0, i1, i2, i3
             u = 1000
         else:
-            nat[k] -= 1
-            s = target_shanten(target, nat, w, n_melds, tables, tmp)
-            s2 = s
-            if target != TG_OPEN:
-                s2 = H.fit_shanten(nat, w, n_melds, tables)
-            nat[k] += 1
+            ww = w
+            g, p = H.kind_step(k)
+            j0 = i0 - p if g == 0 else i0
+            j1 = i1 - p if g == 1 else i1
+            j2 = i2 - p if g == 2 else i2
+            j3 = i3 - p if g == 3 else i3
             u = usefulness(nat, k, visible)
             if target != TG_OPEN and not kind_in_target(target, k):
                 u -= 100
+        if target == TG_ALL_PUNGS:
+            if not wild[k]:
+                nat[k] -= 1
+            s = pungs_shanten(nat, ww, n_melds)
+            if not wild[k]:
+                nat[k] += 1
+        else:
+            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
+        s2 = s
+        if target != TG_OPEN:
+            s2 = H.fit_shanten_idx(j0, j1, j2, j3, ww, n_melds, tables)
         if (s < best_s or (s == best_s and (s2 < best_s2 or (s2 == best_s2 and u < best_u)))):
             best_s = s
             best_s2 = s2
