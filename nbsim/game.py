@@ -301,3 +301,35 @@ def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
         tables = load_tables()
     df, ev = game_frame(rs, seed, deal, deal + 1, policies, tables, with_events=True)
     return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())
+
+
+def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tuple[str, ...],
+              *, seed: int = 0, deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
+              tables=None) -> DealRecord:
+    """Play one deal from a given wall: ``tiles`` uint8[144] physical tile ids
+    in draw order (``nbsim/kernels/wall.py``), the indicator at
+    ``indicator_pos`` (-1: none). Policies' random streams are those of
+    (seed, deal). For constructed-wall tests and replays of recorded walls."""
+    from nbsim.simulate import deal_columns
+
+    if tables is None:
+        from nbsim.tables import load_tables
+        tables = load_tables()
+    tiles = np.asarray(tiles, dtype=np.uint8)
+    if tiles.shape != (C.N_TILES,) or sorted(tiles.tolist()) != list(range(C.N_TILES)):
+        raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
+    a = _alloc(1, False)
+    log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
+    n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
+                         int(indicator_pos), np.uint64(seed), int(deal), int(round_wind),
+                         policy_codes(policies), a["out"], a["melds"], a["hands"], a["flowers"],
+                         a["wilds"], a["dice"], a["ind"], a["comp"], log)
+    a["round_winds"][0] = round_wind
+    cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
+                        a["ind"], a["comp"])
+    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
+    order = S.column_order("game", rs)
+    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
+    n = min(n_log, KG.MAX_EVENTS)
+    ev = events_frame(log[:n], np.zeros(n, np.int64), np.arange(n, dtype=np.int32))
+    return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())

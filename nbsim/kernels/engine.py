@@ -55,6 +55,7 @@ from nbsim.kernels import policy as P
 from nbsim.kernels import rng
 from nbsim.kernels import score as S
 from nbsim.kernels import wall as W
+from nbsim.kernels.wilds import wild_mask
 
 # result row layout (int64[OUT_LEN])
 O_OUTCOME = 0          # OUT_*
@@ -317,6 +318,47 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
     Returns the number of events (which may exceed m: only the first m are
     written).
     """
+    wall, work, st, ws, wild = state[0], state[1], state[2], state[3], state[4]
+    W.wall_setup(rules, seed, deal, True, wall, work, st, ws, wild)
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out,
+                 log, dealt_hands, dealt_flowers)
+
+
+@njit(cache=True)
+def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
+              restrict_first, policies, state, out, log, dealt_hands, dealt_flowers):
+    """Play a deal from a given wall (constructed walls in tests, replays of
+    recorded walls): ``tiles`` uint8[144] physical tile ids in draw order
+    (position 0 is the first live tile, 143 the first tail tile, see
+    ``kernels/wall.py``), ``dice`` int64[4] (for the record only),
+    ``indicator_pos`` the indicator's position or -1. The policies' random
+    streams are those of (seed, deal). Otherwise as ``play_deal``."""
+    wall, ws, wild = state[0], state[3], state[4]
+    for i in range(C.N_TILES):
+        wall[i] = tiles[i]
+    ws[:] = 0
+    ws[W.WS_LIVE] = 0
+    ws[W.WS_TAIL] = C.N_TILES - 1
+    ws[W.WS_FILLED] = C.N_TILES
+    ws[W.WS_N_DICE] = 0
+    for k in range(W.MAX_DICE):
+        ws[W.WS_DICE + k] = dice[k]
+        if dice[k] > 0:
+            ws[W.WS_N_DICE] = k + 1
+    ws[W.WS_INDICATOR] = indicator_pos
+    kind = -1
+    if indicator_pos >= 0:
+        kind = W.tile_kind(np.int64(wall[indicator_pos]))
+    ws[W.WS_IND_KIND] = kind
+    ws[W.WS_N_WILDS] = wild_mask(rules, kind, wild)
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out,
+                 log, dealt_hands, dealt_flowers)
+
+
+@njit(cache=True)
+def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out, log,
+          dealt_hands, dealt_flowers):
+    """The deal from a set-up wall (state's wall, ws and wild) to its end."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
      prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
      no_win) = state
@@ -331,7 +373,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, s
     out[O_DISCARDER] = -1
     out[O_WIN_TILE] = -1
     out[O_LIABLE] = -1
-    indicator = W.wall_setup(rules, seed, deal, True, wall, work, st, ws, wild)
+    indicator = ws[W.WS_IND_KIND]
     n_log = W.log_setup(ws, log, 0)
     n_log = W.deal_hands(wall, ws, wild, hands, flowers, log, n_log)
     dealt_hands[:, :] = hands

@@ -180,3 +180,23 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, wi
                     if round_wind == 4:
                         break
     return row, n_ev
+
+
+@njit(cache=True)
+def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, policies,
+              out, melds_out, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
+              complete, log):
+    """One deal played from a given wall (``engine.play_wall``) into row 0 of
+    the game_batch outputs; the event log goes to ``log``. Returns the number
+    of events."""
+    state = E.new_state()
+    n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
+                        False, policies, state, out[0], log, dealt_hands[0], dealt_flowers[0])
+    _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
+                   complete, 0)
+    melds = state[6]
+    for s in range(4):
+        for m in range(C.MAX_MELDS):
+            for c in range(3):
+                melds_out[0, s, m, c] = melds[s, m, c]
+    return n_log
