@@ -141,8 +141,10 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
               help="Folder for report.md, summary.json and the plots (default: DIR).")
 def report_cmd(run_dir, out):
-    """Report of the run in DIR: heavenly-hand probability with a 95% Wilson
-    interval, wilds held and flowers set aside per seat.
+    """Report of the run in DIR. Deal runs: heavenly-hand probability with a
+    95% Wilson interval, wilds held and flowers set aside per seat. Game runs:
+    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items, payments by
+    seat and policy, win rates by seat, game length, match totals.
 
     Writes report.md, summary.json and PNG plots into DIR (or --out) and
     prints the main table.
@@ -152,6 +154,28 @@ def report_cmd(run_dir, out):
     rep = write_report(run_dir, out)
     click.echo(rep.text)
     click.echo(f"\nwrote {', '.join(str(p) for p in rep.files)}")
+
+
+@cli.command("compare")
+@click.argument("run_dirs", metavar="RUN1 RUN2 [RUN3 ...]", nargs=-1, required=True,
+                type=click.Path(file_okay=True, dir_okay=True))
+@click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
+              help="Folder for compare.md, compare.json and compare.png (default: print only).")
+def compare_cmd(run_dirs, out):
+    """Compare the main statistics of two or more runs of one mode.
+
+    Each run is labelled by its config and --set overrides, e.g.
+    "ningbo-3baida (win.min_tai=5)". Prints each statistic with its 95%
+    interval side by side; for two runs also the difference (run 2 - run 1)
+    with a 95% interval and a two-sided p-value (rates: Newcombe interval and
+    z test; means: Welch t). Example: nbsim compare runs/3baida runs/min5
+    """
+    from nbsim.compare import compare
+
+    comp = compare(run_dirs, out)
+    click.echo(comp.text)
+    if comp.files:
+        click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
 
 
 def _seat_counts_option(values, what):

@@ -2,8 +2,9 @@
 summary.json and PNG plots, plus the main table as text.
 
 The shards are read lazily (``polars.scan_parquet``). Each table is one
-function ``table_*(lf) -> Table`` registered per mode in ``TABLES``; game-mode
-tables (win rates, expected tai, payments) are added the same way later.
+function ``table_*(lf, ctx) -> Table | None`` registered per mode in
+``TABLES`` (``ctx``: the run's ``RunContext``; None = the table does not apply
+to this run, e.g. tai items in a fan/fu variant).
 Plots (``nbsim.plots``) are drawn from the tables only.
 
 Deal-mode tables:
@@ -12,6 +13,28 @@ Deal-mode tables:
     heavenly_by_wilds   the same split by the number of wilds the dealer holds
     wilds_per_seat      distribution of wilds held per seat (E S W N)
     flowers_per_seat    distribution of flowers set aside per seat
+
+Game-mode tables (``nbsim simulate --mode game``; one row per played deal):
+    main                the printed main table: win rate, self-drawn share of
+                        wins, wall-exhausted rate, mean tai of wins (Ninghai:
+                        mean points of wins under the run's points scheme)
+    outcomes            P(win), P(self-drawn), P(discard win), P(robbing the
+                        kong), P(wall exhausted), self-drawn share of wins
+    win_means           mean tai (Ninghai: fan, fu, points per scheme) and the
+                        winner's gain over wins
+    tai_distribution    P(tai = k) and P(tai >= k) over wins (Ninghai:
+                        fan_distribution)
+    tai_items           P(item applies | win) and its mean tai, by frequency
+    pay_per_seat        mean net points per seat E S W N (E = dealer)
+    pay_by_policy       win rate and mean net points per seat of each policy
+    winner_gain         distribution of the winner's gain (points)
+    by_seat             win rate and deal-in rate per seat, dealer vs others
+    game_length         mean turns, tiles left and kongs per deal
+    matches             --format matches: mean match total per player/policy
+
+Intervals are 95%: Wilson score intervals for proportions
+(``scipy.stats.binomtest``), t intervals mean +- t(0.975, n-1) sd/sqrt(n)
+(``scipy.stats.t``) for means. Each table's note says which it uses.
 """
 from __future__ import annotations
 
@@ -22,6 +45,7 @@ from pathlib import Path
 
 import polars as pl
 from scipy.stats import binomtest
+from scipy.stats import t as student_t
 
 from nbsim import schema as S
 from nbsim.errors import RunError
@@ -30,6 +54,10 @@ from nbsim.simulate import (PLOT_FILES, REPORT_FILES, REPORT_MD,  # noqa: F401
 
 CONFIDENCE = 0.95
 SEATS = tuple(s.upper() for s in S.SEAT_SUFFIXES)
+WILSON_NOTE = f"{int(CONFIDENCE * 100)}% Wilson score intervals (scipy.stats.binomtest)"
+T_NOTE = (f"{int(CONFIDENCE * 100)}% t intervals: mean +- t(0.975, n-1) x sd / sqrt(n) "
+          f"(scipy.stats.t)")
+MAX_GAIN_ROWS = 30          # winner_gain: bin the gains when more distinct values
 
 
 @dataclass
@@ -41,12 +69,59 @@ class Table:
     note: str = ""
 
 
+@dataclass
+class RunContext:
+    """What the game tables need besides the rows: the run folder, its
+    manifest, the scoring system ('tai' or 'fan_fu'), the tai value of each
+    item (``[scoring.tai]``), the points scheme the payments use, and the
+    match-total files of a ``--format matches`` run."""
+    run_dir: Path
+    manifest: dict
+    system: str = "tai"
+    tai_values: dict = field(default_factory=dict)
+    scheme: str | None = None
+    matches_files: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def from_run(cls, run_dir: Path, manifest: dict) -> "RunContext":
+        scoring = (manifest.get("rules") or {}).get("scoring") or {}
+        files = [run_dir / s["matches_file"] for s in manifest.get("shards", [])
+                 if s.get("matches_file")]
+        missing = [p.name for p in files if not p.is_file()]
+        if missing:
+            raise RunError(f"{run_dir}: match files listed in the manifest are missing: "
+                           f"{', '.join(missing[:5])}")
+        return cls(run_dir=run_dir, manifest=manifest, system=scoring.get("system", "tai"),
+                   tai_values=dict(scoring.get("tai") or {}),
+                   scheme=(scoring.get("points") or {}).get("points_scheme"),
+                   matches_files=files)
+
+    def matches_lf(self) -> pl.LazyFrame | None:
+        """LazyFrame over matches-*.parquet (match, player, policy, total), or None."""
+        if not self.matches_files:
+            return None
+        return pl.scan_parquet([str(p) for p in self.matches_files])
+
+
 def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval for k successes in n trials (scipy.stats.binomtest)."""
     if n <= 0:
         return (math.nan, math.nan)
     ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
+
+
+def t_interval(n: int, mean: float, sd: float,
+               confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """t interval of a mean from n values with sample standard deviation sd
+    (ddof 1): mean +- t((1+confidence)/2, n-1) sd/sqrt(n) (scipy.stats.t).
+    (nan, nan) for n < 2; a zero-width interval when sd is 0."""
+    if n is None or n < 2 or mean is None or sd is None or math.isnan(sd):
+        return (math.nan, math.nan)
+    if sd == 0:
+        return (float(mean), float(mean))
+    lo, hi = student_t.interval(confidence, n - 1, loc=mean, scale=sd / math.sqrt(n))
+    return float(lo), float(hi)
 
 
 def _prob_row(k: int, n: int) -> dict:
@@ -56,7 +131,27 @@ def _prob_row(k: int, n: int) -> dict:
     return {"deals": n, "complete": k, "p": p, "se": se, "ci_low": lo, "ci_high": hi}
 
 
-def table_heavenly(lf: pl.LazyFrame) -> Table:
+def prop_row(k: int, n: int) -> dict:
+    """{count, n, p, se, ci_low, ci_high}: k of n with its 95% Wilson interval."""
+    k, n = int(k or 0), int(n or 0)
+    lo, hi = wilson(k, n)
+    p = k / n if n else math.nan
+    se = math.sqrt(p * (1 - p) / n) if n else math.nan
+    return {"count": k, "n": n, "p": p, "se": se, "ci_low": lo, "ci_high": hi}
+
+
+def mean_row(n, mean, sd) -> dict:
+    """{n, mean, sd, se, ci_low, ci_high}: a mean with its 95% t interval."""
+    n = int(n or 0)
+    mean = math.nan if mean is None or n == 0 else float(mean)
+    sd = math.nan if sd is None or n < 2 else float(sd)
+    se = sd / math.sqrt(n) if n >= 2 else math.nan
+    lo, hi = t_interval(n, mean, sd)
+    return {"n": n, "mean": mean, "sd": sd, "se": se, "ci_low": lo, "ci_high": hi}
+
+
+# ------------------------------------------------------------------ deal mode
+def table_heavenly(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """P(dealer's 14 tiles complete) with its standard error and 95% Wilson CI."""
     r = lf.select(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k")).collect()
     n, k = int(r["n"][0]), int(r["k"][0] or 0)
@@ -65,7 +160,7 @@ def table_heavenly(lf: pl.LazyFrame) -> Table:
                  df, f"{int(CONFIDENCE * 100)}% Wilson score interval (scipy.stats.binomtest)")
 
 
-def table_heavenly_by_wilds(lf: pl.LazyFrame) -> Table:
+def table_heavenly_by_wilds(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """P(dealer complete | the dealer holds w wilds), one row per w seen."""
     g = (lf.group_by("wilds_e")
          .agg(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k"))
@@ -99,7 +194,7 @@ def _seat_means(dist: pl.DataFrame, label: str) -> dict:
     return {seat: float((dist[label] * dist[seat]).sum()) for seat in SEATS}
 
 
-def table_wilds_per_seat(lf: pl.LazyFrame) -> Table:
+def table_wilds_per_seat(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """Distribution of the number of wilds in each seat's hand after the deal."""
     df = _seat_distribution(lf, [pl.col(c) for c in S.seat_columns("wilds")], "wilds")
     means = _seat_means(df, "wilds")
@@ -107,12 +202,16 @@ def table_wilds_per_seat(lf: pl.LazyFrame) -> Table:
                  "mean: " + ", ".join(f"{s} {m:.4f}" for s, m in means.items()))
 
 
-def _flower_count(col: str) -> pl.Expr:
+def flower_count(col: str) -> pl.Expr:
+    """Number of flowers in a flowers_<seat> text column ('135f' -> 3)."""
     n = pl.col(col).str.len_bytes()
-    return pl.when(n > 0).then(n - 1).otherwise(0)   # '135f' -> 3
+    return pl.when(n > 0).then(n - 1).otherwise(0)
 
 
-def table_flowers_per_seat(lf: pl.LazyFrame) -> Table:
+_flower_count = flower_count
+
+
+def table_flowers_per_seat(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """Distribution of the number of flowers each seat set aside (补花)."""
     df = _seat_distribution(lf, [_flower_count(c) for c in S.seat_columns("flowers")],
                             "flowers")
@@ -121,10 +220,391 @@ def table_flowers_per_seat(lf: pl.LazyFrame) -> Table:
                  "mean: " + ", ".join(f"{s} {m:.4f}" for s, m in means.items()))
 
 
+# ------------------------------------------------------------------ game mode
+WIN = pl.col("outcome") != "wall_exhausted"
+
+
+def winner_gain() -> pl.Expr:
+    """The winner's net points of a deal (null on a wall-exhausted deal)."""
+    return pl.coalesce([pl.when(pl.col("winner") == seat).then(pl.col(f"pay_{seat.lower()}"))
+                        for seat in SEATS]).cast(pl.Int64)
+
+
+def _value_label(ctx: RunContext) -> str:
+    return "tai" if ctx.system == "tai" else "fan"
+
+
+def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """How deals end (RULES.md sections 4-5): P(win), P(self-drawn win),
+    P(discard win), P(robbing the kong), P(wall exhausted) over all deals,
+    and the self-drawn share of wins, each with a 95% Wilson interval."""
+    o = pl.col("outcome")
+    r = lf.select(pl.len().alias("n"), WIN.sum().alias("win"),
+                  (o == "self_drawn").sum().alias("self_drawn"),
+                  (o == "discard").sum().alias("discard"),
+                  (o == "robbing_kong").sum().alias("robbing_kong"),
+                  (o == "wall_exhausted").sum().alias("wall_exhausted")).collect().row(
+                      0, named=True)
+    n, w = r["n"], r["win"]
+    rows = [("win", "deals", w, n), ("self-drawn win", "deals", r["self_drawn"], n),
+            ("discard win", "deals", r["discard"], n),
+            ("robbing the kong", "deals", r["robbing_kong"], n),
+            ("wall exhausted (draw)", "deals", r["wall_exhausted"], n),
+            ("self-drawn share of wins", "wins", r["self_drawn"], w)]
+    df = pl.DataFrame([{"event": e, "of": of, **prop_row(k, m)} for e, of, k, m in rows],
+                      schema={"event": pl.String, "of": pl.String, "count": pl.Int64,
+                              "n": pl.Int64, "p": pl.Float64, "se": pl.Float64,
+                              "ci_low": pl.Float64, "ci_high": pl.Float64})
+    return Table("outcomes", "Outcomes of the deals", df, WILSON_NOTE)
+
+
+def _win_quantities(ctx: RunContext, names: list[str]) -> list[tuple[str, pl.Expr]]:
+    if ctx.system == "tai":
+        q = [("tai", pl.col("tai"))]
+    else:
+        q = [("fan", pl.col("fan")), ("fu", pl.col("fu"))]
+        q += [(f"points ({c[len('points_'):]})", pl.col(c))
+              for c in names if c.startswith("points_")]
+    return q + [("winner's gain (points)", winner_gain())]
+
+
+def table_win_means(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Means over wins with 95% t intervals: tai (RULES.md section 6) or, in
+    fan/fu variants, fan, fu and points under every scheme (section 8); and
+    the winner's gain (net points, section 7/8), plus min, median and max."""
+    names = lf.collect_schema().names()
+    qs = _win_quantities(ctx, names)
+    aggs = []
+    for i, (_, e) in enumerate(qs):
+        e = e.cast(pl.Float64)
+        aggs += [e.count().alias(f"n{i}"), e.mean().alias(f"m{i}"), e.std().alias(f"s{i}"),
+                 e.min().alias(f"lo{i}"), e.median().alias(f"med{i}"), e.max().alias(f"hi{i}")]
+    r = lf.filter(WIN).select(aggs).collect().row(0, named=True)
+    rows = [{"quantity": q, **mean_row(r[f"n{i}"], r[f"m{i}"], r[f"s{i}"]),
+             "min": r[f"lo{i}"], "median": r[f"med{i}"], "max": r[f"hi{i}"]}
+            for i, (q, _) in enumerate(qs)]
+    schema = {"quantity": pl.String, "n": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
+              "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              "min": pl.Float64, "median": pl.Float64, "max": pl.Float64}
+    what = "tai" if ctx.system == "tai" else "fan, fu, points"
+    return Table("win_means", f"Value of a win: mean {what} and the winner's gain",
+                 pl.DataFrame(rows, schema=schema),
+                 T_NOTE + "; over wins only (n = wins); points are net points of the winner")
+
+
+def table_distribution(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """P(tai = k) and P(tai >= k | win) for k = min .. max seen (fan in
+    fan/fu variants), with 95% Wilson intervals."""
+    col = _value_label(ctx)
+    g = (lf.filter(WIN).group_by(col).agg(pl.len().alias("wins")).drop_nulls()
+         .sort(col).collect())
+    total = int(g["wins"].sum()) if g.height else 0
+    counts = {int(k): int(c) for k, c in g.iter_rows()}
+    rows = []
+    if counts:
+        ge = total
+        for k in range(min(counts), max(counts) + 1):
+            c = counts.get(k, 0)
+            lo, hi = wilson(c, total)
+            glo, ghi = wilson(ge, total)
+            rows.append({col: k, "wins": c, "p": c / total, "ci_low": lo, "ci_high": hi,
+                         "p_at_least": ge / total, "ge_ci_low": glo, "ge_ci_high": ghi})
+            ge -= c
+    schema = {col: pl.Int64, "wins": pl.Int64, "p": pl.Float64, "ci_low": pl.Float64,
+              "ci_high": pl.Float64, "p_at_least": pl.Float64, "ge_ci_low": pl.Float64,
+              "ge_ci_high": pl.Float64}
+    return Table(f"{col}_distribution", f"Distribution of the {col} of wins",
+                 pl.DataFrame(rows, schema=schema),
+                 f"p = P({col} = k | win), p_at_least = P({col} >= k | win) over "
+                 f"{total:,} wins; " + WILSON_NOTE)
+
+
+def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
+    """For each tai item of the variant (RULES.md section 6; columns
+    tai_<item>): P(item applies | win) with a 95% Wilson interval, its mean
+    tai per win and its share of the mean total tai; most frequent first.
+    An item worth 0 tai in the variant leaves no trace in its column: its
+    frequency is shown as null."""
+    if ctx.system != "tai":
+        return None
+    items = [c[4:] for c in lf.collect_schema().names() if c.startswith("tai_")]
+    if not items:
+        return None
+    aggs = [pl.len().alias("wins"), pl.col("tai").cast(pl.Float64).mean().alias("tai")]
+    for it in items:
+        c = pl.col(f"tai_{it}")
+        aggs += [(c > 0).sum().alias(f"k_{it}"), c.cast(pl.Float64).mean().alias(f"m_{it}")]
+    r = lf.filter(WIN).select(aggs).collect().row(0, named=True)
+    wins, mean_tai = r["wins"], r["tai"]
+    rows, zero = [], []
+    for it in items:
+        value = ctx.tai_values.get(it)
+        m = r[f"m_{it}"]
+        if value == 0:
+            zero.append(it)
+            row = {"count": None, "n": wins, "p": None, "se": None, "ci_low": None,
+                   "ci_high": None}
+        else:
+            row = prop_row(r[f"k_{it}"], wins)
+        rows.append({"item": it, "tai": value, "wins": row["count"], "p": row["p"],
+                     "ci_low": row["ci_low"], "ci_high": row["ci_high"], "mean_tai": m,
+                     "share_of_tai": (m / mean_tai) if (m is not None and mean_tai) else None})
+    schema = {"item": pl.String, "tai": pl.Int64, "wins": pl.Int64, "p": pl.Float64,
+              "ci_low": pl.Float64, "ci_high": pl.Float64, "mean_tai": pl.Float64,
+              "share_of_tai": pl.Float64}
+    df = (pl.DataFrame(rows, schema=schema)
+          .sort(["p", "mean_tai", "item"], descending=[True, True, False], nulls_last=True))
+    note = (f"p = P(item applies | win) over {wins:,} wins ({WILSON_NOTE}); tai = the "
+            f"item's value in the config ('each' items count once per flower or pung); "
+            f"mean_tai = mean tai the item adds per win; share_of_tai = mean_tai / mean "
+            f"total tai")
+    if zero:
+        note += (f". Worth 0 tai in this variant, so not recorded: {', '.join(zero)}")
+    return Table("tai_items", "Tai items: how often each applies to a win", df, note)
+
+
+def table_pay_per_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Mean net points per deal of each seat (E = dealer) with 95% t intervals
+    (RULES.md sections 7-8; the four means add up to 0)."""
+    aggs = []
+    for seat in SEATS:
+        c = pl.col(f"pay_{seat.lower()}").cast(pl.Float64)
+        aggs += [c.count().alias(f"n{seat}"), c.mean().alias(f"m{seat}"),
+                 c.std().alias(f"s{seat}")]
+    r = lf.select(aggs).collect().row(0, named=True)
+    rows = [{"seat": seat, "dealer": seat == "E",
+             **mean_row(r[f"n{seat}"], r[f"m{seat}"], r[f"s{seat}"])} for seat in SEATS]
+    schema = {"seat": pl.String, "dealer": pl.Boolean, "n": pl.Int64, "mean": pl.Float64,
+              "sd": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
+    return Table("pay_per_seat", "Mean net points per deal by seat",
+                 pl.DataFrame(rows, schema=schema), T_NOTE + "; n = deals")
+
+
+def _policies(lf: pl.LazyFrame) -> list[str]:
+    cols = S.seat_columns("policy")
+    u = (lf.select(pl.concat_list(cols).alias("p")).explode("p").unique().drop_nulls()
+         .collect())
+    return sorted(u["p"].to_list())
+
+
+def table_pay_by_policy(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Win rate and mean net points per seat-deal of each bot policy
+    (policy_e .. policy_n say who sat where; useful for --policies runs).
+
+    A policy that holds m seats of a deal is scored by the mean over those
+    seats, so each deal gives one value (deals are independent, seats of one
+    deal are not): mean pay with a t interval over deals; win rate = P(one of
+    its seats wins) / m with that probability's Wilson interval divided by m
+    (exact because a deal has at most one winner; m is constant in a run)."""
+    rows = []
+    for pol in _policies(lf):
+        is_p = [pl.col(f"policy_{s}") == pol for s in S.SEAT_SUFFIXES]
+        m = pl.sum_horizontal([e.cast(pl.Int32) for e in is_p])
+        pay = pl.sum_horizontal([pl.when(e).then(pl.col(f"pay_{s}")).otherwise(0)
+                                 for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+        won = pl.any_horizontal([e & (pl.col("winner") == s.upper()).fill_null(False)
+                                 for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+        per = lf.select(m.alias("m"), (pay / m).alias("pay"), won.alias("won"),
+                        (won.cast(pl.Float64) / m).alias("share")).filter(pl.col("m") > 0)
+        r = per.select(pl.len().alias("n"), pl.col("m").min().alias("m_min"),
+                       pl.col("m").max().alias("m_max"), pl.col("won").sum().alias("won"),
+                       pl.col("share").mean().alias("share_mean"),
+                       pl.col("share").std().alias("share_sd"),
+                       pl.col("pay").mean().alias("pay_mean"),
+                       pl.col("pay").std().alias("pay_sd")).collect().row(0, named=True)
+        n = r["n"]
+        if r["m_min"] == r["m_max"]:
+            seats = int(r["m_min"])
+            lo, hi = wilson(r["won"], n)
+            win = {"win_rate": r["won"] / n / seats, "win_ci_low": lo / seats,
+                   "win_ci_high": hi / seats}
+        else:                                  # pragma: no cover - m is fixed in a run
+            seats = None
+            lo, hi = t_interval(n, r["share_mean"], r["share_sd"])
+            win = {"win_rate": r["share_mean"], "win_ci_low": lo, "win_ci_high": hi}
+        mr = mean_row(n, r["pay_mean"], r["pay_sd"])
+        rows.append({"policy": pol, "seats": seats, "deals": n, **win,
+                     "mean_pay": mr["mean"], "se": mr["se"], "ci_low": mr["ci_low"],
+                     "ci_high": mr["ci_high"]})
+    schema = {"policy": pl.String, "seats": pl.Int64, "deals": pl.Int64,
+              "win_rate": pl.Float64, "win_ci_low": pl.Float64, "win_ci_high": pl.Float64,
+              "mean_pay": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64,
+              "ci_high": pl.Float64}
+    return Table("pay_by_policy", "Win rate and mean net points per seat by policy",
+                 pl.DataFrame(rows, schema=schema),
+                 "seats = seats the policy holds per deal; win_rate per seat-deal "
+                 "(Wilson interval of P(a seat of the policy wins), divided by seats); "
+                 "mean_pay per seat-deal with a t interval over deals")
+
+
+def _nice_width(span: float, bins: int) -> int:
+    raw = max(1.0, span / bins)
+    mag = 10 ** math.floor(math.log10(raw))
+    for f in (1, 2, 5, 10):
+        if f * mag >= raw:
+            return int(f * mag)
+    return int(10 * mag)        # pragma: no cover
+
+
+def table_winner_gain(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Distribution of the winner's gain (net points of the winner; RULES.md
+    sections 7-8) over wins: one row per value, or per bin of equal width
+    when there are more than 30 distinct values; p and P(gain >= from)."""
+    g = (lf.filter(WIN).select(winner_gain().alias("gain")).drop_nulls()
+         .group_by("gain").agg(pl.len().alias("wins")).sort("gain").collect())
+    total = int(g["wins"].sum()) if g.height else 0
+    width = 1
+    if g.height > MAX_GAIN_ROWS:
+        width = _nice_width(float(g["gain"].max() - g["gain"].min()), MAX_GAIN_ROWS)
+        g = (g.with_columns(((pl.col("gain") // width) * width).alias("gain"))
+             .group_by("gain").agg(pl.col("wins").sum()).sort("gain"))
+    rows, ge = [], total
+    for gain, c in g.iter_rows():
+        rows.append({"gain_from": int(gain), "gain_to": int(gain) + width - 1, "wins": int(c),
+                     "p": c / total, "p_at_least": ge / total})
+        ge -= c
+    schema = {"gain_from": pl.Int64, "gain_to": pl.Int64, "wins": pl.Int64, "p": pl.Float64,
+              "p_at_least": pl.Float64}
+    note = (f"over {total:,} wins; p = P(gain in [from, to] | win), p_at_least = "
+            f"P(gain >= from | win)")
+    if width > 1:
+        note += f"; gains binned by {width} points"
+    return Table("winner_gain", "Distribution of the winner's gain (points)",
+                 pl.DataFrame(rows, schema=schema), note)
+
+
+def table_by_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Per seat (E = dealer): P(win) and P(deal in: the seat discarded the
+    winning tile or was robbed), with 95% Wilson intervals; plus the
+    non-dealers' mean per seat (their Wilson interval of P(a non-dealer ...)
+    divided by 3, exact because a deal has one winner and one discarder)."""
+    aggs = [pl.len().alias("n")]
+    for seat in SEATS:
+        w = (pl.col("winner") == seat).fill_null(False)
+        aggs += [w.sum().alias(f"w{seat}"),
+                 (w & (pl.col("outcome") == "self_drawn")).sum().alias(f"sd{seat}"),
+                 (pl.col("discarder") == seat).fill_null(False).sum().alias(f"d{seat}")]
+    r = lf.select(aggs).collect().row(0, named=True)
+    n = r["n"]
+    rows = []
+    for seat in SEATS:
+        pw, pd = prop_row(r[f"w{seat}"], n), prop_row(r[f"d{seat}"], n)
+        rows.append({"seat": seat, "dealer": seat == "E", "deals": n, "wins": pw["count"],
+                     "p_win": pw["p"], "ci_low": pw["ci_low"], "ci_high": pw["ci_high"],
+                     "self_drawn": r[f"sd{seat}"], "dealt_in": pd["count"],
+                     "p_dealt_in": pd["p"], "di_ci_low": pd["ci_low"],
+                     "di_ci_high": pd["ci_high"]})
+    others = SEATS[1:]
+    k = sum(r[f"w{s}"] for s in others)
+    d = sum(r[f"d{s}"] for s in others)
+    (wlo, whi), (dlo, dhi) = wilson(k, n), wilson(d, n)
+    m = len(others)
+    rows.append({"seat": "S W N (per seat)", "dealer": False, "deals": n, "wins": k,
+                 "p_win": k / n / m, "ci_low": wlo / m, "ci_high": whi / m,
+                 "self_drawn": sum(r[f"sd{s}"] for s in others), "dealt_in": d,
+                 "p_dealt_in": d / n / m, "di_ci_low": dlo / m, "di_ci_high": dhi / m})
+    schema = {"seat": pl.String, "dealer": pl.Boolean, "deals": pl.Int64, "wins": pl.Int64,
+              "p_win": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              "self_drawn": pl.Int64, "dealt_in": pl.Int64, "p_dealt_in": pl.Float64,
+              "di_ci_low": pl.Float64, "di_ci_high": pl.Float64}
+    return Table("by_seat", "Win and deal-in rates by seat (E = dealer)",
+                 pl.DataFrame(rows, schema=schema),
+                 WILSON_NOTE + "; dealt_in = the seat discarded the winning tile or had its "
+                 "kong robbed")
+
+
+def table_game_length(lf: pl.LazyFrame, ctx: RunContext) -> Table:
+    """Mean turns (discards), tiles still drawable at the end and kongs
+    declared per deal, with 95% t intervals, min, median and max."""
+    cols = [("turns", "turns (discards)"), ("tiles_left", "tiles left"),
+            ("kongs", "kongs declared")]
+    aggs = []
+    for c, _ in cols:
+        e = pl.col(c).cast(pl.Float64)
+        aggs += [e.count().alias(f"n_{c}"), e.mean().alias(f"m_{c}"), e.std().alias(f"s_{c}"),
+                 e.min().alias(f"lo_{c}"), e.median().alias(f"med_{c}"),
+                 e.max().alias(f"hi_{c}")]
+    r = lf.select(aggs).collect().row(0, named=True)
+    rows = [{"quantity": label, **mean_row(r[f"n_{c}"], r[f"m_{c}"], r[f"s_{c}"]),
+             "min": r[f"lo_{c}"], "median": r[f"med_{c}"], "max": r[f"hi_{c}"]}
+            for c, label in cols]
+    schema = {"quantity": pl.String, "n": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
+              "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              "min": pl.Float64, "median": pl.Float64, "max": pl.Float64}
+    return Table("game_length", "Game length per deal", pl.DataFrame(rows, schema=schema),
+                 T_NOTE + "; n = deals")
+
+
+def table_matches(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
+    """--format matches: mean match total per player and per policy with 95%
+    t intervals over matches (a policy held by several players is scored by
+    their mean per match). None for runs of independent deals."""
+    mlf = ctx.matches_lf()
+    if mlf is None:
+        return None
+    t = pl.col("total").cast(pl.Float64)
+    by_player = (mlf.group_by("player", "policy")
+                 .agg(t.count().alias("n"), t.mean().alias("m"), t.std().alias("s"))
+                 .sort("player").collect())
+    by_policy = (mlf.group_by("match", "policy").agg(t.mean().alias("x"))
+                 .group_by("policy")
+                 .agg(pl.col("x").count().alias("n"), pl.col("x").mean().alias("m"),
+                      pl.col("x").std().alias("s"))
+                 .sort("policy").collect())
+    rows = [{"group": f"player {int(p)}", "policy": pol, **mean_row(n, m, s)}
+            for p, pol, n, m, s in by_player.iter_rows()]
+    rows += [{"group": "policy", "policy": pol, **mean_row(n, m, s)}
+             for pol, n, m, s in by_policy.iter_rows()]
+    schema = {"group": pl.String, "policy": pl.String, "n": pl.Int64, "mean": pl.Float64,
+              "sd": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
+    per = (lf.group_by("match").agg(pl.len().alias("d")).select(pl.col("d").mean())
+           .collect().item()) if "match" in lf.collect_schema().names() else None
+    note = T_NOTE + "; n = matches; totals in points"
+    if per is not None:
+        note += f"; {per:.2f} deals per match on average"
+    return Table("matches", "Match totals by player and by policy",
+                 pl.DataFrame(rows, schema=schema), note)
+
+
 TABLES = {
     "deal": (table_heavenly, table_heavenly_by_wilds, table_wilds_per_seat,
              table_flowers_per_seat),
+    "game": (table_outcomes, table_win_means, table_distribution, table_tai_items,
+             table_pay_per_seat, table_pay_by_policy, table_winner_gain, table_by_seat,
+             table_game_length, table_matches),
 }
+
+
+def table_main_game(tables: dict[str, Table], ctx: RunContext) -> Table:
+    """The main game statistics (drawn from the other tables): win rate,
+    self-drawn share of wins, wall-exhausted rate (Wilson), mean tai of wins
+    or, in fan/fu variants, mean points of wins under the run's points
+    scheme (t)."""
+    out = tables["outcomes"].df
+    rows = []
+    for event, label in (("win", "win rate"), ("self-drawn share of wins", "self-drawn share"),
+                         ("wall exhausted (draw)", "wall-exhausted rate")):
+        r = out.filter(pl.col("event") == event).row(0, named=True)
+        rows.append({"statistic": label, "estimate": r["p"], "ci_low": r["ci_low"],
+                     "ci_high": r["ci_high"], "n": r["n"], "interval": "Wilson"})
+    wm = tables["win_means"].df
+    if ctx.system == "tai":
+        q, label = "tai", "mean tai of wins"
+    else:
+        scheme = ctx.scheme if f"points ({ctx.scheme})" in wm["quantity"].to_list() \
+            else wm["quantity"][2][len("points ("):-1]
+        q, label = f"points ({scheme})", f"mean points of wins ({scheme})"
+    r = wm.filter(pl.col("quantity") == q).row(0, named=True)
+    rows.append({"statistic": label, "estimate": r["mean"], "ci_low": r["ci_low"],
+                 "ci_high": r["ci_high"], "n": r["n"], "interval": "t"})
+    schema = {"statistic": pl.String, "estimate": pl.Float64, "ci_low": pl.Float64,
+              "ci_high": pl.Float64, "n": pl.Int64, "interval": pl.String}
+    return Table("main", "Main statistics", pl.DataFrame(rows, schema=schema),
+                 "95% intervals: Wilson score (scipy.stats.binomtest) for rates, t for the "
+                 "mean; n = deals, or wins for the share and the mean")
+
+
+MAIN_TABLES = {"game": table_main_game}
 
 
 @dataclass
@@ -137,7 +617,7 @@ class Report:
 
 
 def _run_info(manifest: dict, run_dir: Path) -> dict:
-    return {
+    info = {
         "run_dir": str(run_dir),
         "config": manifest.get("config", {}).get("name"),
         "config_hash": manifest.get("config", {}).get("hash"),
@@ -149,9 +629,16 @@ def _run_info(manifest: dict, run_dir: Path) -> dict:
         "status": manifest.get("status"),
         "nbsim_version": manifest.get("nbsim_version"),
     }
+    if manifest.get("mode") == "game":
+        info["game_format"] = manifest.get("game_format", "deals")
+        info["policies"] = manifest.get("policies")
+        info["units"] = manifest.get("units", "deals")
+    return info
 
 
 def _fmt(x) -> str:
+    if x is None:
+        return "-"
     if isinstance(x, float):
         if math.isnan(x):
             return "-"
@@ -159,8 +646,10 @@ def _fmt(x) -> str:
             return "0"
         if abs(x) < 1e-3:
             return f"{x:.3e}"
+        if abs(x) >= 1e4:
+            return f"{x:,.1f}"
         return f"{x:.4f}"
-    if isinstance(x, int):
+    if isinstance(x, int) and not isinstance(x, bool):
         return f"{x:,}"
     return str(x)
 
@@ -180,16 +669,22 @@ def _text_table(df: pl.DataFrame) -> str:
 
 def _status_line(run: dict) -> str:
     ov = f" --set {' --set '.join(run['overrides'])}" if run["overrides"] else ""
+    unit = run.get("units", "deals")
     line = (f"{run['config']}{ov} (hash {run['config_hash']}), seed {run['seed']}: "
-            f"{run['deals_done']:,} deals")
+            f"{run['deals_done']:,} {unit}")
+    if run["mode"] == "game":
+        pol = run.get("policies") or []
+        who = ("players" if run.get("game_format") == "matches" else "seats E S W N")
+        pols = (f"policy {pol[0]}" if pol and len(set(pol)) == 1
+                else f"policies by {who}: {', '.join(pol)}")
+        line += f" played out ({pols})"
     if run["status"] != "complete":
         line += (f" -- INCOMPLETE run ({run['status']}): {run['deals_done']:,} of "
-                 f"{run['deals']:,} deals done")
+                 f"{run['deals']:,} {unit} done")
     return line
 
 
-def main_text(rep: Report) -> str:
-    """The main table printed by ``nbsim report``."""
+def _main_text_deal(rep: Report) -> str:
     h = rep.tables["heavenly"].df.row(0, named=True)
     out = [_status_line(rep.run), "",
            f"heavenly hand (dealer complete): {h['complete']:,} / {h['deals']:,} = "
@@ -201,8 +696,36 @@ def main_text(rep: Report) -> str:
     return "\n".join(out)
 
 
+def _main_text_game(rep: Report) -> str:
+    out = [_status_line(rep.run)]
+    shown = ["main", "pay_per_seat"]
+    if rep.tables["pay_by_policy"].df.height > 1:
+        shown.append("pay_by_policy")
+    if "matches" in rep.tables:
+        shown.append("matches")
+    for name in shown:
+        t = rep.tables[name]
+        df = t.df
+        if name == "pay_per_seat":
+            df = df.select("seat", "dealer", "mean", "se", "ci_low", "ci_high")
+        out += ["", t.title, _text_table(df), t.note]
+    return "\n".join(out)
+
+
+MAIN_TEXT = {"deal": _main_text_deal, "game": _main_text_game}
+
+
+def main_text(rep: Report) -> str:
+    """The main table printed by ``nbsim report``."""
+    return MAIN_TEXT[rep.run.get("mode") or "deal"](rep)
+
+
 def summarize(run_dir: str | Path) -> Report:
     """Compute the report tables of a run folder (no files written).
+
+    Returns a Report whose ``tables`` maps a table name (see the module
+    docstring) to a Table (polars DataFrame + title + note) and whose
+    ``text`` is the main table as printed by ``nbsim report``.
 
     Raises RunError if the folder is not a run, has no finished shard, or is
     in a mode without report tables."""
@@ -212,10 +735,15 @@ def summarize(run_dir: str | Path) -> Report:
     if mode not in TABLES:
         raise RunError(f"{run_dir}: no report for mode {mode!r}")
     lf = scan_run(run_dir)
+    ctx = RunContext.from_run(run_dir, manifest)
     tables = {}
     for fn in TABLES[mode]:
-        t = fn(lf)
-        tables[t.name] = t
+        t = fn(lf, ctx)
+        if t is not None:
+            tables[t.name] = t
+    if mode in MAIN_TABLES:
+        main = MAIN_TABLES[mode](tables, ctx)
+        tables = {main.name: main, **tables}
     rep = Report(run=_run_info(manifest, run_dir), tables=tables)
     rep.text = main_text(rep)
     return rep

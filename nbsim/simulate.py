@@ -164,6 +164,8 @@ def _owned_files(out: Path) -> list[Path]:
              *out.glob("events-*.parquet"), *out.glob("matches-*.parquet"),
              *out.glob("events-*.tmp"), *out.glob("matches-*.tmp")]
     files += [out / f for f in REPORT_FILES]
+    from nbsim.plots import GAME_PLOT_FILES
+    files += [out / f for f in GAME_PLOT_FILES]
     return [f for f in files if f.is_file()]
 
 

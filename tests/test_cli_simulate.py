@@ -66,7 +66,9 @@ def test_existing_run_needs_overwrite(runner, tmp_path):
     (["--set", "wall.nope=1"], "unknown key 'nope' in [wall]"),
     (["--set", "win.min_tai=-3"], "min_tai"),
     (["--set", "nodots"], "expected TABLE.KEY=VALUE"),
-    (["--mode", "game"], "not implemented yet (it needs the game engine); available modes: deal"),
+    (["--policy", "value"], "--policy/--policies need --mode game"),
+    (["--mode", "game", "--policies", "value,smart,value,value"], "unknown policy 'smart'"),
+    (["--mode", "game", "--format", "rounds"], "Invalid value for '--format'"),
     (["--deals", "0"], "--deals must be 1.."),
     (["--seed", "-4"], "--seed must be 0.."),
     (["--workers", "0"], "--workers must be 1.."),
@@ -117,10 +119,10 @@ def test_interrupted_run_exit_code(runner, tmp_path, monkeypatch):
     from nbsim import simulate as SIM
     real = SIM._shard_job
 
-    def job(arr, seed, index, start, stop, out, tables):
+    def job(spec, index, start, stop, out, tables):
         if index == 1:
             raise KeyboardInterrupt
-        return real(arr, seed, index, start, stop, out, tables)
+        return real(spec, index, start, stop, out, tables)
 
     monkeypatch.setattr(SIM, "_shard_job", job)
     res = runner.invoke(cli, ["simulate", "ninghai", "--deals", "300", "--seed", "1",

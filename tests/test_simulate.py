@@ -166,8 +166,10 @@ def test_out_folder_rules(tmp_path):
     (dict(seed=2**64), "--seed must be"),
     (dict(shard_size=0), "--shard-size must be"),
     (dict(workers=0), "--workers must be"),
-    (dict(mode="game"), "not implemented yet.*available modes: deal"),
-    (dict(mode="duel"), "unknown mode 'duel'; available modes: deal"),
+    (dict(events=True), "need --mode game"),
+    (dict(mode="game", fmt="rounds"), "unknown --format 'rounds'; allowed: deals, matches"),
+    (dict(mode="game", policies=("value", "greedy")), "give 4 names"),
+    (dict(mode="duel"), "unknown mode 'duel'; available modes: deal, game"),
 ])
 def test_bad_arguments(tmp_path, kwargs, msg):
     args = dict(deals=10, seed=1, out=tmp_path / "r")
@@ -189,10 +191,10 @@ def test_bad_config_and_override(tmp_path):
 def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
     real = SIM._shard_job
 
-    def job(arr, seed, index, start, stop, out, tables):
+    def job(spec, index, start, stop, out, tables):
         if index == 2:
             raise KeyboardInterrupt
-        return real(arr, seed, index, start, stop, out, tables)
+        return real(spec, index, start, stop, out, tables)
 
     monkeypatch.setattr(SIM, "_shard_job", job)
     out = tmp_path / "run"
