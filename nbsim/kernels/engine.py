@@ -127,12 +127,10 @@ def log_event(log, n_log, seat, action, tile, meld, frm, pos):
 
 
 @njit(cache=True)
-def _complete_with(tables, state, seat, tile):
-    """Would ``tile`` complete ``seat``'s concealed hand (the tile is not in it)?"""
-    wild = state[4]
-    hands = state[5]
-    nat = state[13]
-    w = P.split_hand(hands[seat], wild, nat)
+def _complete_with(tables, wild, hand, nat, tile):
+    """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
+    tile)? nat: int8[34] scratch."""
+    w = P.split_hand(hand, wild, nat)
     if wild[tile]:
         w += 1
     else:
@@ -141,27 +139,23 @@ def _complete_with(tables, state, seat, tile):
 
 
 @njit(cache=True)
-def _update_may_win(tables, state, seat):
-    """After ``seat`` discards: can any tile still complete its 3k+1 hand?
-    True when its shanten is 0 (ready), or when it holds a wild and three or
-    more of a kind (then a wild may have to act as a fifth copy, which the
-    shanten does not see). A filter only: wins are always checked exactly.
-    Also forgets the seat's ``no_win`` marks (its hand changed)."""
-    wild = state[4]
-    hands = state[5]
-    n_melds = state[7]
-    nat = state[13]
-    may_win = state[21]
-    no_win = state[22]
+def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
+    """After ``seat`` discards: can any tile still complete its 3k+1 hand
+    (``hand``, int8[42])? True when its shanten is 0 (ready), or when it
+    holds a wild and three or more of a kind (then a wild may have to act as
+    a fifth copy, which the shanten does not see). A filter only: wins are
+    always checked exactly. Also forgets the seat's ``no_win`` marks (its
+    hand changed). (Helpers called every step take only the arrays they use:
+    unpacking the whole state costs a reference count per array.)"""
     for k in range(C.N_KINDS):
         no_win[seat, k] = False
-    w = P.split_hand(hands[seat], wild, nat)
+    w = P.split_hand(hand, wild, nat)
     risky = False
     if w > 0:
         for k in range(C.N_PLAY):
             if nat[k] >= 3:
                 risky = True
-    may_win[seat] = risky or H.fit_shanten(nat, w, n_melds[seat], tables) <= 0
+    may_win[seat] = risky or H.fit_shanten(nat, w, n_declared, tables) <= 0
 
 
 @njit(cache=True)
@@ -231,13 +225,10 @@ def _liable(rules, tables, state, winner, discarder, tile):
 
 
 @njit(cache=True)
-def _draw(rules, state, seat, from_tail, log, n_log, n_kongs):
+def _draw(rules, wall, ws, wild, hands, flowers, visible, seat, from_tail, log, n_log, n_kongs):
     """Draw for ``seat`` (live end, or the tail for a replacement), setting
     non-wild flowers aside and replacing them from the tail. Returns
     (kind drawn or -1 if the wall ran out, replaced: bool, n_log)."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
     replaced = from_tail
     while True:
         if W.drawable_left(rules, ws, n_kongs) <= 0:
@@ -264,23 +255,21 @@ def _draw(rules, state, seat, from_tail, log, n_log, n_kongs):
 
 
 @njit(cache=True)
-def _kong_options(rules, state, seat, opts):
-    """Concealed and added kongs ``seat`` can declare now: rows (type, kind)."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, o, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
+def _kong_options(wild, hand, melds, n_melds, opts):
+    """Concealed and added kongs a player with ``hand`` (int8[42]) and
+    declared ``melds`` can declare now: rows (type, kind) of ``opts``."""
     n = 0
     for k in range(C.N_PLAY):
         if wild[k]:
             continue
-        if hands[seat, k] == 4 and n < opts.shape[0]:
+        if hand[k] == 4 and n < opts.shape[0]:
             opts[n, 0] = C.MELD_CKONG
             opts[n, 1] = k
             n += 1
-    for i in range(n_melds[seat]):
-        if melds[seat, i, C.MELD_TYPE] == C.MELD_PUNG:
-            k = melds[seat, i, C.MELD_KIND]
-            if hands[seat, k] >= 1 and n < opts.shape[0]:
+    for i in range(n_melds):
+        if melds[i, C.MELD_TYPE] == C.MELD_PUNG:
+            k = melds[i, C.MELD_KIND]
+            if hand[k] >= 1 and n < opts.shape[0]:
                 opts[n, 0] = C.MELD_KONG
                 opts[n, 1] = k
                 n += 1
@@ -387,7 +376,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
         visible[indicator] += 1
     may_win[0] = True
     for s in range(1, 4):
-        _update_may_win(tables, state, s)
+        _update_may_win(tables, wild, hands[s], n_melds[s], nat, may_win, no_win, s)
     first_rule = rules[C.R_FIRST_ROUND]
     first_limits = restrict_first and first_rule != C.FIRST_ROUND_OFF
     earthly_rule = rules[C.R_EARTHLY_RULE]
@@ -439,7 +428,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
             first_draw_done[cur] = True
             hands[cur, drawn] -= 1
             won = False
-            if _complete_with(tables, state, cur, drawn):
+            if _complete_with(tables, wild, hands[cur], nat, drawn):
                 won = _try_win(rules, tables, state, cur, drawn, C.WIN_SELF_DRAW, ctx,
                                round_wind, indicator, -1, kong_from if replaced else -1, -1,
                                out)
@@ -456,7 +445,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
             # ---------------------------------------------- kongs on own turn
             can_kong = not pung_lock and not (first_limits and discards < 4)
             if can_kong and W.drawable_left(rules, ws, n_kongs + 1) > 0:
-                n_opt = _kong_options(rules, state, cur, opts)
+                n_opt = _kong_options(wild, hands[cur], melds[cur], n_melds[cur], opts)
                 j = P.choose_kong(pol, rules, tables, hands[cur], wild, melds[cur],
                                   n_melds[cur], cur, round_wind, flowers[cur], opts, n_opt,
                                   prng[cur], nat, tmp)
@@ -470,7 +459,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                         n_log = log_event(log, n_log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
                         for d in range(1, 4):
                             o = (cur + d) % 4
-                            if not may_win[o] or not _complete_with(tables, state, o, k):
+                            if not may_win[o] or not _complete_with(tables, wild, hands[o], nat, k):
                                 continue
                             if _try_win(rules, tables, state, o, k, C.WIN_ROBBING_KONG, 0,
                                         round_wind, indicator, cur, -1, -1, out):
@@ -503,7 +492,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                         n_log = log_event(log, n_log, cur, C.A_CONCEALED_KONG, k, -1, -1, -1)
                     n_kongs += 1
                     claims += 1
-                    drawn, replaced, n_log = _draw(rules, state, cur, True, log, n_log, n_kongs)
+                    drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, True, log,
+                                              n_log, n_kongs)
                     kong_from = -1
                     if drawn < 0:
                         break
@@ -538,7 +528,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
         visible[d] += 1
         discards += 1
         n_log = log_event(log, n_log, cur, C.A_DISCARD, d, -1, -1, -1)
-        _update_may_win(tables, state, cur)
+        _update_may_win(tables, wild, hands[cur], n_melds[cur], nat, may_win, no_win, cur)
         dealer_first = cur == 0 and discards == 1
         just_drew = False
         pung_lock = False
@@ -556,7 +546,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 ctx |= C.CTX_EARTHLY
             if not may_win[o] or (no_win[o, d] and ctx == 0):
                 continue
-            if not _complete_with(tables, state, o, d):
+            if not _complete_with(tables, wild, hands[o], nat, d):
                 continue
             lia = _liable(rules, tables, state, o, cur, d)
             legal = _try_win(rules, tables, state, o, d, C.WIN_DISCARD, ctx, round_wind,
@@ -643,7 +633,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 n_kongs += 1
                 feeder = cur
                 cur = claimer
-                drawn, replaced, n_log = _draw(rules, state, cur, True, log, n_log, n_kongs)
+                drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, True, log,
+                                              n_log, n_kongs)
                 if drawn < 0:
                     break
                 kong_from = feeder
@@ -677,7 +668,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
             continue
         # -------------------------------------------------- next player draws
         cur = (cur + 1) % 4
-        drawn, replaced, n_log = _draw(rules, state, cur, False, log, n_log, n_kongs)
+        drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, False, log,
+                                          n_log, n_kongs)
         if drawn < 0:
             break
         just_drew = True
