@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from nbsim import schema as S
 from nbsim.errors import RunError
@@ -54,24 +55,18 @@ def _seat_series(name: str, values: np.ndarray) -> pl.Series:
     return lut.gather(idx).alias(name)
 
 
-_MELD_LUT: dict[tuple[int, int], str] = {}
-
-
-def _meld_text(t: int, k: int) -> str:
-    key = (t, k)
-    s = _MELD_LUT.get(key)
-    if s is None:
-        s = format_meld(t, k)
-        _MELD_LUT[key] = s
-    return s
-
-
 def _melds_column(melds: np.ndarray, n_melds: np.ndarray, seat: int, name: str) -> pl.Series:
-    vals = []
-    for i in range(melds.shape[0]):
-        vals.append([_meld_text(int(melds[i, seat, m, 0]), int(melds[i, seat, m, 1]))
-                     for m in range(int(n_melds[i, seat]))])
-    return pl.Series(name, vals, dtype=pl.List(pl.String))
+    """List of meld notations per row (``pung:777z``), by vectorised look-up
+    into ``_MELD_TEXT`` and an Arrow list built from offsets."""
+    typ = melds[:, seat, :, 0].astype(np.int64)
+    kind = melds[:, seat, :, 1].astype(np.int64)
+    code = np.where(typ == C.MELD_CHOW, kind, typ * C.N_PLAY + kind)
+    nm = n_melds[:, seat].astype(np.int64)
+    keep = np.arange(C.MAX_MELDS)[None, :] < nm[:, None]
+    values = pl.Series("m", _MELD_TEXT, dtype=pl.String).gather(code[keep])
+    offsets = pa.array(np.concatenate([[0], np.cumsum(nm)]).astype(np.int32))
+    arr = pa.ListArray.from_arrays(offsets, values.to_arrow())
+    return pl.Series(name, pl.from_arrow(arr), dtype=pl.List(pl.String))
 
 
 def _when_won(name: str, values: np.ndarray, won: np.ndarray, dtype) -> pl.Series:
@@ -101,8 +96,9 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     wt = out[:, KE.O_WIN_TILE]
     tile_lut = pl.Series("win_tile", list(KIND_NAMES) + [None], dtype=pl.String)
     cols["win_tile"] = tile_lut.gather(np.where(wt < 0, C.N_KINDS, wt)).alias("win_tile")
-    cols["context"] = pl.Series("context", [_context_list(int(c)) for c in out[:, KE.O_CTX]],
-                                dtype=pl.List(pl.String))
+    ctx_lut = pl.Series("context", [_context_list(c) for c in range(16)],
+                        dtype=pl.List(pl.String))
+    cols["context"] = ctx_lut.gather(out[:, KE.O_CTX] & 15).alias("context")
     res = out[:, KE.O_SCORE:KE.O_SCORE + C.RES_LEN]
     if rs.config.scoring.system == "tai":
         cols["tai"] = _when_won("tai", res[:, C.RES_TAI], won, pl.Int16)
@@ -145,49 +141,47 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     return cols
 
 
+# notation look-ups for the events table: tile texts (kinds 0..41, then die
+# values 1..6) and meld texts (chow by lowest kind, pung, kong, ckong by kind,
+# then the win kinds)
+_TILE_TEXT = list(KIND_NAMES) + [str(d) for d in range(1, 7)] + [None]
+_MELD_TEXT = ([format_meld(C.MELD_CHOW, k) if k < 27 and k % 9 <= 6 else None
+               for k in range(C.N_PLAY)]
+              + [format_meld(t, k) for t in (C.MELD_PUNG, C.MELD_KONG, C.MELD_CKONG)
+                 for k in range(C.N_PLAY)]
+              + list(C.WIN_BY_NAMES) + [None])
+
+
 def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndarray,
                  deal_offset: int = 0) -> pl.DataFrame:
     """Event rows (int32[m, EV_LEN]) -> DataFrame with columns deal, step,
-    seat, action, tile, meld, from_seat, pos (``schema.EVENT_COLUMNS``)."""
-    m = events.shape[0]
+    seat, action, tile, meld, from_seat, pos (``schema.EVENT_COLUMNS``),
+    built with vectorised look-ups (millions of rows per shard)."""
     act = events[:, C.EV_ACTION].astype(np.int64)
     tile = events[:, C.EV_TILE].astype(np.int64)
     meld = events[:, C.EV_MELD].astype(np.int64)
-    tile_txt = []
-    meld_txt = []
-    for i in range(m):
-        a = act[i]
-        t = tile[i]
-        if a == C.A_DICE:
-            tile_txt.append(str(int(t)))
-        elif t >= 0:
-            tile_txt.append(KIND_NAMES[t])
-        else:
-            tile_txt.append(None)
-        if a == C.A_CHOW:
-            meld_txt.append(_meld_text(C.MELD_CHOW, int(meld[i])))
-        elif a == C.A_PUNG:
-            meld_txt.append(_meld_text(C.MELD_PUNG, int(t)))
-        elif a in (C.A_KONG, C.A_ADDED_KONG):
-            meld_txt.append(_meld_text(C.MELD_KONG, int(t)))
-        elif a == C.A_CONCEALED_KONG:
-            meld_txt.append(_meld_text(C.MELD_CKONG, int(t)))
-        elif a in (C.A_WIN, C.A_PASS_WIN):
-            meld_txt.append(C.WIN_BY_NAMES[int(meld[i])])
-        else:
-            meld_txt.append(None)
+    none_t = len(_TILE_TEXT) - 1
+    t_idx = np.where(act == C.A_DICE, C.N_KINDS + tile - 1, np.where(tile >= 0, tile, none_t))
+    none_m = len(_MELD_TEXT) - 1
+    m_idx = np.full(len(act), none_m, dtype=np.int64)
+    m_idx = np.where(act == C.A_CHOW, meld, m_idx)
+    m_idx = np.where(act == C.A_PUNG, C.N_PLAY + tile, m_idx)
+    m_idx = np.where((act == C.A_KONG) | (act == C.A_ADDED_KONG), 2 * C.N_PLAY + tile, m_idx)
+    m_idx = np.where(act == C.A_CONCEALED_KONG, 3 * C.N_PLAY + tile, m_idx)
+    m_idx = np.where((act == C.A_WIN) | (act == C.A_PASS_WIN), 4 * C.N_PLAY + meld, m_idx)
+    tile_lut = pl.Series("tile", _TILE_TEXT, dtype=pl.String)
+    meld_lut = pl.Series("meld", _MELD_TEXT, dtype=pl.String)
     action_lut = pl.Series("action", list(C.ACTION_NAMES), dtype=pl.String)
-    df = pl.DataFrame([
+    return pl.DataFrame([
         pl.Series("deal", event_deal.astype(np.int64) + deal_offset),
         pl.Series("step", event_step.astype(np.int32)),
         _seat_series("seat", events[:, C.EV_SEAT].astype(np.int64)),
         action_lut.gather(act).alias("action"),
-        pl.Series("tile", tile_txt, dtype=pl.String),
-        pl.Series("meld", meld_txt, dtype=pl.String),
+        tile_lut.gather(t_idx).alias("tile"),
+        meld_lut.gather(m_idx).alias("meld"),
         _seat_series("from_seat", events[:, C.EV_FROM].astype(np.int64)),
         pl.Series("pos", events[:, C.EV_POS].astype(np.int16)),
     ])
-    return df
 
 
 def _alloc(n: int, with_events: bool):
@@ -207,12 +201,33 @@ def _alloc(n: int, with_events: bool):
     )
 
 
+EVENT_CHUNK = 2_000       # deals per kernel call when logging events (1024 rows each)
+PLAIN_CHUNK = 50_000      # deals per kernel call otherwise
+MATCH_CHUNK = 50          # matches per kernel call
+
+
 def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
                tables, with_events: bool = False):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out.
 
     Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
-    Deal i has the same wall as deal mode's deal i (RULES.md section 2)."""
+    Deal i has the same wall as deal mode's deal i (RULES.md section 2). The
+    kernel runs in chunks so that memory stays bounded for any range."""
+    chunk = EVENT_CHUNK if with_events else PLAIN_CHUNK
+    frames, events = [], []
+    for a in range(start, stop, chunk):
+        df, ev = _game_chunk(rs, seed, a, min(a + chunk, stop), policies, tables, with_events)
+        frames.append(df)
+        if ev is not None:
+            events.append(ev)
+    df = frames[0] if len(frames) == 1 else pl.concat(frames)
+    ev = None
+    if with_events:
+        ev = events[0] if len(events) == 1 else pl.concat(events)
+    return df, ev
+
+
+def _game_chunk(rs, seed, start, stop, policies, tables, with_events):
     from nbsim.simulate import deal_columns
 
     n = stop - start
@@ -239,10 +254,19 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
     Returns (deal rows with match, deal_in_match and player_e .. player_n,
     match totals DataFrame (match, player, policy, total), events or None).
     The deal column of a match row is the deal's index within its match."""
+    parts = [_match_chunk(rs, seed, a, min(a + MATCH_CHUNK, m_stop), player_policies, tables,
+                          with_events) for a in range(m_start, m_stop, MATCH_CHUNK)]
+    df = pl.concat([p[0] for p in parts])
+    tot = pl.concat([p[1] for p in parts])
+    ev = pl.concat([p[2] for p in parts]) if with_events else None
+    return df, tot, ev
+
+
+def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events):
     from nbsim.simulate import deal_columns
 
     n_m = m_stop - m_start
-    cap = max(64, n_m * 40)
+    cap = max(64, n_m * 32)
     while True:
         a = _alloc(cap, with_events)
         match_of = np.zeros(cap, np.int64)
@@ -278,9 +302,10 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
     ev = None
     if with_events:
         ev = events_frame(a["events"][:n_ev], a["event_deal"][:n_ev], a["event_step"][:n_ev])
-        # event_deal holds the row index; give match and deal_in_match instead
-        ev = ev.with_columns(pl.Series("match", match_of[ev["deal"].to_numpy()]),
-                             pl.Series("deal", deal_in[ev["deal"].to_numpy()].astype(np.int64)))
+        # event_deal holds the row index: give the match and the deal in the match
+        rows_idx = ev["deal"].to_numpy()
+        ev = ev.with_columns(pl.Series("deal", deal_in[rows_idx].astype(np.int64)),
+                             pl.Series("match", match_of[rows_idx]))
     return df, tot, ev
 
 

@@ -50,6 +50,8 @@ SUMMARY_JSON = "summary.json"
 PLOT_FILES = ("heavenly_by_wilds.png", "wilds_per_seat.png", "flowers_per_seat.png")
 REPORT_FILES = (REPORT_MD, SUMMARY_JSON) + PLOT_FILES
 DEFAULT_SHARD_SIZE = 100_000
+EVENTS_SHARD_SIZE = 20_000     # game mode with --events (about 330 event rows per deal)
+MATCH_SHARD_SIZE = 2_000       # --format matches: matches per shard (about 22 deals each)
 MAX_SHARD_SIZE = 10_000_000
 MAX_SEED = 2**64 - 1
 MAX_DEALS = 2**62
@@ -296,7 +298,7 @@ def _shard_job(job: _Job, index, start, stop, out: Path, tables) -> dict:
 
 
 def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
-             mode: str = "deal", shard_size: int = DEFAULT_SHARD_SIZE, workers: int = 1,
+             mode: str = "deal", shard_size: int | None = None, workers: int = 1,
              overwrite: bool = False, overrides=(), progress: bool | None = None,
              policies: tuple[str, ...] | None = None, events: bool = False,
              fmt: str = "deals") -> RunResult:
@@ -314,8 +316,9 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         events: game mode: also write the event log (events-*.parquet).
         fmt: game mode: 'deals' (independent deals, the default) or
             'matches' (``deals`` then counts whole matches).
-        shard_size: deals per Parquet shard (1 .. 10,000,000); workers:
-            threads (>= 1). Neither changes any row.
+        shard_size: deals (matches) per Parquet shard (1 .. 10,000,000;
+            None: 100,000 deals, 20,000 with events, 2,000 matches);
+            workers: threads (>= 1). Neither changes any row.
         overrides: ``--set`` strings (``"win.min_tai=5"``) when config is
             not a RuleSet.
         progress: tqdm bar on stderr; None = only when stderr is a terminal.
@@ -339,6 +342,9 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         if len(policies) != 4:
             raise RunError(f"policies: give 4 names, got {policies!r}")
         parse_policies(policies=",".join(policies))
+    if shard_size is None:
+        shard_size = (MATCH_SHARD_SIZE if fmt == "matches" else
+                      EVENTS_SHARD_SIZE if events else DEFAULT_SHARD_SIZE)
     deals = _check_int("--deals", deals, 1, MAX_DEALS)
     seed = _check_int("--seed", seed, 0, MAX_SEED)
     shard_size = _check_int("--shard-size", shard_size, 1, MAX_SHARD_SIZE)
