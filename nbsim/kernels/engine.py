@@ -380,6 +380,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
     first_rule = rules[C.R_FIRST_ROUND]
     first_limits = restrict_first and first_rule != C.FIRST_ROUND_OFF
     earthly_rule = rules[C.R_EARTHLY_RULE]
+    if rules[C.R_TAI + C.T_EARTHLY_HAND] == C.TAI_ABSENT:
+        earthly_rule = -1          # the variant has no earthly hand: no such context
 
     cur = 0
     just_drew = True          # cur holds a freshly drawn (or dealt) tile
@@ -387,6 +389,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
     replaced = False          # drawn from the tail (kong or flower replacement)
     kong_from = -1            # seat whose discard cur konged before this draw
     pung_lock = False         # no kong until cur's next turn
+    after_pung = False        # cur has just punged (kongs only if not pung_lock)
     forbid_a = -1             # chow-swap forbidden kinds
     forbid_b = -1
     n_kongs = 0
@@ -442,6 +445,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                     n_log = log_event(log, n_log, cur, C.A_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
                     break
                 n_log = log_event(log, n_log, cur, C.A_PASS_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
+        if just_drew or after_pung:
             # ---------------------------------------------- kongs on own turn
             can_kong = not pung_lock and not (first_limits and discards < 4)
             if can_kong and W.drawable_left(rules, ws, n_kongs + 1) > 0:
@@ -495,6 +499,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                     drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, True, log,
                                               n_log, n_kongs)
                     kong_from = -1
+                    after_pung = False
                     if drawn < 0:
                         break
                     just_drew = True
@@ -532,6 +537,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
         dealer_first = cur == 0 and discards == 1
         just_drew = False
         pung_lock = False
+        after_pung = False
         forbid_a = -1
         forbid_b = -1
         replaced = False
@@ -623,6 +629,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 n_melds[claimer] = m + 1
                 cur = claimer
                 pung_lock = rules[C.R_NO_KONG_AFTER_PUNG] != 0
+                after_pung = True
                 continue
             if action == P.CLAIM_KONG:
                 hands[claimer, d] -= 3
@@ -663,8 +670,9 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                         other = lo + 3      # hand tiles lo+1, lo+2 -> lo+3 also
                     else:
                         other = lo - 1      # hand tiles lo, lo+1 -> lo-1 also
-                    if other >= 0 and other // 9 == lo // 9 and other < C.HONOR0:
-                        forbid_b = other
+                    if (other >= 0 and other // 9 == lo // 9 and other < C.HONOR0
+                            and not wild[other]):
+                        forbid_b = other    # a wild cannot repeat the chow
             continue
         # -------------------------------------------------- next player draws
         cur = (cur + 1) % 4

@@ -77,13 +77,15 @@ def game_batch(rules, tables, seed, start, policies, with_events, out, melds_out
     state = E.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     rw = np.zeros(rng.RNG_LEN, np.uint64)
+    # independent deals are never "the first hand of a match"; every_hand applies
+    every_hand = rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
     n_ev = 0
     for i in range(n):
         deal = start + i
         rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
         round_wind = rng.below(rw, 4)
         round_winds[i] = round_wind
-        n_log = _play_one(rules, tables, seed, deal, round_wind, False, policies, state, out[i],
+        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, state, out[i],
                           melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice,
                           indicator, complete, i)
         if with_events:
