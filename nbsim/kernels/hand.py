@@ -323,6 +323,7 @@ def shanten_batch(counts2d, n_wilds1d, n_declared1d, tables, out_int):
 
 
 # ------------------------------------------------------------------ incremental use
+_POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
 @njit(cache=True, inline="always")
 def group_indices(counts):
     """The four group indices (m, p, s, honors) of natural ``counts`` (length
@@ -342,10 +343,7 @@ def kind_step(kind):
     else:
         g = 3
         r = kind - C.HONOR0
-    p = 1
-    for _ in range(r):
-        p *= 5
-    return g, p
+    return g, _POW5[r]
 
 
 @njit(cache=True, inline="always")

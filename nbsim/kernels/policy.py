@@ -410,6 +410,26 @@ def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_w
 
 
 @njit(cache=True)
+def _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat, round_wind):
+    """choose_claim toward all pungs: a pung or kong if it does not raise the
+    pungs shanten (a pung keeps the target whenever it fits); never a chow."""
+    s0 = pungs_shanten(nat, w, n_melds)
+    if can_kong:
+        nat[tile] -= 3
+        s = pungs_shanten(nat, w, n_melds + 1)
+        nat[tile] += 3
+        if s <= s0:
+            return CLAIM_KONG
+    if can_pung:
+        nat[tile] -= 2
+        s = pungs_shanten(nat, w, n_melds + 1)
+        nat[tile] += 2
+        if s <= s0:
+            return CLAIM_PUNG
+    return CLAIM_PASS
+
+
+@njit(cache=True)
 def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
                  flowers, tile, can_pung, can_kong, chow_ok, prng, nat, tmp):
     """Answer another player's discard of ``tile``: CLAIM_PASS, CLAIM_PUNG,
@@ -451,40 +471,45 @@ def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_
                                flowers, tmp)
         if not kind_in_target(target, tile):
             return CLAIM_PASS
-    s0 = target_shanten(target, nat, w, n_melds, tables, tmp)
+    if target == TG_ALL_PUNGS:
+        return _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat,
+                                   round_wind)
+    # every option removes hand tiles of the claimed kind's group only: work
+    # on the group indices (hand.kind_step) instead of recounting the hand
+    i0, i1, i2, i3 = H.group_indices(nat)
+    g, p = H.kind_step(tile)
+    s0 = target_fit(target, i0, i1, i2, i3, w, n_melds, tables)
     best = CLAIM_PASS
     best_s = s0
-    scoring_honor = False
-    if tile >= C.WHITE or tile - C.EAST == seat or tile - C.EAST == round_wind:
-        scoring_honor = tile >= C.HONOR0
-    if can_kong:
-        nat[tile] -= 3
-        s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
-        nat[tile] += 3
-        if s <= best_s:
-            best_s = s
-            best = CLAIM_KONG
-    if can_pung:
-        nat[tile] -= 2
-        s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
-        nat[tile] += 2
-        if s < best_s or (policy == C.POLICY_VALUE and scoring_honor and s <= s0
-                          and best == CLAIM_PASS):
+    scoring_honor = tile >= C.HONOR0 and (tile >= C.WHITE or tile - C.EAST == seat
+                                          or tile - C.EAST == round_wind)
+    for take in (3, 2):
+        if (take == 3 and not can_kong) or (take == 2 and not can_pung):
+            continue
+        d = take * p
+        s = target_fit(target, i0 - d if g == 0 else i0, i1 - d if g == 1 else i1,
+                       i2 - d if g == 2 else i2, i3 - d if g == 3 else i3, w, n_melds + 1,
+                       tables)
+        if take == 3:
+            if s <= best_s:
+                best_s = s
+                best = CLAIM_KONG
+        elif s < best_s or (policy == C.POLICY_VALUE and scoring_honor and s <= s0
+                            and best == CLAIM_PASS):
             best_s = s
             best = CLAIM_PUNG
-    if target != TG_ALL_PUNGS:
-        for c in range(3):
-            if not chow_ok[c]:
-                continue
-            lo = tile - c
-            for d in range(3):
-                if lo + d != tile:
-                    nat[lo + d] -= 1
-            s = target_shanten(target, nat, w, n_melds + 1, tables, tmp)
-            for d in range(3):
-                if lo + d != tile:
-                    nat[lo + d] += 1
-            if s < best_s:
-                best_s = s
-                best = CLAIM_CHOW + c
+    for c in range(3):
+        if not chow_ok[c]:
+            continue
+        # the two hand tiles of the chow: ranks (lo .. lo + 2) minus the tile
+        lo = tile - c
+        d = 0
+        for e in range(3):
+            if lo + e != tile:
+                d += H.kind_step(lo + e)[1]
+        s = target_fit(target, i0 - d if g == 0 else i0, i1 - d if g == 1 else i1,
+                       i2 - d if g == 2 else i2, i3, w, n_melds + 1, tables)
+        if s < best_s:
+            best_s = s
+            best = CLAIM_CHOW + c
     return best
