@@ -3,27 +3,33 @@
 Public API (see the README and RULES.md):
     load_rules(config, overrides=()) -> RuleSet
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
+    simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
+    replay(rules, seed, deal, policies) -> DealRecord  (one played deal with its events)
+    duel(rules, a, b, deals, seed) -> DuelResult       (duplicate play of two policies)
     summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
-    compare(run_dirs, out=None) -> nbsim.compare.Comparison
+    compare(run_dirs, out=None) -> nbsim.comparison.Comparison
 
-``summarize`` and ``compare`` are imported on first use (they pull in polars
-and scipy), so ``import nbsim`` and ``nbsim rules`` stay fast.
+Everything but load_rules is imported on first use (polars, scipy and the
+kernels load then), so ``import nbsim`` and ``nbsim rules`` stay fast.
 """
 from nbsim.errors import ConfigError, HandError, NbsimError, TileError
 from nbsim.rules import RuleSet, load_rules
 
 __version__ = "0.1.0"
 
-__all__ = ["load_rules", "score_hand", "ScoreResult", "summarize", "compare", "RuleSet", "NbsimError", "ConfigError",
-           "TileError", "HandError", "__version__"]
+__all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
+           "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError", "HandError",
+           "__version__"]
 
 _LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),
          "ScoreResult": ("nbsim.scoring", "ScoreResult"),
-         "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.compare", "compare")}
+         "simulate": ("nbsim.runs", "simulate"),
+         "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),
+         "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare")}
 
 
 def __getattr__(name):
-    """Lazy public functions (PEP 562): nbsim.summarize, nbsim.compare."""
+    """Lazy public functions (PEP 562): nbsim.simulate, nbsim.summarize, ..."""
     if name in _LAZY:
         import importlib
         mod, attr = _LAZY[name]

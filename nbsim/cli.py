@@ -116,7 +116,7 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
     Ctrl-C keeps the finished shards. Read the result with `nbsim report OUT`.
     """
     from nbsim.errors import RunInterrupted
-    from nbsim.simulate import simulate
+    from nbsim.runs import simulate
 
     pols = None
     if mode == "game":
@@ -177,7 +177,7 @@ def compare_cmd(run_dirs, out):
     with a 95% interval and a two-sided p-value (rates: Newcombe interval and
     z test; means: Welch t). Example: nbsim compare runs/3baida runs/min5
     """
-    from nbsim.compare import compare
+    from nbsim.comparison import compare
 
     comp = compare(run_dirs, out)
     click.echo(comp.text)
@@ -311,7 +311,7 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
     its row equals the simulated row (RULES.md sections 2-8).
     """
     from nbsim.game import parse_policies
-    from nbsim.replay import format_json, format_text, replay
+    from nbsim.replays import format_json, format_text, replay
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)
@@ -344,7 +344,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
 
     from tqdm import tqdm
 
-    from nbsim.duel import duel
+    from nbsim.duplicate import duel
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)

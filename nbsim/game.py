@@ -228,7 +228,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
 
 def _game_chunk(rs, seed, start, stop, policies, tables, with_events):
-    from nbsim.simulate import deal_columns
+    from nbsim.runs import deal_columns
 
     n = stop - start
     a = _alloc(n, with_events)
@@ -263,7 +263,7 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
 
 
 def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events):
-    from nbsim.simulate import deal_columns
+    from nbsim.runs import deal_columns
 
     n_m = m_stop - m_start
     cap = max(64, n_m * 32)
@@ -335,7 +335,7 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tupl
     in draw order (``nbsim/kernels/wall.py``), the indicator at
     ``indicator_pos`` (-1: none). Policies' random streams are those of
     (seed, deal). For constructed-wall tests and replays of recorded walls."""
-    from nbsim.simulate import deal_columns
+    from nbsim.runs import deal_columns
 
     if tables is None:
         from nbsim.tables import load_tables

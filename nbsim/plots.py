@@ -181,7 +181,7 @@ def plot_payments(per_seat, by_policy, out: Path) -> Path:
 
 def plot_comparison(stats, labels: list[str], path: Path) -> Path:
     """compare.png: one panel per statistic, each run's estimate with its 95%
-    interval (``stats``: the long table of ``nbsim.compare.Comparison``)."""
+    interval (``stats``: the long table of ``nbsim.comparison.Comparison``)."""
     import polars as pl
     keys = list(dict.fromkeys(stats["key"].to_list()))
     ncol = min(3, max(1, len(keys)))

@@ -49,7 +49,7 @@ from scipy.stats import t as student_t
 
 from nbsim import schema as S
 from nbsim.errors import RunError
-from nbsim.simulate import (PLOT_FILES, REPORT_FILES, REPORT_MD,  # noqa: F401
+from nbsim.runs import (PLOT_FILES, REPORT_FILES, REPORT_MD,  # noqa: F401
                             SUMMARY_JSON, read_manifest, scan_run)
 
 CONFIDENCE = 0.95

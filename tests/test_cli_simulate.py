@@ -116,7 +116,7 @@ def test_help(runner, cmd):
 
 
 def test_interrupted_run_exit_code(runner, tmp_path, monkeypatch):
-    from nbsim import simulate as SIM
+    from nbsim import runs as SIM
     real = SIM._shard_job
 
     def job(spec, index, start, stop, out, tables):

@@ -13,7 +13,7 @@ from walls import build_wall
 from nbsim import game
 from nbsim.game import game_frame, play_one, play_wall
 from nbsim.rules import load_rules
-from nbsim.simulate import deal_frame, simulate
+from nbsim.runs import deal_frame, simulate
 from nbsim.tables import load_tables
 
 VARIANTS = ["ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",

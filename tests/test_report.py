@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import binomtest
 
 from nbsim import report as R
-from nbsim import simulate as SIM
+from nbsim import runs as SIM
 from nbsim.errors import RunError
 
 

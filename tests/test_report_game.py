@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 from nbsim import report as R
-from nbsim import simulate as SIM
+from nbsim import runs as SIM
 from nbsim.cli import cli
 
 SEATS = ("E", "S", "W", "N")

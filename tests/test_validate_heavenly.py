@@ -18,7 +18,7 @@ from scipy.stats import chisquare, poisson
 
 import exact_heavenly as E
 from nbsim import report as R
-from nbsim import simulate as SIM
+from nbsim import runs as SIM
 
 pytestmark = pytest.mark.validate
 

@@ -27,7 +27,7 @@ import naive_hand
 import validator as V
 from nbsim import game
 from nbsim.rules import load_rules
-from nbsim.simulate import deal_frame
+from nbsim.runs import deal_frame
 from nbsim.tables import load_tables
 
 VARIANTS = ("ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",

@@ -11,7 +11,7 @@ from scipy.stats import chisquare
 
 import exact_heavenly as E
 from nbsim import schema as S
-from nbsim import simulate as SIM
+from nbsim import runs as SIM
 from nbsim.errors import ConfigError, RunError, RunInterrupted
 from nbsim.kernels import batch as KB
 from nbsim.rules import load_rules

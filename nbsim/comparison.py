@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -47,7 +45,7 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.report import (CONFIDENCE, WIN, _fmt, _json_safe, _markdown, _text_table,
                           flower_count, mean_row, prop_row, wilson, winner_gain)
-from nbsim.simulate import read_manifest, scan_run
+from nbsim.runs import read_manifest, scan_run
 
 COMPARE_MD = "compare.md"
 COMPARE_JSON = "compare.json"
@@ -451,16 +449,3 @@ def write_comparison(comp: Comparison, out: str | Path) -> list[Path]:
         raise RunError(f"--out {str(out)!r}: cannot write the comparison "
                        f"({e.strerror or e})") from None
     return [out / COMPARE_MD, out / COMPARE_JSON, png]
-
-
-class _CallableModule(types.ModuleType):
-    """``nbsim.compare`` is both this module and the public function
-    ``nbsim.compare(run_dirs, out=None)``: importing the submodule makes it
-    an attribute of the package, so the module itself is callable and
-    forwards to ``compare``, whichever of the two the attribute holds."""
-
-    def __call__(self, run_dirs, out: str | Path | None = None) -> Comparison:
-        return compare(run_dirs, out)
-
-
-sys.modules[__name__].__class__ = _CallableModule

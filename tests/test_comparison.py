@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from scipy import stats
 
 import nbsim
-from nbsim import simulate as SIM
+from nbsim import runs as SIM
 from nbsim.cli import cli
 from nbsim.errors import RunError
 
-CMP = importlib.import_module("nbsim.compare")     # the module (nbsim.compare is the function)
+CMP = importlib.import_module("nbsim.comparison")     # the module (nbsim.compare is the function)
 
 
 def _frame(out):
@@ -217,13 +217,14 @@ def test_lazy_api():
             "assert 'nbsim.report' in sys.modules; print(nbsim.compare.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == "nbsim.compare"
-    assert {"summarize", "compare"} <= set(nbsim.__all__)
-    # importing the submodule first still leaves nbsim.compare callable
-    code = ("import nbsim.compare, nbsim; import sys; "
-            "print(callable(nbsim.compare), nbsim.compare is sys.modules['nbsim.compare'])")
+    assert out.strip() == "nbsim.comparison"
+    assert {"simulate", "summarize", "compare", "replay", "duel"} <= set(nbsim.__all__)
+    # the public names stay functions even after their modules are imported
+    code = ("import nbsim.runs, nbsim.comparison, nbsim.replays, nbsim.duplicate, nbsim; "
+            "print(*(getattr(nbsim, n).__module__ for n in "
+            "('simulate', 'compare', 'replay', 'duel')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.split() == ["True", "True"]
+    assert out.split() == ["nbsim.runs", "nbsim.comparison", "nbsim.replays", "nbsim.duplicate"]
     with pytest.raises(AttributeError):
         nbsim.no_such_thing  # noqa: B018
