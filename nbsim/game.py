@@ -34,8 +34,8 @@ def parse_policies(policy: str | None = None, policies: str | None = None) -> tu
     if policies:
         names = tuple(p.strip() for p in policies.split(","))
         if len(names) != 4:
-            raise RunError(f"--policies {policies!r}: give 4 policies separated by commas, "
-                           f"one per seat from the dealer (E,S,W,N), e.g. value,greedy,greedy,greedy")
+            raise RunError(f"--policies {policies!r}: give 4 policies separated by commas, one "
+                           f"per seat from the dealer (E,S,W,N), e.g. value,greedy,greedy,greedy")
     else:
         names = (policy or "value",) * 4
     for n in names:

@@ -379,7 +379,6 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
             _write_json_atomic(mpath, manifest)
         bar.update(info["deals"])
 
-    arr = rs.array
     status = "complete"
     try:
         if workers == 1:

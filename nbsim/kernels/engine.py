@@ -463,7 +463,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                         n_log = log_event(log, n_log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
                         for d in range(1, 4):
                             o = (cur + d) % 4
-                            if not may_win[o] or not _complete_with(tables, wild, hands[o], nat, k):
+                            if not may_win[o] or not _complete_with(tables, wild, hands[o],
+                                                                    nat, k):
                                 continue
                             if _try_win(rules, tables, state, o, k, C.WIN_ROBBING_KONG, 0,
                                         round_wind, indicator, cur, -1, -1, out):
@@ -496,8 +497,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                         n_log = log_event(log, n_log, cur, C.A_CONCEALED_KONG, k, -1, -1, -1)
                     n_kongs += 1
                     claims += 1
-                    drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, True, log,
-                                              n_log, n_kongs)
+                    drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers,
+                                                   visible, cur, True, log, n_log, n_kongs)
                     kong_from = -1
                     after_pung = False
                     if drawn < 0:
@@ -640,8 +641,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 n_kongs += 1
                 feeder = cur
                 cur = claimer
-                drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, True, log,
-                                              n_log, n_kongs)
+                drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible,
+                                               cur, True, log, n_log, n_kongs)
                 if drawn < 0:
                     break
                 kong_from = feeder
@@ -676,8 +677,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
             continue
         # -------------------------------------------------- next player draws
         cur = (cur + 1) % 4
-        drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur, False, log,
-                                          n_log, n_kongs)
+        drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur,
+                                       False, log, n_log, n_kongs)
         if drawn < 0:
             break
         just_drew = True

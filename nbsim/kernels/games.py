@@ -85,8 +85,8 @@ def game_batch(rules, tables, seed, start, policies, with_events, out, melds_out
         rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
         round_wind = rng.below(rw, 4)
         round_winds[i] = round_wind
-        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, state, out[i],
-                          melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice,
+        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, state,
+                          out[i], melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice,
                           indicator, complete, i)
         if with_events:
             m = min(n_log, MAX_EVENTS)

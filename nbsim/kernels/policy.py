@@ -31,7 +31,6 @@ Kinds of claim answered by ``choose_claim``: ``CLAIM_PASS``, ``CLAIM_PUNG``,
 ``CLAIM_KONG``, ``CLAIM_CHOW + j`` for chow option j (0: the discard is the
 lowest tile, 1: the middle, 2: the highest).
 """
-import numpy as np
 from numba import njit
 
 from nbsim.kernels import codes as C
