@@ -252,7 +252,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, win_by, seat, roun
     """
     import json
 
-    from nbsim.scoring import (case_output, check_case, format_result, read_case_lines,
+    from nbsim.scoring import (check_case, format_result, read_case_lines,
                                run_cases, score_hand)
 
     if cases_file is not None:

@@ -226,7 +226,7 @@ R_LEN = R_SCHEME_SILVER_ROUND + N_SCHEMES
 # Kernels return these instead of raising; the wrappers turn them into messages.
 OK = 0
 E_TILE_COUNT = 1            # concealed tiles + melds do not make 14 (kongs as 3)
-E_FIVE_COPIES = 2           # more than 4 of a natural kind in hand + melds + indicator
+E_FIVE_COPIES = 2           # more than 4 tiles of a kind in hand + melds + winning tile + indicator
 E_FLOWER_IN_HAND = 3        # a non-wild flower among the concealed tiles
 E_WILD_IN_MELD = 4          # a wild tile inside a declared meld
 E_CHOW_NOT_ALLOWED = 5      # a chow meld where allow_chow is false

@@ -1,0 +1,476 @@
+"""Score one winning situation from notation: ``score_hand`` and the JSONL
+case format of ``cases/README.md`` (``score_case``, ``case_output``,
+``check_case``).
+
+Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (RULES.md sections
+3, 5-8 and 10): parses and checks the notation, loads the rules and the hand
+tables once, and turns kernel error codes into one ``HandError`` message that
+names what is wrong and what is allowed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from nbsim.errors import ConfigError, HandError, NbsimError, TileError
+from nbsim.kernels import codes as C
+from nbsim.rules import RuleSet, load_rules
+from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
+
+__all__ = ["ScoreResult", "score_hand", "score_case", "case_output", "check_case",
+           "CASE_FIELDS"]
+
+WIN_BY_NAMES = C.WIN_BY_NAMES
+CASE_FIELDS = ("id", "config", "hand", "melds", "win_tile", "win_by", "seat", "round",
+               "indicator", "flowers", "context", "discarder", "fed", "fed_by_winner",
+               "kong_from", "expect")
+_REQUIRED = ("config", "hand", "win_tile", "win_by")
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The scored situation (RULES.md sections 5-8, 10).
+
+    config: variant name. complete: the 14 tiles form 4 melds + pair.
+    win: a legal win under every rule of the variant; why: the reason when
+    not (``codes.WHY_NAMES``: legal, not_complete, below_min_tai, ...).
+    tai / tai_for_min: total tai of the counted reading with / without
+    three_wilds (tai systems; None when not complete or for Ninghai).
+    items: {item id: tai} of the counted reading, non-zero items only.
+    fan, fu, points {scheme: points}, silver (what each payer owes): Ninghai
+    only (None otherwise). payments: {seat: net points}, zero-sum, for legal
+    wins whose payers are known; None otherwise. wilds: wild tiles among the
+    14 concealed tiles.
+    """
+    config: str
+    complete: bool
+    win: bool
+    why: str
+    tai: int | None = None
+    tai_for_min: int | None = None
+    items: dict[str, int] = field(default_factory=dict)
+    fan: int | None = None
+    fu: int | None = None
+    points: dict[str, int] | None = None
+    silver: int | None = None
+    payments: dict[str, int] | None = None
+    wilds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data copy (JSON-ready)."""
+        return asdict(self)
+
+
+# ---------------------------------------------------------------- caches
+_rules_cache: dict[tuple, RuleSet] = {}
+
+
+def _rules(config, overrides=()) -> RuleSet:
+    if isinstance(config, RuleSet):
+        if overrides:
+            raise ConfigError("overrides cannot be applied to an already loaded RuleSet; "
+                              "pass the config name or path instead")
+        return config
+    key = (str(config), tuple(overrides))
+    rs = _rules_cache.get(key)
+    if rs is None:
+        rs = load_rules(config, overrides)
+        _rules_cache[key] = rs
+    return rs
+
+
+def _tables():
+    from nbsim.tables import load_tables
+    return load_tables()
+
+
+# ---------------------------------------------------------------- parsing helpers
+def _seat(value, what: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return value
+    if not isinstance(value, str):
+        raise HandError(f"{what} {value!r}: expected one of E S W N")
+    try:
+        return parse_seat(value, what=what)
+    except TileError as e:
+        raise HandError(str(e)) from None
+
+
+def _seat_counts(value, what: str) -> np.ndarray:
+    out = np.zeros(4, dtype=np.int8)
+    if value is None:
+        return out
+    if not isinstance(value, Mapping):
+        raise HandError(f"{what}: expected a mapping seat -> number of melds, "
+                        f"e.g. {{\"W\": 3}}, got {value!r}")
+    for k, v in value.items():
+        s = _seat(k, f"{what} seat")
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= C.MAX_MELDS:
+            raise HandError(f"{what}[{k}]: {v!r} is not a number of melds 0-{C.MAX_MELDS}")
+        out[s] = v
+    return out
+
+
+def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
+           context, discarder, fed, fed_by_winner, kong_from):
+    """Notation -> kernel arguments. Raises TileError / HandError."""
+    if not isinstance(hand, str):
+        raise HandError(f"hand: expected tile notation text such as '123m55z', got {hand!r}")
+    hand_kinds = parse_tiles(hand, what="hand")
+    counts = np.zeros(C.N_KINDS, dtype=np.int8)
+    for k in hand_kinds:
+        counts[k] += 1
+    if not isinstance(win_tile, str):
+        raise HandError(f"win_tile: expected one tile such as '5p', got {win_tile!r}")
+    wt = parse_tile(win_tile, what="win_tile")
+    marr = np.zeros((C.MAX_MELDS, 3), dtype=np.int8)
+    if isinstance(melds, str):
+        melds = [melds]
+    melds = list(melds or ())
+    if len(melds) > C.MAX_MELDS:
+        raise HandError(f"melds: {len(melds)} melds given, at most {C.MAX_MELDS}")
+    for i, m in enumerate(melds):
+        if not isinstance(m, str):
+            raise HandError(f"melds[{i}]: expected text such as 'pung:777z', got {m!r}")
+        t, k = parse_meld(m)
+        marr[i] = (t, k, -1)
+    if win_by not in WIN_BY_NAMES:
+        raise HandError(f"win_by {win_by!r}: expected one of {', '.join(WIN_BY_NAMES)}")
+    wb = WIN_BY_NAMES.index(win_by)
+    s = _seat(seat, "seat")
+    r = _seat(round_wind, "round")
+    if indicator is None or indicator == "":
+        ind = -1
+    elif isinstance(indicator, str):
+        ind = parse_tile(indicator, what="indicator")
+    else:
+        raise HandError(f"indicator: expected one tile such as '9m' or null, got {indicator!r}")
+    fl = np.zeros(C.N_FLOWERS, dtype=np.int8)
+    if flowers:
+        if not isinstance(flowers, str):
+            raise HandError(f"flowers: expected flower notation such as '1f5f', got {flowers!r}")
+        for k in parse_tiles(flowers, what="flowers"):
+            if k < C.FLOWER0:
+                raise HandError(f"flowers {flowers!r}: {KIND_NAMES[k]} is not a flower "
+                                f"(flowers are 1f-8f)")
+            fl[k - C.FLOWER0] = 1
+    if isinstance(context, str):
+        context = [context]
+    ctx = 0
+    for c in context or ():
+        if c not in C.CONTEXT_NAMES:
+            raise HandError(f"context {c!r}: expected any of {', '.join(C.CONTEXT_NAMES)}")
+        ctx |= 1 << C.CONTEXT_NAMES.index(c)
+    disc = -1 if discarder is None else _seat(discarder, "discarder")
+    kf = -1 if kong_from is None else _seat(kong_from, "kong_from")
+    return (counts, marr, len(melds), fl, wt, wb, ctx, s, r, ind, disc,
+            _seat_counts(fed, "fed"), _seat_counts(fed_by_winner, "fed_by_winner"), kf)
+
+
+def _error_message(code: int, rs: RuleSet, a) -> str:
+    """One message for kernel error ``code`` naming what is wrong and what is allowed."""
+    (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fed, fbw, kf) = a
+    from nbsim.kernels.wilds import wild_kinds
+    wilds = set(wild_kinds(rs.array, ind)) if ind >= 0 else set()
+    seats = C.SEAT_NAMES
+    if code == C.E_TILE_COUNT:
+        n = int(counts.sum())
+        return (f"hand holds {n} tiles and {n_melds} melds: the concealed tiles before the "
+                f"winning tile plus 3 per meld (kongs count 3) must make 13, so with "
+                f"{n_melds} melds the hand needs {13 - 3 * n_melds} tiles")
+    if code == C.E_FIVE_COPIES:
+        tot = counts.astype(int).copy()
+        tot[wt] += 1
+        if ind >= 0:
+            tot[ind] += 1
+        for i in range(n_melds):
+            t, k = int(marr[i, 0]), int(marr[i, 1])
+            if t == C.MELD_CHOW:
+                for d in range(3):
+                    tot[k + d] += 1
+            else:
+                tot[k] += 3 if t == C.MELD_PUNG else 4
+        for f in range(C.N_FLOWERS):
+            tot[C.FLOWER0 + f] += fl[f]
+        bad = [KIND_NAMES[k] for k in range(C.N_KINDS)
+               if tot[k] > (4 if k < C.FLOWER0 else 1)]
+        return (f"too many copies of {', '.join(bad)} counting hand, melds, winning tile and "
+                f"indicator (at most 4 of a tile, 1 of each flower)")
+    if code == C.E_FLOWER_IN_HAND:
+        bad = [KIND_NAMES[k] for k in range(C.FLOWER0, C.N_KINDS)
+               if (counts[k] or wt == k) and k not in wilds]
+        return (f"flower {', '.join(bad)} in the hand or as the winning tile: flowers are set "
+                f"aside (use flowers=...); only a wild flower may be held")
+    if code == C.E_WILD_IN_MELD:
+        names = ", ".join(KIND_NAMES[k] for k in sorted(wilds))
+        return (f"a declared meld holds a wild tile ({names} "
+                f"with indicator {KIND_NAMES[ind]}): wilds cannot be part of a chow, pung or kong")
+    if code == C.E_CHOW_NOT_ALLOWED:
+        return f"chow melds are not allowed in {rs.name} (claims.allow_chow = false)"
+    if code == C.E_INDICATOR_NO_WILDS:
+        return f"{rs.name} has no wilds (wilds.wilds = \"none\"): the indicator must be null"
+    if code == C.E_NO_INDICATOR:
+        return (f"{rs.name} plays with wilds ({rs.config.wilds.wilds}): the indicator tile is "
+                f"required")
+    if code == C.E_ROB_WILD:
+        return (f"robbing a kong on {KIND_NAMES[wt]}, a wild tile: wilds are never konged, "
+                f"so they cannot be robbed")
+    if code == C.E_BAD_FED:
+        n_claimed = sum(1 for i in range(n_melds) if marr[i, 0] != C.MELD_CKONG)
+        return (f"fed counts {int(fed.sum())} melds claimed from other players' discards but only "
+                f"{n_claimed} claimed melds (chow, pung, exposed kong) are shown")
+    if code == C.E_BAD_SEAT:
+        me = seats[s]
+        if disc >= 0 and wb == C.WIN_SELF_DRAW:
+            return "discarder given on a self-drawn win: only discard and robbing wins have one"
+        if disc == s:
+            return f"discarder {me} is the winner's own seat: it must be another of E S W N"
+        if fed[s] or fbw[s]:
+            return (f"fed / fed_by_winner name the winner's own seat {me}: they count melds "
+                    f"between the winner and the other seats")
+        return "bad seat value: seats are E S W N"
+    if code == C.E_BAD_HEAVENLY:
+        return ("heavenly context: only the dealer (seat E) can have a heavenly hand, "
+                "self-drawn, with no melds")
+    if code == C.E_BAD_EARTHLY:
+        if rs.config.win.earthly_hand_rule == "first_draw":
+            rule = "a non-dealer's self-drawn win on its own first draw, with no melds"
+        else:
+            rule = "a non-dealer's win on the dealer's (E) first discard, with no melds"
+        return f"earthly context does not fit earthly_hand_rule = " \
+               f"\"{rs.config.win.earthly_hand_rule}\" of {rs.name}: it needs {rule}"
+    if code == C.E_BAD_AFTER_KONG:
+        return ("after_kong context on a win that is not self-drawn: a kong or flower "
+                "replacement tile is drawn by the winner")
+    if code == C.E_BAD_FLOWER:
+        bad = [KIND_NAMES[C.FLOWER0 + f] for f in range(C.N_FLOWERS)
+               if fl[f] and (C.FLOWER0 + f in wilds or C.FLOWER0 + f == ind)]
+        return (f"flowers set aside include {', '.join(bad)}, a wild flower or the indicator: "
+                f"wild flowers are never set aside and the indicator is not drawn")
+    if code == C.E_BAD_KONG_FROM:
+        return ("kong_from needs a self-drawn win with the after_kong context, a seat other "
+                "than the winner's, and an exposed kong among the melds")
+    if code == C.E_BAD_MELD:
+        return "malformed meld (type chow/pung/kong/ckong of suited or honor tiles)"
+    if code == C.E_BAD_LIABLE:
+        return "a liable seat needs a Ninghai variant with three_melds_liability"
+    return f"invalid input ({C.ERROR_NAMES[code] if code < len(C.ERROR_NAMES) else code})"
+
+
+def _result(rs: RuleSet, res: np.ndarray, payments_known: bool) -> ScoreResult:
+    complete = bool(res[C.RES_COMPLETE])
+    win = bool(res[C.RES_WIN])
+    why = C.WHY_NAMES[int(res[C.RES_WHY])]
+    tai_sys = rs.config.scoring.system == "tai"
+    kw: dict[str, Any] = {}
+    if complete and tai_sys:
+        kw["tai"] = int(res[C.RES_TAI])
+        kw["tai_for_min"] = int(res[C.RES_TAI_FOR_MIN])
+        kw["items"] = {n: int(res[C.RES_ITEMS + i]) for i, n in enumerate(C.TAI_ITEMS)
+                       if res[C.RES_ITEMS + i]}
+    if complete and not tai_sys:
+        kw["fan"] = int(res[C.RES_FAN])
+        kw["fu"] = int(res[C.RES_FU])
+        kw["points"] = {n: int(res[C.RES_POINTS + i]) for i, n in enumerate(C.SCHEME_NAMES)}
+        kw["silver"] = int(res[C.RES_SILVER])
+    if win and payments_known:
+        kw["payments"] = {n: int(res[C.RES_PAY + i]) for i, n in enumerate(C.SEAT_NAMES)}
+    return ScoreResult(config=rs.name, complete=complete, win=win, why=why,
+                       wilds=int(res[C.RES_WILDS]), **kw)
+
+
+def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
+               win_by: str = "discard", seat: str = "E", round_wind: str = "E",
+               indicator: str | None = None, flowers: str = "", context: Iterable[str] = (),
+               discarder: str | None = None, fed: Mapping[str, int] | None = None,
+               fed_by_winner: Mapping[str, int] | None = None, kong_from: str | None = None,
+               overrides: Iterable[str] = ()) -> ScoreResult:
+    """Score a winning situation written in notation (RULES.md sections 5-8, 10).
+
+    Args:
+        config: shipped config name, TOML path, or a loaded ``RuleSet``.
+        hand: the winner's concealed tiles before the winning tile, e.g.
+            ``"234m567p345s67s55m"``; wild tiles appear as their own tile.
+        win_tile: the winning tile, e.g. ``"8s"``.
+        melds: declared melds, ``"chow:345s"``, ``"pung:777z"``,
+            ``"kong:7777z"`` (exposed), ``"ckong:9999s"`` (concealed).
+        win_by: ``"self_draw"``, ``"discard"`` or ``"robbing_kong"``.
+        seat, round_wind: ``"E" "S" "W" "N"``; the dealer is E.
+        indicator: the flipped indicator tile, None in variants without wilds.
+        flowers: flowers set aside, e.g. ``"1f5f"``.
+        context: any of ``after_kong``, ``last_tile``, ``heavenly``, ``earthly``.
+        discarder: seat of the discarder (robbing: the robbed player); None on
+            a discard/robbing win means no payments are computed.
+        fed: {seat: melds the winner claimed from that seat's discards}.
+        fed_by_winner: {seat: melds that seat claimed from the winner's discards}.
+        kong_from: with after_kong, the seat whose discard the winner konged.
+        overrides: ``--set`` style overrides, e.g. ``("win.min_tai=5",)``.
+    Returns:
+        ScoreResult (tai in tai, Ninghai points in points).
+    Raises:
+        TileError (bad notation), ConfigError (bad config), HandError (an
+        invalid situation: wrong tile count, five copies, a flower in hand, a
+        wild in a meld, impossible context, ...), each with one message.
+    """
+    from nbsim.kernels.score import score_win
+
+    rs = _rules(config, tuple(overrides))
+    a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
+               context, discarder, fed, fed_by_winner, kong_from)
+    (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fd, fbw, kf) = a
+    res = np.zeros(C.RES_LEN, dtype=np.int64)
+    code = score_win(rs.array, _tables(), counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind,
+                     disc, fd, fbw, kf, -1, res)
+    if code != C.OK:
+        raise HandError(_error_message(int(code), rs, a))
+    payments_known = wb == C.WIN_SELF_DRAW or disc >= 0
+    return _result(rs, res, payments_known)
+
+
+# ---------------------------------------------------------------- JSONL cases
+def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> ScoreResult:
+    """Score one line of the case format (``cases/README.md``).
+
+    rules_cache: optional dict reused across calls ({config name: RuleSet}).
+    Raises NbsimError (HandError / TileError / ConfigError) for a malformed
+    case: unknown or missing field, bad tile, invalid situation."""
+    if not isinstance(case, Mapping):
+        raise HandError(f"a case must be a JSON object, got {type(case).__name__}")
+    unknown = [k for k in case if k not in CASE_FIELDS]
+    if unknown:
+        raise HandError(f"unknown field {', '.join(repr(k) for k in unknown)}; "
+                        f"allowed: {', '.join(CASE_FIELDS)}")
+    missing = [k for k in _REQUIRED if k not in case]
+    if missing:
+        raise HandError(f"missing field {', '.join(repr(k) for k in missing)}")
+    cfg = case["config"]
+    if not isinstance(cfg, str):
+        raise HandError(f"config: expected a config name or path, got {cfg!r}")
+    if rules_cache is not None:
+        rs = rules_cache.get(cfg)
+        if rs is None:
+            rs = rules_cache[cfg] = _rules(cfg)
+    else:
+        rs = _rules(cfg)
+    return score_hand(rs, case["hand"], case["win_tile"], melds=case.get("melds") or (),
+                      win_by=case["win_by"], seat=case.get("seat", "E"),
+                      round_wind=case.get("round", "E"), indicator=case.get("indicator"),
+                      flowers=case.get("flowers") or "", context=case.get("context") or (),
+                      discarder=case.get("discarder"), fed=case.get("fed"),
+                      fed_by_winner=case.get("fed_by_winner"), kong_from=case.get("kong_from"))
+
+
+def case_output(case_id, result: ScoreResult) -> dict[str, Any]:
+    """The JSON object ``nbsim score --cases`` prints for a scored case.
+
+    Tai systems: id, win, why, tai, items (non-zero), payments; Ninghai: id,
+    win, why, fan, fu, points, silver, payments."""
+    out: dict[str, Any] = {"id": case_id, "win": result.win, "why": result.why}
+    if result.fan is None and (result.tai is not None or result.points is None):
+        out["tai"] = result.tai
+        out["items"] = dict(result.items)
+    else:
+        out["fan"] = result.fan
+        out["fu"] = result.fu
+        out["points"] = result.points
+        out["silver"] = result.silver
+    out["payments"] = result.payments
+    return out
+
+
+def check_case(expect: Mapping[str, Any] | None, got: Mapping[str, Any]) -> list[str]:
+    """Compare a case's ``expect`` with the output object (``case_output``
+    or ``{"id", "error"}``). Returns a list of mismatch descriptions (empty
+    when everything named in expect matches)."""
+    expect = dict(expect or {})
+    bad: list[str] = []
+    if expect.get("error"):
+        if "error" not in got:
+            bad.append("error: expected an error, got a result")
+        return bad
+    if "error" in got:
+        return [f"error: expected a result, got error {got['error']!r}"]
+    for key in ("win", "tai", "fan", "fu"):
+        if key in expect and expect[key] != got.get(key):
+            bad.append(f"{key}: expected {expect[key]!r}, got {got.get(key)!r}")
+    if "items" in expect:
+        items = got.get("items") or {}
+        for k, v in expect["items"].items():
+            if items.get(k, 0) != v:
+                bad.append(f"items.{k}: expected {v!r}, got {items.get(k, 0)!r}")
+    if "points" in expect:
+        pts = got.get("points") or {}
+        for k, v in expect["points"].items():
+            if pts.get(k) != v:
+                bad.append(f"points.{k}: expected {v!r}, got {pts.get(k)!r}")
+    if "payments" in expect and expect["payments"] != got.get("payments"):
+        bad.append(f"payments: expected {expect['payments']!r}, got {got.get('payments')!r}")
+    return bad
+
+
+def run_cases(lines: Iterable[str], rules_cache: dict | None = None):
+    """Score JSONL lines in order: yields (case_id, output object, expect or
+    None, error?) for every non-blank line; a malformed line yields
+    ``{"id": ..., "error": message}`` and the rest are still scored."""
+    cache = {} if rules_cache is None else rules_cache
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        case_id = f"line {n}"
+        expect = None
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield case_id, {"id": case_id, "error": f"line {n}: bad JSON: {e.msg} "
+                                                     f"(column {e.colno})"}, None, True
+            continue
+        if isinstance(case, dict):
+            case_id = case.get("id", case_id)
+            expect = case.get("expect")
+        try:
+            res = score_case(case, cache)
+        except NbsimError as e:
+            yield case_id, {"id": case_id, "error": str(e)}, expect, True
+            continue
+        yield case_id, case_output(case_id, res), expect, False
+
+
+def format_result(result: ScoreResult, rs: RuleSet | None = None) -> str:
+    """Readable table of a ScoreResult: items, total, points, payments and the
+    legal-win decision with its reason (the ``nbsim score`` single-hand view)."""
+    lines = [f"config: {result.config}"]
+    if not result.complete:
+        lines.append("not a complete hand (4 melds + pair with the wilds): no reading")
+    elif result.fan is None:
+        lines.append(f"{'item':<24}{'tai':>5}")
+        for k, v in result.items.items():
+            lines.append(f"{k:<24}{v:>5}")
+        lines.append(f"{'total':<24}{result.tai:>5}")
+        lines.append(f"{'total without three_wilds':<24} {result.tai_for_min:>3}")
+    else:
+        lines.append(f"fan {result.fan}  fu {result.fu}")
+        for k, v in result.points.items():
+            lines.append(f"  {k:<14}{v:>6} points")
+        lines.append(f"silver per payer: {result.silver}")
+    lines.append(f"wilds held: {result.wilds}")
+    if result.win:
+        lines.append("legal win: yes")
+    else:
+        lines.append(f"legal win: no ({result.why.replace('_', ' ')})")
+    if result.payments is not None:
+        lines.append("payments: " + "  ".join(f"{k} {v:+d}" for k, v in result.payments.items()))
+    elif result.win:
+        lines.append("payments: not computed (no discarder given)")
+    return "\n".join(lines)
+
+
+def read_case_lines(path) -> list[str]:
+    """Lines of a JSONL cases file. Raises HandError when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HandError(f"cases file {str(path)!r}: cannot read: {e}") from None
