@@ -83,8 +83,8 @@ def plot_heavenly_by_wilds(table, overall, out: Path) -> Path:
 
 def _yerr(df, est: str = "p", lo: str = "ci_low", hi: str = "ci_high"):
     """Asymmetric error bars [est - lo, hi - est] (0 where an end is missing)."""
-    e, l, h = df[est].to_list(), df[lo].to_list(), df[hi].to_list()
-    return [[max(0.0, a - b) if b is not None else 0.0 for a, b in zip(e, l)],
+    e, lows, h = df[est].to_list(), df[lo].to_list(), df[hi].to_list()
+    return [[max(0.0, a - b) if b is not None else 0.0 for a, b in zip(e, lows)],
             [max(0.0, b - a) if b is not None else 0.0 for a, b in zip(e, h)]]
 
 

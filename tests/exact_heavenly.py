@@ -249,7 +249,8 @@ def heavenly_probability(wilds: str, dragon_cycle=DRAGON_CYCLE_DEFAULT) -> Fract
     """Exact probability that the dealer's 14 tiles after the flower
     replacement are complete (standard form), for wilds 'none' (Ninghai),
     '3baida' or '7baida'. A Fraction."""
-    return sum((p * complete_probability(av, w) for p, av, w in indicator_cases(wilds, dragon_cycle)),
+    return sum((p * complete_probability(av, w)
+                for p, av, w in indicator_cases(wilds, dragon_cycle)),
                Fraction(0))
 
 

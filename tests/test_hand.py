@@ -85,7 +85,8 @@ def meld_list(draw, k, dense=False):
             r = draw(st.integers(0, 2 if dense else 6))
             melds.append([9 * suit + r, 9 * suit + r + 1, 9 * suit + r + 2])
         else:
-            melds.append([draw(st.sampled_from(FEW_KINDS[:6]) if dense else st.integers(0, 33))] * 3)
+            kind = draw(st.sampled_from(FEW_KINDS[:6]) if dense else st.integers(0, 33))
+            melds.append([kind] * 3)
     return melds
 
 

@@ -6,7 +6,8 @@ deal, the one-time flower replacement, and the dealer's heavenly-hand check
 (``hand.is_complete`` on the 14 tiles after replacement; RULES.md sections
 2, 3, 5). Deal ``i``'s result depends only on (seed, i) (``kernels/rng.py``).
 
-``format_hands`` writes the notation of many hands into one byte buffer with Arrow-style offsets, so a wrapper can turn a
+``format_hands`` writes the notation of many hands into one byte buffer with
+Arrow-style offsets, so a wrapper can turn a
 million hands into strings without a Python loop.
 """
 import numpy as np

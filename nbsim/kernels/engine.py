@@ -108,9 +108,10 @@ def new_state():
     chow_ok = np.zeros(3, np.bool_)
     may_win = np.zeros(4, np.bool_)
     no_win = np.zeros((4, C.N_KINDS), np.bool_)
+    iw = np.zeros(S.IW_LEN, np.int64)       # the scorer's scratch (score.new_scratch)
     return (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
             prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-            no_win)
+            no_win, iw)
 
 
 @njit(cache=True, inline="always")
@@ -167,15 +168,15 @@ def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicato
     is a bug: it is flagged in out[O_ERROR] and the win refused."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
      prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
+     no_win, iw) = state
     for f in range(C.N_FLOWERS):
         fl8[f] = 1 if flowers[seat] & (1 << f) else 0
     for s in range(4):
         fed_row[s] = fed[seat, s]
         fed_col[s] = fed[s, seat]
-    err = S.score_win(rules, tables, hands[seat], melds[seat], n_melds[seat], fl8, tile,
+    err = S.score_one(rules, tables, hands[seat], melds[seat], n_melds[seat], fl8, tile,
                       win_by, ctx, seat, round_wind, indicator, discarder, fed_row, fed_col,
-                      kong_from, liable, res)
+                      kong_from, liable, res, iw)
     if err != C.OK:
         out[O_ERROR] = E_ENGINE_SCORE
         return False
@@ -187,7 +188,7 @@ def _liable(rules, tables, state, winner, discarder, tile):
     """Ninghai three-melds liability (see the module doc): the liable seat or -1."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
      prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
+     no_win, iw) = state
     if not rules[C.R_THREE_MELDS_LIABILITY] or discarder < 0:
         return -1
     n_exp = 0
@@ -281,7 +282,7 @@ def _fu_all(rules, state, winner, out):
     """Ninghai: each player's own fu (the winner's from its score)."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
      prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
+     no_win, iw) = state
     for s in range(4):
         if s == winner:
             out[O_FU + s] = res[C.RES_FU]
@@ -350,7 +351,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
     """The deal from a set-up wall (state's wall, ws and wild) to its end."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
      prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win) = state
+     no_win, iw) = state
     hands[:] = 0
     melds[:] = 0
     n_melds[:] = 0

@@ -288,7 +288,8 @@ def build_fit_combo(rows_a, rows_b):
                     best = 0
                     for m in range(M + 1):
                         for p in range(P + 1):
-                            v = np.int64(rows_a[i, 2 * m + p]) + np.int64(rows_b[j, 2 * (M - m) + P - p])
+                            v = (np.int64(rows_a[i, 2 * m + p])
+                                 + np.int64(rows_b[j, 2 * (M - m) + P - p]))
                             if v > best:
                                 best = v
                     out[i, j, 2 * M + P] = best
