@@ -39,7 +39,8 @@ def main(argv=None) -> int:
             mod = importlib.import_module(f"benchmarks.{name}")
             for r in mod.bench(quick=args.quick):
                 rows.append(r)
-                print(f"  {r.name}: {_fmt(r.rate, r.unit)} {r.unit}"
+                unit = "" if r.unit == "s" else f" {r.unit}"    # _fmt writes "s" itself
+                print(f"  {r.name}: {_fmt(r.rate, r.unit)}{unit}"
                       + (f"  | {r.baseline}: {_fmt(r.baseline_rate, r.unit)}  "
                          f"ratio {r.ratio:.1f}x" if r.baseline else "")
                       + (f"  ({r.note})" if r.note else ""), flush=True)

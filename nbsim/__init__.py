@@ -4,22 +4,22 @@ Public API (see the README and RULES.md):
     load_rules(config, overrides=()) -> RuleSet
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
-    replay(rules, seed, deal, policies) -> DealRecord  (one played deal with its events)
-    duel(rules, a, b, deals, seed) -> DuelResult       (duplicate play of two policies)
+    replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
+    duel(config, a, b, deals, seed) -> DuelResult      (duplicate play of two policies)
     summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.comparison.Comparison
 
 Everything but load_rules is imported on first use (polars, scipy and the
 kernels load then), so ``import nbsim`` and ``nbsim rules`` stay fast.
 """
-from nbsim.errors import ConfigError, HandError, NbsimError, TileError
+from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
 from nbsim.rules import RuleSet, load_rules
 
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
            "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError", "HandError",
-           "__version__"]
+           "RunError", "__version__"]
 
 _LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),
          "ScoreResult": ("nbsim.scoring", "ScoreResult"),

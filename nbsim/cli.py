@@ -136,11 +136,11 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
         rows = sum(s.get("rows", 0) for s in res.shards)
         rate = rows / res.elapsed if res.elapsed > 0 else float("nan")
         click.echo(f"{res.deals_done:,} matches ({rows:,} deals) in {res.elapsed:.2f} s "
-                   f"({rate:,.0f} deals/s), {len(res.shards)} shards -> {res.out}")
+                   f"({rate:,.0f} deals/s), {_shards(res)} -> {res.out}")
         return
     rate = res.deals_done / res.elapsed if res.elapsed > 0 else float("nan")
     click.echo(f"{res.deals_done:,} deals in {res.elapsed:.2f} s ({rate:,.0f} deals/s), "
-               f"{len(res.shards)} shards -> {res.out}")
+               f"{_shards(res)} -> {res.out}")
 
 
 @cli.command("report")
@@ -191,27 +191,34 @@ def _seat_counts_option(values, what):
         if "=" not in v:
             raise click.BadParameter(f"{v!r}: expected SEAT=N, e.g. W=3", param_hint=what)
         k, n = v.split("=", 1)
+        k = k.strip().upper()
+        if k in out:
+            raise click.BadParameter(f"seat {k} given twice", param_hint=what)
         try:
-            out[k.strip().upper()] = int(n)
+            out[k] = int(n)
         except ValueError:
             raise click.BadParameter(f"{v!r}: N must be a whole number", param_hint=what) from None
     return out or None
 
 
+def _shards(res) -> str:
+    n = len(res.shards)
+    return f"{n} shard" if n == 1 else f"{n} shards"
+
+
 @cli.command("score")
 @click.argument("config", metavar="CONFIG", required=False)
 @click.option("--cases", "cases_file", type=click.Path(dir_okay=False), default=None,
-              help="Score every line of a JSONL cases file (cases/README.md format).")
+              help="Score every line of a JSONL cases file (format: README, 'Scoring cases').")
 @click.option("--check", is_flag=True,
               help="With --cases: compare each result with the line's 'expect'; exit 1 on any "
                    "mismatch.")
 @click.option("--hand", default=None, help="Concealed tiles before the winning tile, e.g. "
                                            "234m567p345s67s55m (wilds as their own tile).")
 @click.option("--win-tile", default=None, help="The winning tile, e.g. 8s.")
-@click.option("--self-draw", "win_by", flag_value="self_draw", help="Self-drawn win.")
-@click.option("--discard", "win_by", flag_value="discard", default=True,
-              help="Win on a discard (the default).")
-@click.option("--robbing-kong", "win_by", flag_value="robbing_kong", help="Robbing a kong.")
+@click.option("--self-draw", "self_draw", is_flag=True, help="Self-drawn win.")
+@click.option("--discard", "on_discard", is_flag=True, help="Win on a discard (the default).")
+@click.option("--robbing-kong", "robbing_kong", is_flag=True, help="Robbing a kong.")
 @click.option("--seat", default="E", show_default=True, help="Winner's seat wind: E S W N.")
 @click.option("--round", "round_wind", default="E", show_default=True,
               help="Round wind: E S W N.")
@@ -233,9 +240,9 @@ def _seat_counts_option(values, what):
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def score_cmd(ctx, config, cases_file, check, hand, win_tile, win_by, seat, round_wind, indicator,
-              flowers, melds, context, discarder, fed, fed_by_winner, kong_from, overrides,
-              as_json):
+def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_discard, robbing_kong,
+              seat, round_wind, indicator, flowers, melds, context, discarder, fed,
+              fed_by_winner, kong_from, overrides, as_json):
     """Score a winning hand of CONFIG, or every line of --cases FILE.
 
     Single hand: prints the tai items (Ningbo) or fan, fu and points
@@ -278,6 +285,12 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, win_by, seat, roun
         ctx.exit(2 if n_err else 0)
     if check:
         raise click.UsageError("--check needs --cases FILE")
+    given = [name for name, on in (("self_draw", self_draw), ("discard", on_discard),
+                                   ("robbing_kong", robbing_kong)) if on]
+    if len(given) > 1:
+        raise click.UsageError("--self-draw, --discard and --robbing-kong exclude each other; "
+                               "give at most one (default: --discard)")
+    win_by = given[0] if given else "discard"
     if config is None or hand is None or win_tile is None:
         raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
                                "(or use --cases FILE)")

@@ -45,7 +45,7 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.report import (CONFIDENCE, WIN, _fmt, _json_safe, _markdown, _text_table,
                           flower_count, mean_row, prop_row, wilson, winner_gain)
-from nbsim.runs import read_manifest, scan_run
+from nbsim.runfiles import damaged_file_errors, open_run
 
 COMPARE_MD = "compare.md"
 COMPARE_JSON = "compare.json"
@@ -177,12 +177,14 @@ def _labels(manifests: list[dict], paths: list[Path]) -> list[str]:
 
 
 def load_runs(run_dirs) -> list[Run]:
-    """Read the manifests of the run folders, check that there are at least
-    two and that they share one mode, and label them. Raises RunError."""
+    """Read and check the run folders (``nbsim.runfiles.open_run``: manifest
+    and shards), check that there are at least two and that they share one
+    mode, and label them. Raises RunError."""
     paths = [Path(p) for p in run_dirs]
     if len(paths) < 2:
         raise RunError(f"compare needs at least 2 run folders, got {len(paths)}")
-    manifests = [read_manifest(p) for p in paths]
+    opened = [open_run(p) for p in paths]
+    manifests = [r.manifest for r in opened]
     modes = [m.get("mode", "deal") for m in manifests]
     if len(set(modes)) > 1:
         which = ", ".join(f"{p} is a {mo} run" for p, mo in zip(paths, modes))
@@ -190,9 +192,8 @@ def load_runs(run_dirs) -> list[Run]:
                        f"with deal runs and game runs with game runs")
     if modes[0] not in STATS:
         raise RunError(f"{paths[0]}: no comparison for mode {modes[0]!r}")
-    lfs = [scan_run(p) for p in paths]
-    return [Run(p, m, lab, lf) for p, m, lab, lf in
-            zip(paths, manifests, _labels(manifests, paths), lfs)]
+    return [Run(p, r.manifest, lab, r.lf) for p, r, lab in
+            zip(paths, opened, _labels(manifests, paths))]
 
 
 # ------------------------------------------------------------------ statistics
@@ -398,11 +399,13 @@ def compare(run_dirs, out: str | Path | None = None) -> Comparison:
         for two runs: run 2 - run 1 with a 95% Newcombe (rates) or Welch
         (means) interval and a two-sided p-value; ``text`` as printed).
     Raises:
-        RunError: fewer than 2 folders, a folder that is not a run or has no
-        finished shard, runs of different modes, an unwritable ``out``.
+        RunError: fewer than 2 folders, a folder that is not a run, has a
+        damaged manifest or shard, or has no finished shard, runs of
+        different modes, an unwritable ``out``.
     """
     runs = load_runs(run_dirs)
-    long, diff, present = _compute(runs)
+    with damaged_file_errors([(r.path, r.manifest) for r in runs]):
+        long, diff, present = _compute(runs)
     table = _wide(long, runs, present)
     comp = Comparison(runs=[r.info() for r in runs], stats=long, table=table, diff=diff)
     comp.text = _text(runs, table, diff)

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
 
 from nbsim.errors import RunError
 from nbsim.game import game_frame, parse_policies
-from nbsim.rules import RuleSet
+from nbsim.rules import RuleSet, as_rules
+from nbsim.runs import MAX_DEALS
 
 SEAT_PAY = ("pay_e", "pay_s", "pay_w", "pay_n")
 
@@ -47,25 +49,37 @@ class DuelResult:
         return (f"{self.config}: {self.a} vs {self.b}, {self.deals:,} duplicate deals\n"
                 f"mean payment per deal and seat, {self.a} minus {self.b}: "
                 f"{self.mean:+.3f} points (95% CI {self.ci_low:+.3f} .. {self.ci_high:+.3f}, "
-                f"se {self.se:.3f}, p = {self.p_value:.3g})\n"
+                f"se {self.se:.3f}, {_p_text(self.p_value)})\n"
                 f"share of plays won (each policy holds 2 of the 4 seats): "
                 f"{self.a} {self.win_rate_a:.4f}, {self.b} {self.win_rate_b:.4f}")
 
 
-def duel(rs: RuleSet, a: str, b: str, deals: int, seed: int, tables=None,
+def _p_text(p: float) -> str:
+    """'p = 0.0123', or 'p < 1e-16' below double precision (the t test's
+    p-value underflows to 0 for very large differences)."""
+    return "p < 1e-16" if p < 1e-16 else f"p = {p:.3g}"
+
+
+def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
          chunk: int = 50_000, progress=None) -> DuelResult:
     """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``.
 
-    Raises RunError for an unknown policy or fewer than 2 deals."""
+    Raises RunError for an unknown policy, fewer than 2 deals or more than
+    ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    rs = as_rules(config)
     parse_policies(policies=f"{a},{b},{a},{b}")
-    if deals < 2:
-        raise RunError(f"--deals must be at least 2 for an interval, got {deals}")
+    if not 2 <= deals <= MAX_DEALS:
+        raise RunError(f"--deals must be 2 .. {MAX_DEALS:,} (at least 2 for an interval), "
+                       f"got {deals}")
     if not 0 <= seed < 2**64:
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
-    d = np.empty(deals, np.float64)
+    # running sums of d_i and d_i**2 (float64; |d_i| is a few hundred points
+    # at most), so any number of deals fits in memory
+    s1 = 0.0
+    s2 = 0.0
     win_a = 0
     win_b = 0
     for start in range(0, deals, chunk):
@@ -76,19 +90,21 @@ def duel(rs: RuleSet, a: str, b: str, deals: int, seed: int, tables=None,
         p2 = df2.select(SEAT_PAY).to_numpy().astype(np.float64)
         a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
         b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
-        d[start:stop] = (a_sum - b_sum) / 4.0
+        d = (a_sum - b_sum) / 4.0
+        s1 += float(d.sum())
+        s2 += float((d * d).sum())
         w1 = df1["winner"].to_list()
         w2 = df2["winner"].to_list()
         win_a += sum(w in ("E", "W") for w in w1) + sum(w in ("S", "N") for w in w2)
         win_b += sum(w in ("S", "N") for w in w1) + sum(w in ("E", "W") for w in w2)
         if progress is not None:
             progress(stop - start)
-    mean = float(d.mean())
-    sd = float(d.std(ddof=1))
+    mean = s1 / deals
+    sd = math.sqrt(max(s2 - deals * mean * mean, 0.0) / (deals - 1))
     se = sd / math.sqrt(deals)
     if se > 0:
         lo, hi = stats.t.interval(0.95, deals - 1, loc=mean, scale=se)
-        p = float(stats.ttest_1samp(d, 0.0).pvalue)
+        p = float(2.0 * stats.t.sf(abs(mean) / se, deals - 1))   # two-sided one-sample t test
     else:
         lo = hi = mean
         p = 1.0 if mean == 0 else 0.0

@@ -7,24 +7,35 @@ is exactly the simulated row of that deal.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from nbsim.game import DealRecord, play_one
+from nbsim.errors import RunError
+from nbsim.game import DealRecord, parse_policies, play_one
 from nbsim.kernels import codes as C
-from nbsim.rules import RuleSet
+from nbsim.rules import RuleSet, as_rules
+from nbsim.runs import MAX_DEALS
 
 SEAT_WORDS = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
 
-def replay(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...]) -> DealRecord:
-    """Play deal ``deal`` of ``seed`` with ``policies`` (per seat from the
-    dealer) and return its row and event log (``nbsim.game.DealRecord``)."""
+def replay(config: RuleSet | str | Path, seed: int, deal: int,
+           policies: tuple[str, ...] = ("value",) * 4) -> DealRecord:
+    """Play deal ``deal`` of ``seed`` with ``policies`` (4 names, per seat
+    from the dealer: random, greedy or value) and return its row and event
+    log (``nbsim.game.DealRecord``). config: a RuleSet, shipped name or path.
+
+    Raises ConfigError for a bad config, RunError for a seed outside
+    0 .. 2**64 - 1, a deal outside 0 .. 2**62 - 1 or a bad policy list."""
+    rs = as_rules(config)
     if not 0 <= int(seed) < 2**64:
-        from nbsim.errors import RunError
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
-    if int(deal) < 0:
-        from nbsim.errors import RunError
-        raise RunError(f"--deal must be >= 0, got {deal}")
-    return play_one(rs, int(seed), int(deal), tuple(policies))
+    if not 0 <= int(deal) < MAX_DEALS:
+        raise RunError(f"--deal must be 0 .. 2**62 - 1, got {deal}")
+    policies = tuple(policies)
+    if len(policies) != 4:
+        raise RunError(f"policies: give 4 names (one per seat from the dealer), got {policies!r}")
+    parse_policies(policies=",".join(policies))
+    return play_one(rs, int(seed), int(deal), policies)
 
 
 def _seat(s) -> str:
@@ -44,7 +55,7 @@ def _event_text(e: dict) -> str:
     if a in ("chow", "pung"):
         return f"{s} {a}s {t} from {frm}: {e['meld']}"
     if a == "kong":
-        return f"{s} konges {t} from {frm}: {e['meld']}"
+        return f"{s} kongs {t} from {frm}: {e['meld']}"
     if a == "added_kong":
         return f"{s} adds {t} to its pung: {e['meld']}"
     if a == "concealed_kong":

@@ -49,8 +49,8 @@ from scipy.stats import t as student_t
 
 from nbsim import schema as S
 from nbsim.errors import RunError
-from nbsim.runs import (PLOT_FILES, REPORT_FILES, REPORT_MD,  # noqa: F401
-                            SUMMARY_JSON, read_manifest, scan_run)
+from nbsim.runfiles import damaged_file_errors, matches_paths, open_run
+from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
 
 CONFIDENCE = 0.95
 SEATS = tuple(s.upper() for s in S.SEAT_SUFFIXES)
@@ -84,17 +84,13 @@ class RunContext:
 
     @classmethod
     def from_run(cls, run_dir: Path, manifest: dict) -> "RunContext":
+        """The context of a run folder and its validated manifest
+        (``read_run_manifest``). Raises RunError if a match file is missing."""
         scoring = (manifest.get("rules") or {}).get("scoring") or {}
-        files = [run_dir / s["matches_file"] for s in manifest.get("shards", [])
-                 if s.get("matches_file")]
-        missing = [p.name for p in files if not p.is_file()]
-        if missing:
-            raise RunError(f"{run_dir}: match files listed in the manifest are missing: "
-                           f"{', '.join(missing[:5])}")
         return cls(run_dir=run_dir, manifest=manifest, system=scoring.get("system", "tai"),
                    tai_values=dict(scoring.get("tai") or {}),
                    scheme=(scoring.get("points") or {}).get("points_scheme"),
-                   matches_files=files)
+                   matches_files=matches_paths(run_dir, manifest))
 
     def matches_lf(self) -> pl.LazyFrame | None:
         """LazyFrame over matches-*.parquet (match, player, policy, total), or None."""
@@ -727,20 +723,22 @@ def summarize(run_dir: str | Path) -> Report:
     docstring) to a Table (polars DataFrame + title + note) and whose
     ``text`` is the main table as printed by ``nbsim report``.
 
-    Raises RunError if the folder is not a run, has no finished shard, or is
-    in a mode without report tables."""
-    run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
-    mode = manifest.get("mode", "deal")
+    Raises RunError if the folder is not a run, its manifest or a shard is
+    damaged (``open_run``), it has no finished shard, or it is in a mode
+    without report tables."""
+    run = open_run(run_dir)
+    run_dir, manifest = run.run_dir, run.manifest
+    mode = manifest["mode"]
     if mode not in TABLES:
-        raise RunError(f"{run_dir}: no report for mode {mode!r}")
-    lf = scan_run(run_dir)
+        raise RunError(f"{run_dir / MANIFEST}: no report for mode {mode!r}; "
+                       f"allowed: {', '.join(TABLES)}")
     ctx = RunContext.from_run(run_dir, manifest)
     tables = {}
-    for fn in TABLES[mode]:
-        t = fn(lf, ctx)
-        if t is not None:
-            tables[t.name] = t
+    with damaged_file_errors([(run_dir, manifest)]):
+        for fn in TABLES[mode]:
+            t = fn(run.lf, ctx)
+            if t is not None:
+                tables[t.name] = t
     if mode in MAIN_TABLES:
         main = MAIN_TABLES[mode](tables, ctx)
         tables = {main.name: main, **tables}

@@ -70,6 +70,7 @@ class FlowerRules(_Table):
     def _flowers(cls, v):
         if sorted(v) != sorted(C.SEAT_NAMES):
             raise ValueError("needs one entry for each seat E, S, W, N")
+        owner: dict[int, str] = {}
         for seat, tiles in v.items():
             for t in tiles:
                 try:
@@ -78,6 +79,10 @@ class FlowerRules(_Table):
                     raise ValueError(str(e)) from None
                 if len(ks) != 1 or ks[0] < C.FLOWER0:
                     raise ValueError(f"seat_flowers.{seat}: {t!r} is not one flower 1f-8f")
+                if ks[0] in owner:
+                    raise ValueError(f"seat_flowers.{seat}: {t!r} is already a seat flower of "
+                                     f"{owner[ks[0]]}; each flower belongs to at most one seat")
+                owner[ks[0]] = seat
         return v
 
 
@@ -149,7 +154,7 @@ class PaymentRules(_Table):
     payment_rule: Literal["ningbo", "ningbo_5x", "ninghai"] = "ningbo"
     base_points: int = Field(0, ge=0, le=100)
     bound_discarder_pays: int = Field(4, ge=0, le=100)
-    cap: int = Field(1000, ge=0, le=10**9)
+    cap: int = Field(1000, ge=0, le=10**9)   # 0: no cap
     three_melds_liability: bool = False
 
 
@@ -275,10 +280,26 @@ def apply_overrides(data: dict, overrides, source: str = "--set") -> dict:
     return data
 
 
-def _format_validation_error(err: ValidationError, source: str) -> str:
+def _override_of(loc: str, overrides) -> str | None:
+    """The ``--set`` override that set the key at ``loc`` (or a table above
+    it), or None when the value comes from the file."""
+    for ov in reversed(tuple(overrides)):
+        path = ".".join(p.strip() for p in ov.split("=", 1)[0].split(".") if p.strip())
+        if loc == path or loc.startswith(path + "."):
+            return ov
+    return None
+
+
+def _format_validation_error(err: ValidationError, source: str, overrides=()) -> str:
+    """One line naming the file (or the ``--set`` override) for each bad key."""
     msgs = []
     for e in err.errors():
         loc = ".".join(str(x) for x in e["loc"])
+        ov = _override_of(loc, overrides)
+        if ov is not None:
+            msg = e["msg"].removeprefix("Value error, ")
+            msgs.append(f"--set {ov!r}: {loc}: {msg}")
+            continue
         if e["type"] == "extra_forbidden":
             table = ".".join(str(x) for x in e["loc"][:-1])
             model = _TABLE_MODELS.get(table)
@@ -354,7 +375,7 @@ def from_dict(data: dict, source: str = "<dict>", overrides=()) -> RuleSet:
     try:
         cfg = RuleConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format_validation_error(e, source)) from None
+        raise ConfigError(_format_validation_error(e, source, overrides)) from None
     canon = json.dumps(cfg.model_dump(), sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(canon.encode()).hexdigest()[:16]
     return RuleSet(config=cfg, source=source, overrides=tuple(overrides),
@@ -380,3 +401,19 @@ def load_rules(config: str | Path, overrides=()) -> RuleSet:
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: TOML syntax error: {e}") from None
     return from_dict(data, source=str(path), overrides=tuple(overrides))
+
+
+def as_rules(config: RuleSet | str | Path, overrides=()) -> RuleSet:
+    """``config`` itself when it is a loaded RuleSet (no overrides allowed
+    then), else ``load_rules(config, overrides)``: what every public function
+    taking CONFIG accepts (a RuleSet, a shipped name or a path).
+
+    Raises:
+        ConfigError: as ``load_rules``, or overrides given with a RuleSet.
+    """
+    if isinstance(config, RuleSet):
+        if overrides:
+            raise ConfigError("overrides cannot be applied to an already loaded RuleSet; "
+                              "pass the config name or path instead")
+        return config
+    return load_rules(config, overrides)

@@ -39,7 +39,7 @@ from nbsim.kernels import batch as KB
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng as KR
 from nbsim.kernels.wilds import wild_kinds
-from nbsim.rules import RuleSet, load_rules
+from nbsim.rules import RuleSet, as_rules
 from nbsim.tiles import KIND_NAMES, format_tiles
 
 MANIFEST = "manifest.json"
@@ -349,7 +349,7 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     seed = _check_int("--seed", seed, 0, MAX_SEED)
     shard_size = _check_int("--shard-size", shard_size, 1, MAX_SHARD_SIZE)
     workers = _check_int("--workers", workers, 1, 256)
-    rs = config if isinstance(config, RuleSet) else load_rules(config, overrides)
+    rs = as_rules(config, overrides)
     from nbsim.tables import load_tables
     tables = load_tables()
     out = prepare_out_dir(out, overwrite)
@@ -359,7 +359,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     mpath = out / MANIFEST
     _write_json_atomic(mpath, manifest)
 
-    jobs = [(i, s, min(s + shard_size, deals)) for i, s in enumerate(range(0, deals, shard_size))]
+    # lazily: a huge --deals must not build the shard list up front
+    jobs = ((i, s, min(s + shard_size, deals)) for i, s in enumerate(range(0, deals, shard_size)))
     if progress is None:
         progress = sys.stderr.isatty()
     from tqdm import tqdm

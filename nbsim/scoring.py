@@ -16,19 +16,32 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from nbsim.errors import ConfigError, HandError, NbsimError, TileError
+from nbsim.errors import HandError, NbsimError, TileError
 from nbsim.kernels import codes as C
-from nbsim.rules import RuleSet, load_rules
+from nbsim.rules import RuleSet, as_rules, load_rules
 from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
 
 __all__ = ["ScoreResult", "score_hand", "score_case", "case_output", "check_case",
-           "CASE_FIELDS"]
+           "check_expect", "CASE_FIELDS", "EXPECT_FIELDS"]
 
 WIN_BY_NAMES = C.WIN_BY_NAMES
 CASE_FIELDS = ("id", "config", "hand", "melds", "win_tile", "win_by", "seat", "round",
                "indicator", "flowers", "context", "discarder", "fed", "fed_by_winner",
                "kong_from", "expect")
 _REQUIRED = ("config", "hand", "win_tile", "win_by")
+# expect field -> (allowed JSON types, description) for ``check_expect``
+EXPECT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "win": ((bool,), "true or false"),
+    "why": ((str,), "a reason name such as 'below_min_tai'"),
+    "tai": ((int, type(None)), "an integer or null"),
+    "items": ((dict,), "an object item id -> tai"),
+    "fan": ((int,), "an integer"),
+    "fu": ((int,), "an integer"),
+    "points": ((dict,), "an object scheme -> points"),
+    "silver": ((int, float, dict), "a number or an object"),
+    "payments": ((dict,), "an object seat -> points"),
+    "error": ((bool,), "true or false"),
+}
 
 
 @dataclass(frozen=True)
@@ -71,10 +84,7 @@ _rules_cache: dict[tuple, RuleSet] = {}
 
 def _rules(config, overrides=()) -> RuleSet:
     if isinstance(config, RuleSet):
-        if overrides:
-            raise ConfigError("overrides cannot be applied to an already loaded RuleSet; "
-                              "pass the config name or path instead")
-        return config
+        return as_rules(config, overrides)
     key = (str(config), tuple(overrides))
     rs = _rules_cache.get(key)
     if rs is None:
@@ -179,7 +189,8 @@ def _error_message(code: int, rs: RuleSet, a) -> str:
     seats = C.SEAT_NAMES
     if code == C.E_TILE_COUNT:
         n = int(counts.sum())
-        return (f"hand holds {n} tiles and {n_melds} melds: the concealed tiles before the "
+        return (f"hand holds {n} tile{'' if n == 1 else 's'} and {n_melds} "
+                f"meld{'' if n_melds == 1 else 's'}: the concealed tiles before the "
                 f"winning tile plus 3 per meld (kongs count 3) must make 13, so with "
                 f"{n_melds} melds the hand needs {13 - 3 * n_melds} tiles")
     if code == C.E_FIVE_COPIES:
@@ -212,7 +223,8 @@ def _error_message(code: int, rs: RuleSet, a) -> str:
     if code == C.E_CHOW_NOT_ALLOWED:
         return f"chow melds are not allowed in {rs.name} (claims.allow_chow = false)"
     if code == C.E_INDICATOR_NO_WILDS:
-        return f"{rs.name} has no wilds (wilds.wilds = \"none\"): the indicator must be null"
+        return (f"{rs.name} has no wilds (wilds.wilds = \"none\"): give no indicator "
+                f"(omit --indicator; null in a case)")
     if code == C.E_NO_INDICATOR:
         return (f"{rs.name} plays with wilds ({rs.config.wilds.wilds}): the indicator tile is "
                 f"required")
@@ -347,6 +359,8 @@ def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> Scor
     missing = [k for k in _REQUIRED if k not in case]
     if missing:
         raise HandError(f"missing field {', '.join(repr(k) for k in missing)}")
+    if "expect" in case:
+        check_expect(case["expect"])
     cfg = case["config"]
     if not isinstance(cfg, str):
         raise HandError(f"config: expected a config name or path, got {cfg!r}")
@@ -382,6 +396,24 @@ def case_output(case_id, result: ScoreResult) -> dict[str, Any]:
     return out
 
 
+def check_expect(expect: Any) -> None:
+    """Validate a case's ``expect`` object (format of the scoring cases:
+    tests/data/scoring_cases.jsonl and the README's case format). Raises
+    HandError naming the field and what it allows: expect must be a JSON
+    object whose keys are in ``EXPECT_FIELDS``, each of the listed type."""
+    if not isinstance(expect, dict):
+        raise HandError(f"expect: expected an object such as {{\"win\": true, \"tai\": 5}}, "
+                        f"got {expect!r}")
+    for key, value in expect.items():
+        if key not in EXPECT_FIELDS:
+            raise HandError(f"expect.{key}: unknown field; allowed: {', '.join(EXPECT_FIELDS)}")
+        types, what = EXPECT_FIELDS[key]
+        # JSON true/false are ints to Python: only accept bool where bool is meant
+        ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
+        if not ok:
+            raise HandError(f"expect.{key}: expected {what}, got {value!r}")
+
+
 def check_case(expect: Mapping[str, Any] | None, got: Mapping[str, Any]) -> list[str]:
     """Compare a case's ``expect`` with the output object (``case_output``
     or ``{"id", "error"}``). Returns a list of mismatch descriptions (empty
@@ -394,7 +426,7 @@ def check_case(expect: Mapping[str, Any] | None, got: Mapping[str, Any]) -> list
         return bad
     if "error" in got:
         return [f"error: expected a result, got error {got['error']!r}"]
-    for key in ("win", "tai", "fan", "fu"):
+    for key in ("win", "why", "tai", "fan", "fu", "silver"):
         if key in expect and expect[key] != got.get(key):
             bad.append(f"{key}: expected {expect[key]!r}, got {got.get(key)!r}")
     if "items" in expect:
@@ -431,6 +463,10 @@ def run_cases(lines: Iterable[str], rules_cache: dict | None = None):
         if isinstance(case, dict):
             case_id = case.get("id", case_id)
             expect = case.get("expect")
+            try:
+                check_expect(expect if "expect" in case else {})
+            except HandError:
+                expect = None   # score_case reports it; --check counts a mismatch
         try:
             res = score_case(case, cache)
         except NbsimError as e:

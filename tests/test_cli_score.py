@@ -135,3 +135,44 @@ def test_cases_unreadable_file(runner, tmp_path):
     r = runner.invoke(cli, ["score", "--cases", str(tmp_path / "missing.jsonl")])
     assert r.exit_code == 2
     assert "cannot read" in r.output
+
+
+@pytest.mark.parametrize("flags", [["--self-draw", "--discard"], ["--self-draw", "--robbing-kong"],
+                                   ["--discard", "--robbing-kong"]])
+def test_win_flags_exclude_each_other(runner, flags):
+    r = runner.invoke(cli, ["score", "ningbo-3baida", "--hand", "234m567p345s67s55m",
+                            "--win-tile", "8s", "--indicator", "9m"] + flags)
+    assert r.exit_code == 2
+    assert "--self-draw, --discard and --robbing-kong exclude each other" in r.output
+
+
+def test_fed_seat_given_twice(runner):
+    r = runner.invoke(cli, ["score", "ningbo-3baida", "--hand", "234m567p345s67s55m",
+                            "--win-tile", "8s", "--indicator", "9m", "--fed", "W=1",
+                            "--fed", "w=2"])
+    assert r.exit_code == 2
+    assert "seat W given twice" in r.output
+
+
+@pytest.mark.parametrize("expect,needle", [
+    ("yes", "expect: expected an object"),
+    ([], "expect: expected an object"),
+    ({"items": 3}, "expect.items: expected an object item id -> tai, got 3"),
+    ({"foo": 1}, "expect.foo: unknown field; allowed: win, why, tai"),
+    ({"error": "yes"}, "expect.error: expected true or false"),
+    ({"tai": True}, "expect.tai: expected an integer or null, got True"),
+])
+def test_cases_malformed_expect_is_a_line_error(runner, tmp_path, expect, needle):
+    """A bad "expect" never crashes --check: the line gets an error object,
+    counts as a mismatch, and the next line is still scored and checked."""
+    case = json.loads(CASES.read_text().splitlines()[0])
+    bad = dict(case, id="bad", expect=expect)
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps(bad) + "\n" + json.dumps(case) + "\n")
+    r = runner.invoke(cli, ["score", "--cases", str(f), "--check"])
+    assert r.exit_code == 1
+    assert "Traceback" not in r.output
+    out = [json.loads(x) for x in r.stdout.splitlines()]
+    assert out[0] == {"id": "bad", "error": out[0]["error"]} and needle in out[0]["error"]
+    assert out[1]["id"] == case["id"] and out[1]["tai"] == 5
+    assert "1 passed, 1 failed" in r.stderr

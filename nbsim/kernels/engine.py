@@ -35,7 +35,7 @@ replacement tile to draw (documented choice; RULES.md is silent).
 
 First go-around (``first_round_restrictions``, Ninghai): while the first four
 discards are made, a player may discard only m or p tiles (any tile if it
-holds none) and nobody chows, pungs or konges; wins are allowed.
+holds none) and nobody chows, pungs or kongs; wins are allowed.
 
 Ninghai liability (``three_melds_liability``): a discarder who is not ready
 (shanten >= 1 after the discard) is liable for the whole payment when the

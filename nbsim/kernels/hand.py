@@ -84,6 +84,53 @@ def _indices(counts):
 
 
 @njit(cache=True, inline="always")
+def group_needs(i0, i1, i2, i3, tables):
+    """Wild needs of the four groups (m, p, s, honors) at indices i0..i3:
+    (a0, a1, a2, a3, d0, d1, d2, d3), int64 each; a_g = wilds group g needs
+    to become melds only, d_g = the extra wilds it needs to also hold the
+    pair (tables[0] / tables[1]: the suit and honor need tables)."""
+    sn = tables[0]
+    hn = tables[1]
+    a0 = np.int64(sn[i0, 0])
+    a1 = np.int64(sn[i1, 0])
+    a2 = np.int64(sn[i2, 0])
+    a3 = np.int64(hn[i3, 0])
+    return (a0, a1, a2, a3, np.int64(sn[i0, 1]) - a0, np.int64(sn[i1, 1]) - a1,
+            np.int64(sn[i2, 1]) - a2, np.int64(hn[i3, 1]) - a3)
+
+
+@njit(cache=True, inline="always")
+def completes_with_step(g, j, n_wilds, needs, sn, hn):
+    """With ``needs`` = ``group_needs`` of a hand and group g's index moved
+    to j (one natural tile added to group g), do n_wilds wilds complete it
+    (k melds + 1 pair)? The other groups keep their needs and the pair goes
+    where it costs least; the leftover wilds must form whole melds. sn, hn:
+    tables[0], tables[1] (taken out of the tuple once by the caller: every
+    tuple access costs a reference count)."""
+    a0, a1, a2, a3, d0, d1, d2, d3 = needs
+    if g == 0:
+        s_oth = a1 + a2 + a3
+        d_oth = min(d1, min(d2, d3))
+    elif g == 1:
+        s_oth = a0 + a2 + a3
+        d_oth = min(d0, min(d2, d3))
+    elif g == 2:
+        s_oth = a0 + a1 + a3
+        d_oth = min(d0, min(d1, d3))
+    else:
+        s_oth = a0 + a1 + a2
+        d_oth = min(d0, min(d1, d2))
+    if g == 3:
+        a = np.int64(hn[j, 0])
+        b = np.int64(hn[j, 1])
+    else:
+        a = np.int64(sn[j, 0])
+        b = np.int64(sn[j, 1])
+    x = n_wilds - (s_oth + a + min(b - a, d_oth))
+    return x >= 0 and x % 3 == 0
+
+
+@njit(cache=True, inline="always")
 def _complete_from_idx(i0, i1, i2, i3, n_wilds, tables):
     """Core of is_complete once the four group indices are known.
 
@@ -92,15 +139,8 @@ def _complete_from_idx(i0, i1, i2, i3, n_wilds, tables):
     multiple of 3 exactly when naturals + n_wilds is 2 mod 3; the x leftover
     wilds then form whole melds of wilds. Complete iff x >= 0 and x % 3 == 0.
     """
-    sn = tables[0]
-    hn = tables[1]
-    a0 = np.int64(sn[i0, 0])
-    a1 = np.int64(sn[i1, 0])
-    a2 = np.int64(sn[i2, 0])
-    a3 = np.int64(hn[i3, 0])
-    d = min(min(np.int64(sn[i0, 1]) - a0, np.int64(sn[i1, 1]) - a1),
-            min(np.int64(sn[i2, 1]) - a2, np.int64(hn[i3, 1]) - a3))
-    x = n_wilds - (a0 + a1 + a2 + a3 + d)
+    a0, a1, a2, a3, d0, d1, d2, d3 = group_needs(i0, i1, i2, i3, tables)
+    x = n_wilds - (a0 + a1 + a2 + a3 + min(min(d0, d1), min(d2, d3)))
     return x >= 0 and x % 3 == 0
 
 
@@ -160,53 +200,20 @@ def wait_mask(counts, n_wilds, excluded, tables, out):
     i0, i1, i2, i3, total, ok, has_four = _indices(counts)
     if not ok or n_wilds < 0 or (total + n_wilds) % 3 != 1:
         return 0
+    needs = group_needs(i0, i1, i2, i3, tables)
     sn = tables[0]
     hn = tables[1]
-    a0 = np.int64(sn[i0, 0])
-    a1 = np.int64(sn[i1, 0])
-    a2 = np.int64(sn[i2, 0])
-    a3 = np.int64(hn[i3, 0])
-    d0 = np.int64(sn[i0, 1]) - a0
-    d1 = np.int64(sn[i1, 1]) - a1
-    d2 = np.int64(sn[i2, 1]) - a2
-    d3 = np.int64(hn[i3, 1]) - a3
-    s_all = a0 + a1 + a2 + a3
     n = 0
     for g in range(4):
-        # the other groups' melds-only needs and their cheapest pair delta
-        if g == 0:
-            s_oth = s_all - a0
-            d_oth = min(d1, min(d2, d3))
-            idx = i0
-        elif g == 1:
-            s_oth = s_all - a1
-            d_oth = min(d0, min(d2, d3))
-            idx = i1
-        elif g == 2:
-            s_oth = s_all - a2
-            d_oth = min(d0, min(d1, d3))
-            idx = i2
-        else:
-            s_oth = s_all - a3
-            d_oth = min(d0, min(d1, d2))
-            idx = i3
-        n_ranks = 7 if g == 3 else 9
+        idx = i0 if g == 0 else (i1 if g == 1 else (i2 if g == 2 else i3))
         k0 = 9 * g
         p = 1
-        for r in range(n_ranks):
+        for r in range(7 if g == 3 else 9):
             k = k0 + r
-            if not excluded[k] and counts[k] < 4:
-                j = idx + p
-                if g == 3:
-                    a = np.int64(hn[j, 0])
-                    b = np.int64(hn[j, 1])
-                else:
-                    a = np.int64(sn[j, 0])
-                    b = np.int64(sn[j, 1])
-                x = n_wilds - (s_oth + a + min(b - a, d_oth))
-                if x >= 0 and x % 3 == 0:
-                    out[k] = True
-                    n += 1
+            if (not excluded[k] and counts[k] < 4
+                    and completes_with_step(g, idx + p, n_wilds, needs, sn, hn)):
+                out[k] = True
+                n += 1
             p *= 5
     return n
 

@@ -104,7 +104,8 @@ import numpy as np
 from numba import njit
 
 from nbsim.kernels import codes as C
-from nbsim.kernels.hand import honor_index, is_complete, suit_index
+from nbsim.kernels.hand import (completes_with_step, group_needs, honor_index,
+                                is_complete, suit_index)
 from nbsim.kernels.wilds import next_kind
 
 # ---------------------------------------------------------------- local codes
@@ -865,21 +866,13 @@ def _wait_info(iw, hand, indicator, wa, wb, fm, w13, tables):
     (``nbsim.tables``: wilds needed for melds only / melds + the pair),
     w13 - (needs of the other groups + y's group's need + the cheapest pair
     move) is a non-negative multiple of 3."""
-    sn = tables[0]
-    hn = tables[1]
     i0 = suit_index(iw, O_TMP + C.MAN0)
     i1 = suit_index(iw, O_TMP + C.PIN0)
     i2 = suit_index(iw, O_TMP + C.SOU0)
     i3 = honor_index(iw[O_TMP:O_TMP + 34])
-    a0 = np.int64(sn[i0, 0])
-    a1 = np.int64(sn[i1, 0])
-    a2 = np.int64(sn[i2, 0])
-    a3 = np.int64(hn[i3, 0])
-    d0 = np.int64(sn[i0, 1]) - a0
-    d1 = np.int64(sn[i1, 1]) - a1
-    d2 = np.int64(sn[i2, 1]) - a2
-    d3 = np.int64(hn[i3, 1]) - a3
-    s_all = a0 + a1 + a2 + a3
+    needs = group_needs(i0, i1, i2, i3, tables)
+    sn = tables[0]
+    hn = tables[1]
     n = 0
     k0 = -1
     k1 = -1
@@ -898,36 +891,17 @@ def _wait_info(iw, hand, indicator, wa, wb, fm, w13, tables):
                         near = True
                 if not near:
                     continue
-            step = 1
-            for _ in range(r):
-                step *= 5
-            if g == 0:
-                j = i0 + step
-                s_oth = s_all - a0
-                d_oth = min(d1, min(d2, d3))
-            elif g == 1:
-                j = i1 + step
-                s_oth = s_all - a1
-                d_oth = min(d0, min(d2, d3))
-            else:
-                j = i2 + step
-                s_oth = s_all - a2
-                d_oth = min(d0, min(d1, d3))
-            a = np.int64(sn[j, 0])
-            b = np.int64(sn[j, 1])
+            j = i0 if g == 0 else (i1 if g == 1 else i2)
         else:
             if w13 == 0 and iw[O_TMP + y] == 0:
                 continue
-            step = 1
-            for _ in range(y - C.HONOR0):
-                step *= 5
-            j = i3 + step
-            s_oth = s_all - a3
-            d_oth = min(d0, min(d1, d2))
-            a = np.int64(hn[j, 0])
-            b = np.int64(hn[j, 1])
-        x = w13 - (s_oth + a + min(b - a, d_oth))
-        if x >= 0 and x % 3 == 0:
+            g = 3
+            r = y - C.HONOR0
+            j = i3
+        step = 1
+        for _ in range(r):
+            step *= 5
+        if completes_with_step(g, j + step, w13, needs, sn, hn):
             if n == 0:
                 k0 = y
             elif n == 1:

@@ -1,0 +1,89 @@
+"""Duplicate play (``nbsim.duel`` / ``nbsim duel``) and the API's config
+handling for duel and replay: statistics against a direct computation from
+the played rows, symmetry, bounds and one-line errors."""
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+import nbsim
+from nbsim.cli import cli
+from nbsim.errors import ConfigError, RunError
+from nbsim.game import game_frame
+from nbsim.rules import load_rules
+from nbsim.tables import load_tables
+
+PAY = ["pay_e", "pay_s", "pay_w", "pay_n"]
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return load_tables()
+
+
+def test_duel_statistics_match_the_played_rows(tables):
+    """mean, se, interval, p-value and win shares equal a direct computation
+    from the two plays of every wall (chunks smaller than the run)."""
+    rs = load_rules("ningbo-3baida")
+    n = 60
+    res = nbsim.duel(rs, "value", "greedy", n, 5, tables=tables, chunk=25)
+    p1 = game_frame(rs, 5, 0, n, ("value", "greedy", "value", "greedy"), tables)[0]
+    p2 = game_frame(rs, 5, 0, n, ("greedy", "value", "greedy", "value"), tables)[0]
+    a1 = p1.select(PAY).to_numpy().astype(float)
+    a2 = p2.select(PAY).to_numpy().astype(float)
+    d = ((a1[:, 0] + a1[:, 2] + a2[:, 1] + a2[:, 3])
+         - (a1[:, 1] + a1[:, 3] + a2[:, 0] + a2[:, 2])) / 4.0
+    assert res.deals == n
+    assert res.mean == pytest.approx(d.mean(), abs=1e-9)
+    assert res.se == pytest.approx(d.std(ddof=1) / np.sqrt(n), rel=1e-9)
+    lo, hi = stats.t.interval(0.95, n - 1, loc=d.mean(), scale=d.std(ddof=1) / np.sqrt(n))
+    assert (res.ci_low, res.ci_high) == pytest.approx((lo, hi), rel=1e-9)
+    assert res.p_value == pytest.approx(stats.ttest_1samp(d, 0.0).pvalue, rel=1e-6, abs=1e-300)
+    wins_a = (p1["winner"].is_in(["E", "W"]).sum() + p2["winner"].is_in(["S", "N"]).sum())
+    assert res.win_rate_a == pytest.approx(wins_a / (2 * n))
+
+
+def test_duel_of_a_policy_with_itself_is_exactly_zero(tables):
+    res = nbsim.duel("ningbo-7baida", "greedy", "greedy", 20, 3, tables=tables)
+    assert res.mean == 0.0 and res.se == 0.0 and res.p_value == 1.0
+    assert res.win_rate_a == res.win_rate_b
+
+
+@pytest.mark.parametrize("deals", [1, 2**62 + 1])
+def test_duel_rejects_deal_counts(deals, tables):
+    with pytest.raises(RunError, match=r"--deals must be 2 \.\."):
+        nbsim.duel("ningbo-3baida", "value", "greedy", deals, 1, tables=tables)
+
+
+def test_duel_rejects_unknown_policy_and_config():
+    with pytest.raises(RunError, match="unknown policy 'best'; allowed: random, greedy, value"):
+        nbsim.duel("ningbo-3baida", "best", "greedy", 10, 1)
+    with pytest.raises(ConfigError, match="no-such-variant"):
+        nbsim.duel("no-such-variant", "value", "greedy", 10, 1)
+
+
+def test_duel_cli_text_and_errors():
+    r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                 "--deals", "30", "--seed", "2"])
+    assert r.exit_code == 0, r.output
+    assert "value vs greedy, 30 duplicate deals" in r.output
+    assert "95% CI" in r.output
+    r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                 "--deals", "99999999999999999999", "--seed", "2"])
+    assert r.exit_code == 2
+    assert "--deals must be 2 .. 4,611,686,018,427,387,904" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_replay_api_takes_a_config_name_and_checks_bounds(tables):
+    by_name = nbsim.replay("ningbo-3baida", 7, 42)
+    loaded = nbsim.replay(load_rules("ningbo-3baida"), 7, 42, ("value",) * 4)
+    assert by_name.row == loaded.row
+    with pytest.raises(RunError, match=r"--deal must be 0 \.\. 2\*\*62 - 1"):
+        nbsim.replay("ningbo-3baida", 7, 2**62)
+    with pytest.raises(RunError, match="give 4 names"):
+        nbsim.replay("ningbo-3baida", 7, 1, ("value",))
+    r = CliRunner().invoke(cli, ["replay", "ningbo-3baida", "--seed", "7",
+                                 "--deal", "9223372036854775808"])
+    assert r.exit_code == 2
+    assert "--deal must be 0 .. 2**62 - 1, got 9223372036854775808" in r.output
