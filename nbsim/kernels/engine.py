@@ -107,7 +107,8 @@ def new_state():
     fed_col = np.zeros(4, np.int8)
     chow_ok = np.zeros(3, np.bool_)
     may_win = np.zeros(4, np.bool_)
-    no_win = np.zeros((4, C.N_KINDS), np.bool_)
+    # known illegal wins, [seat, kind]: on a discard; [seat, N_KINDS + kind]: self-drawn
+    no_win = np.zeros((4, 2 * C.N_KINDS), np.bool_)
     iw = np.zeros(S.IW_LEN, np.int64)       # the scorer's scratch (score.new_scratch)
     return (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
             prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
@@ -148,7 +149,7 @@ def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     always checked exactly. Also forgets the seat's ``no_win`` marks (its
     hand changed). (Helpers called every step take only the arrays they use:
     unpacking the whole state costs a reference count per array.)"""
-    for k in range(C.N_KINDS):
+    for k in range(2 * C.N_KINDS):
         no_win[seat, k] = False
     w = P.split_hand(hand, wild, nat)
     risky = False
@@ -375,6 +376,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 visible[C.FLOWER0 + f] += 1
     if indicator >= 0:
         visible[indicator] += 1
+    no_win[:, :] = False       # the state is reused across deals
     may_win[0] = True
     for s in range(1, 4):
         _update_may_win(tables, wild, hands[s], n_melds[s], nat, may_win, no_win, s)
@@ -432,10 +434,15 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
             first_draw_done[cur] = True
             hands[cur, drawn] -= 1
             won = False
-            if _complete_with(tables, wild, hands[cur], nat, drawn):
+            if ((ctx != 0 or not no_win[cur, C.N_KINDS + drawn])
+                    and _complete_with(tables, wild, hands[cur], nat, drawn)):
                 won = _try_win(rules, tables, state, cur, drawn, C.WIN_SELF_DRAW, ctx,
                                round_wind, indicator, -1, kong_from if replaced else -1, -1,
                                out)
+                if not won and ctx == 0:
+                    # complete but not a legal self-drawn win: the same until
+                    # cur's hand or flowers change (_update_may_win forgets it)
+                    no_win[cur, C.N_KINDS + drawn] = True
             hands[cur, drawn] += 1
             if won:
                 if P.want_win(pol, prng[cur]):
@@ -535,7 +542,11 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
         visible[d] += 1
         discards += 1
         n_log = log_event(log, n_log, cur, C.A_DISCARD, d, -1, -1, -1)
-        _update_may_win(tables, wild, hands[cur], n_melds[cur], nat, may_win, no_win, cur)
+        if not (just_drew and not replaced and d == drawn):
+            # the hand changed (a drawn tile kept, a claim, a kong or a
+            # flower); discarding the tile just drawn from the live wall leaves
+            # the hand and flowers as they were, and the marks stay valid
+            _update_may_win(tables, wild, hands[cur], n_melds[cur], nat, may_win, no_win, cur)
         dealer_first = cur == 0 and discards == 1
         just_drew = False
         pung_lock = False
