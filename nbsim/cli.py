@@ -11,7 +11,11 @@ from nbsim.errors import NbsimError
 
 
 class _Group(click.Group):
+    """The nbsim command group: every NbsimError a command raises becomes one
+    "Error: ..." line and exit status 2, never a traceback."""
+
     def invoke(self, ctx):
+        """Run the command, turning NbsimError into click's usage-style error."""
         try:
             return super().invoke(ctx)
         except NbsimError as e:

@@ -129,14 +129,18 @@ class Run:
 
     @property
     def mode(self) -> str:
+        """Simulation mode of the run: "deal" or "game"."""
         return self.manifest.get("mode", "deal")
 
     @property
     def scheme(self) -> str | None:
+        """Ninghai points scheme of the run's rules, or None for tai variants."""
         return ((self.manifest.get("rules") or {}).get("scoring") or {}).get(
             "points", {}).get("points_scheme")
 
     def info(self) -> dict:
+        """The run's identity for the comparison header (label, folder, mode,
+        config name and hash, overrides, seed, deals done, status, ...)."""
         m = self.manifest
         return {"label": self.label, "run_dir": str(self.path), "mode": self.mode,
                 "config": (m.get("config") or {}).get("name"),

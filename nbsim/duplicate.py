@@ -46,6 +46,7 @@ class DuelResult:
     win_rate_b: float
 
     def text(self) -> str:
+        """The three lines ``nbsim duel`` prints (points per deal and seat)."""
         return (f"{self.config}: {self.a} vs {self.b}, {self.deals:,} duplicate deals\n"
                 f"mean payment per deal and seat, {self.a} minus {self.b}: "
                 f"{self.mean:+.3f} points (95% CI {self.ci_low:+.3f} .. {self.ci_high:+.3f}, "

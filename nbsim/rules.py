@@ -199,6 +199,7 @@ class RuleSet:
 
     @property
     def name(self) -> str:
+        """The variant's name (``name`` in the config)."""
         return self.config.name
 
     def to_dict(self) -> dict[str, Any]:

@@ -55,6 +55,7 @@ from nbsim.kernels import policy as P
 from nbsim.kernels import rng
 from nbsim.kernels import score as S
 from nbsim.kernels import wall as W
+from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.wilds import wild_mask
 
 # result row layout (int64[OUT_LEN])
@@ -128,7 +129,7 @@ def log_event(log, n_log, seat, action, tile, meld, frm, pos):
     return n_log + 1
 
 
-@njit(cache=True)
+@nrt_free
 def _complete_with(tables, wild, hand, nat, tile):
     """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
     tile)? nat: int8[34] scratch."""
@@ -140,7 +141,7 @@ def _complete_with(tables, wild, hand, nat, tile):
     return H.is_complete(nat, w, tables)
 
 
-@njit(cache=True)
+@nrt_free
 def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     """After ``seat`` discards: can any tile still complete its 3k+1 hand
     (``hand``, int8[42])? True when its shanten is 0 (ready), or when it
@@ -160,7 +161,7 @@ def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     may_win[seat] = risky or H.fit_shanten(nat, w, n_declared, tables) <= 0
 
 
-@njit(cache=True)
+@nrt_free
 def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicator,
              discarder, kong_from, liable, out):
     """Score ``seat`` winning on ``tile`` (the tile is NOT in its hand; call
@@ -184,7 +185,7 @@ def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicato
     return res[C.RES_WIN] == 1
 
 
-@njit(cache=True)
+@nrt_free
 def _liable(rules, tables, state, winner, discarder, tile):
     """Ninghai three-melds liability (see the module doc): the liable seat or -1."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
@@ -226,7 +227,7 @@ def _liable(rules, tables, state, winner, discarder, tile):
     return -1
 
 
-@njit(cache=True)
+@nrt_free
 def _draw(rules, wall, ws, wild, hands, flowers, visible, seat, from_tail, log, n_log, n_kongs):
     """Draw for ``seat`` (live end, or the tail for a replacement), setting
     non-wild flowers aside and replacing them from the tail. Returns
@@ -256,7 +257,7 @@ def _draw(rules, wall, ws, wild, hands, flowers, visible, seat, from_tail, log, 
         return k, replaced, n_log
 
 
-@njit(cache=True)
+@nrt_free
 def _kong_options(wild, hand, melds, n_melds, opts):
     """Concealed and added kongs a player with ``hand`` (int8[42]) and
     declared ``melds`` can declare now: rows (type, kind) of ``opts``."""
@@ -278,7 +279,7 @@ def _kong_options(wild, hand, melds, n_melds, opts):
     return n
 
 
-@njit(cache=True)
+@nrt_free
 def _fu_all(rules, state, winner, out):
     """Ninghai: each player's own fu (the winner's from its score)."""
     (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
@@ -346,7 +347,7 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
                  log, dealt_hands, dealt_flowers)
 
 
-@njit(cache=True)
+@nrt_free
 def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out, log,
           dealt_hands, dealt_flowers):
     """The deal from a set-up wall (state's wall, ws and wild) to its end."""
@@ -367,8 +368,10 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
     indicator = ws[W.WS_IND_KIND]
     n_log = W.log_setup(ws, log, 0)
     n_log = W.deal_hands(wall, ws, wild, hands, flowers, log, n_log)
-    dealt_hands[:, :] = hands
-    dealt_flowers[:] = flowers
+    for s in range(4):        # element copies: array-to-array slice assignment needs NRT
+        dealt_flowers[s] = flowers[s]
+        for k in range(C.N_KINDS):
+            dealt_hands[s, k] = hands[s, k]
     for s in range(4):
         rng.stream_init(seed, deal, rng.STREAM_POLICY + s, prng[s])
         for f in range(C.N_FLOWERS):
@@ -376,7 +379,9 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 visible[C.FLOWER0 + f] += 1
     if indicator >= 0:
         visible[indicator] += 1
-    no_win[:, :] = False       # the state is reused across deals
+    for s in range(4):         # the state is reused across deals
+        for k in range(2 * C.N_KINDS):
+            no_win[s, k] = False
     may_win[0] = True
     for s in range(1, 4):
         _update_may_win(tables, wild, hands[s], n_melds[s], nat, may_win, no_win, s)
@@ -398,8 +403,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
     n_kongs = 0
     discards = 0
     claims = 0                # chows/pungs/kongs made (any kind of kong)
-    first_draw_done = np.zeros(4, np.bool_)
-    first_draw_done[0] = True   # the dealer has no first draw
+    first_draw_done = 1       # bit s: seat s has drawn (the dealer has no first draw)
     outcome = C.OUT_WALL_EXHAUSTED
     winner = -1
     discarder = -1
@@ -429,9 +433,9 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state
                 if W.drawable_left(rules, ws, n_kongs) == 0:
                     ctx |= C.CTX_LAST_TILE
                 if (earthly_rule == C.EARTHLY_FIRST_DRAW and cur != 0 and claims == 0
-                        and not first_draw_done[cur]):
+                        and not (first_draw_done >> cur) & 1):
                     ctx |= C.CTX_EARTHLY
-            first_draw_done[cur] = True
+            first_draw_done |= 1 << cur
             hands[cur, drawn] -= 1
             won = False
             if ((ctx != 0 or not no_win[cur, C.N_KINDS + drawn])

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from nbsim.kernels import codes as C
+from nbsim.kernels.jit import nrt_free
 
 
 @njit(cache=True, inline="always")
@@ -152,7 +153,7 @@ def _is_complete(counts, n_wilds, tables):
     return _complete_from_idx(i0, i1, i2, i3, n_wilds, tables)
 
 
-@njit(cache=True)
+@nrt_free
 def is_complete(counts, n_wilds, tables):
     """True when the natural ``counts`` plus ``n_wilds`` wilds form k melds + 1 pair.
 
@@ -167,7 +168,7 @@ def is_complete(counts, n_wilds, tables):
     return _is_complete(counts, n_wilds, tables)
 
 
-@njit(cache=True)
+@nrt_free
 def is_complete_batch(counts2d, n_wilds1d, tables, out_bool):
     """Batch ``is_complete``: out_bool[i] = is_complete(counts2d[i], n_wilds1d[i]).
 
@@ -182,7 +183,7 @@ def is_complete_batch(counts2d, n_wilds1d, tables, out_bool):
     return n_ok
 
 
-@njit(cache=True)
+@nrt_free
 def wait_mask(counts, n_wilds, excluded, tables, out):
     """Waits of a 3k + 1 tile concealed hand: the kinds whose natural tile completes it.
 
@@ -265,7 +266,7 @@ def _fit_shanten(counts, n_wilds, n_declared, tables, strict):
     return s
 
 
-@njit(cache=True)
+@nrt_free
 def shanten(counts, n_wilds, n_declared, tables):
     """Shanten of a concealed hand: tiles away from a complete standard-form hand.
 
@@ -287,7 +288,7 @@ def shanten(counts, n_wilds, n_declared, tables):
     return _fit_shanten(counts, n_wilds, n_declared, tables, True)
 
 
-@njit(cache=True)
+@nrt_free
 def fit_shanten(counts, n_wilds, n_declared, tables):
     """``shanten`` for a hand given with only part of its tiles (at most 3k + 2).
 
@@ -300,7 +301,7 @@ def fit_shanten(counts, n_wilds, n_declared, tables):
     return _fit_shanten(counts, n_wilds, n_declared, tables, False)
 
 
-@njit(cache=True)
+@nrt_free
 def shanten_batch(counts2d, n_wilds1d, n_declared1d, tables, out_int):
     """Batch ``shanten``: out_int[i] = shanten(counts2d[i], n_wilds1d[i], n_declared1d[i]).
 

@@ -36,6 +36,7 @@ from numba import njit
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels import rng
+from nbsim.kernels.jit import nrt_free
 
 CLAIM_PASS = 0
 CLAIM_PUNG = 1
@@ -76,7 +77,7 @@ def suit_of(kind):
     return kind // 9 if kind < C.HONOR0 else 3
 
 
-@njit(cache=True)
+@nrt_free
 def usefulness(nat, kind, visible):
     """How much a natural tile of ``kind`` helps the hand ``nat`` (int8[34]):
     other copies held (pair/pung potential) weigh 4, a neighbour 2 ranks
@@ -114,7 +115,7 @@ def _top_pungs(k, c1, c2, c3):
     return 3 * t3 + 2 * t2 + t1
 
 
-@njit(cache=True)
+@nrt_free
 def pungs_shanten(nat, n_wilds, n_declared):
     """Shanten toward an all-pungs hand (pungs/kongs + pair only): 3k + 1 -
     wilds - (most naturals fitting k pungs + 1 pair), k = 4 - n_declared.
@@ -142,7 +143,7 @@ def pungs_shanten(nat, n_wilds, n_declared):
     return 3 * k + 1 - n_wilds - best
 
 
-@njit(cache=True)
+@nrt_free
 def target_ok(target, melds, n_melds):
     """Are the declared melds compatible with the target?"""
     for i in range(n_melds):
@@ -188,7 +189,7 @@ def target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables):
                              h, n_wilds, n_declared, tables)
 
 
-@njit(cache=True)
+@nrt_free
 def target_shanten(target, nat, n_wilds, n_declared, tables, tmp):
     """Shanten toward ``target`` (TG_*): off-target tiles count as tiles to
     replace. nat: int8[34] natural counts; tmp: int8[34] scratch (unused)."""
@@ -198,7 +199,7 @@ def target_shanten(target, nat, n_wilds, n_declared, tables, tmp):
     return target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables)
 
 
-@njit(cache=True)
+@nrt_free
 def _item(rules, system, tai_item, fan_item):
     """Value of an item in the variant's units (tai or fan); 0 if absent."""
     if system == C.SYSTEM_TAI:
@@ -211,7 +212,7 @@ def _item(rules, system, tai_item, fan_item):
     return float(rules[C.R_FAN + fan_item])
 
 
-@njit(cache=True)
+@nrt_free
 def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind,
                    flowers):
     """Estimated tai (or fan) of a win reached through ``target``: the
@@ -265,7 +266,7 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
     return v
 
 
-@njit(cache=True)
+@nrt_free
 def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
                   flowers, tmp):
     """The value policy's target for the current hand: the feasible target
@@ -301,7 +302,7 @@ def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
 
 
 # ------------------------------------------------------------------ decisions
-@njit(cache=True)
+@nrt_free
 def want_win(policy, prng):
     """Take a legal win? random: a fair coin; greedy and value: always."""
     if policy == C.POLICY_RANDOM:
@@ -309,7 +310,7 @@ def want_win(policy, prng):
     return True
 
 
-@njit(cache=True)
+@nrt_free
 def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, allowed,
                    seat, round_wind, flowers, prng, nat, tmp):
     """Kind to discard (0..41) from ``hand`` (3k+2 tiles), among the kinds with
@@ -373,7 +374,7 @@ def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, a
     return best_k
 
 
-@njit(cache=True)
+@nrt_free
 def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
                 flowers, options, n_options, prng, nat, tmp):
     """On its own turn (3k+2 tiles), declare a kong? options: int64[n, 2] rows
@@ -408,7 +409,7 @@ def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_w
     return -1
 
 
-@njit(cache=True)
+@nrt_free
 def _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat, round_wind):
     """choose_claim toward all pungs: a pung or kong if it does not raise the
     pungs shanten (a pung keeps the target whenever it fits); never a chow."""
@@ -428,7 +429,7 @@ def _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat,
     return CLAIM_PASS
 
 
-@njit(cache=True)
+@nrt_free
 def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
                  flowers, tile, can_pung, can_kong, chow_ok, prng, nat, tmp):
     """Answer another player's discard of ``tile``: CLAIM_PASS, CLAIM_PUNG,

@@ -104,6 +104,7 @@ import numpy as np
 from numba import njit
 
 from nbsim.kernels import codes as C
+from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.hand import (completes_with_step, group_needs, honor_index,
                                 is_complete, suit_index)
 from nbsim.kernels.wilds import next_kind
@@ -252,7 +253,7 @@ def _chow_shape(base, pos):
     return SH_EDGE if r == 0 else SH_TWO          # 3 completing 12
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def scheme_points(rules, scheme, fan, fu):
     """Ninghai points of one scheme (RULES.md sections 8 and 10): base B with
     fu: ceil10((B + fu) * 2**fan); without fu (tui_dao_ba): B * 2**fan; at
@@ -269,7 +270,7 @@ def scheme_points(rules, scheme, fan, fu):
     return min(p, cap)
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def silver(rules, scheme, points):
     """Silver for points under scheme (RULES.md section 8): 1:1, or for the
     rounding schemes each hundred's remainder 0-20 -> 0, 30-60 -> 50,
@@ -288,7 +289,7 @@ def silver(rules, scheme, points):
 
 
 # ---------------------------------------------------------------- reading evaluation
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _fill_desc(rules, iw, o, desc):
     """Item tai of a reading into iw[o:o + N_TAI]: the hand items plus the
     reading items packed in desc (see ``_consider``)."""
@@ -315,7 +316,7 @@ def _fill_desc(rules, iw, o, desc):
         iw[o + C.T_BIG_SINGLE_WAIT] += _val(rules, C.T_BIG_SINGLE_WAIT)
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _consider(rules, iw, mask, npung, nchow, ndrag, seatp, roundp,
               pairk, fu, shape, ident, wpair, hwild):
     """Score one complete reading and keep it if it beats the best so far.
@@ -481,7 +482,7 @@ def _consider(rules, iw, mask, npung, nchow, ndrag, seatp, roundp,
     iw[O_ST + ST_FU] = fut
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _free_pair(rules, iw, fp, mask, npung, nchow, ndrag, seatp, roundp,
                pairk, fu, shape, ident, wpair, hwild):
     """Choose the class of a free pair (when fp) and score."""
@@ -494,7 +495,7 @@ def _free_pair(rules, iw, fp, mask, npung, nchow, ndrag, seatp, roundp,
                   roundp, -1, fu, shape, ident, wpair, hwild)
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _free(rules, iw, jf, fp, mask, npung, nchow, ndrag, seatp, roundp,
           pairk, fu, shape, ident, wpair, hwild):
     """Choose the classes of jf (0..2) free melds and the free pair, then score."""
@@ -531,7 +532,7 @@ def _free(rules, iw, jf, fp, mask, npung, nchow, ndrag, seatp, roundp,
                            shape, ident, wpair, hwild)
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _convert_host(rules, iw, jf, fp, mask, npung, nchow, ndrag,
                   seatp, roundp, pairk, fu, j, is_host, shape, ident, wpair, hwild):
     """Re-identify one free group to hold kind j, then choose the other classes.
@@ -580,7 +581,7 @@ def _convert_host(rules, iw, jf, fp, mask, npung, nchow, ndrag,
                   j, fu, shape, ident, wpair, hwild)
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _eval_leaf(rules, iw, ng, npair, wl):
     """All readings of one natural-group cover (ng groups in gt/gb, npair
     pairs among them, wl wilds left for the free groups)."""
@@ -737,7 +738,7 @@ def _options(iw, i, wl, npair, nmeld, n_meld_slots, pair_slots, minopt):
     return m
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _search(rules, iw, w, n_meld_slots, pair_slots):
     """Depth-first cover of the natural tiles iw[O_NAT:] (modified during
     the search, restored on return) by groups with ``w`` wilds: n_meld_slots
@@ -853,7 +854,7 @@ def _nat13(iw, win_tile, win_wild):
         iw[O_TMP + win_tile] -= 1
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def _wait_info(iw, hand, indicator, wa, wb, fm, w13, tables):
     """Size of the 13-tile wait set (capped at 3) and its first two kinds,
     for the natural counts in O_TMP and w13 wilds (RULES.md section 10: wild
@@ -1167,7 +1168,7 @@ def _payments(rules, T, seat, win_by, ctx, discarder, fed, fed_by_winner, kong_f
 
 
 # ---------------------------------------------------------------- main kernel
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat,
               round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
               iw):
@@ -1498,7 +1499,7 @@ def score_batch(rules, tables, hands, melds, n_melds, flowers, win_tile, win_by,
     return n_err
 
 
-@njit(cache=True, error_model="numpy")
+@nrt_free(error_model="numpy")
 def player_fu(rules, hand, melds, n_melds, flowers):
     """A Ninghai player's own fu (胡) for the settlement among non-winners
     (RULES.md section 8, 胡头; not modelled further here).
