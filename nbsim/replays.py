@@ -42,33 +42,32 @@ def _seat(s) -> str:
     return f"{s} ({SEAT_WORDS[s]}{', dealer' if s == 'E' else ''})" if s else "-"
 
 
+# event action -> its sentence; fields s (seat), t (tile), frm (from seat), meld
+_EVENT_TEXT = {
+    "draw": "{s} draws {t}",
+    "replace": "{s} draws {t} from the tail (replacement)",
+    "flower": "{s} sets flower {t} aside",
+    "discard": "{s} discards {t}",
+    "chow": "{s} chows {t} from {frm}: {meld}",
+    "pung": "{s} pungs {t} from {frm}: {meld}",
+    "kong": "{s} kongs {t} from {frm}: {meld}",
+    "added_kong": "{s} adds {t} to its pung: {meld}",
+    "concealed_kong": "{s} declares a concealed kong: {meld}",
+    "pass_win": "{s} could win on {t} ({how}) but passes",
+    "exhausted": "the wall is exhausted: no winner",
+}
+
+
 def _event_text(e: dict) -> str:
-    a, s, t, frm = e["action"], e["seat"], e["tile"], e["from_seat"]
-    if a == "draw":
-        return f"{s} draws {t}"
-    if a == "replace":
-        return f"{s} draws {t} from the tail (replacement)"
-    if a == "flower":
-        return f"{s} sets flower {t} aside"
-    if a == "discard":
-        return f"{s} discards {t}"
-    if a in ("chow", "pung"):
-        return f"{s} {a}s {t} from {frm}: {e['meld']}"
-    if a == "kong":
-        return f"{s} kongs {t} from {frm}: {e['meld']}"
-    if a == "added_kong":
-        return f"{s} adds {t} to its pung: {e['meld']}"
-    if a == "concealed_kong":
-        return f"{s} declares a concealed kong: {e['meld']}"
-    if a == "pass_win":
-        return f"{s} could win on {t} ({e['meld'].replace('_', ' ')}) but passes"
+    """One event of the log as a sentence in tile notation."""
+    a, meld = e["action"], e["meld"]
+    fields = dict(s=e["seat"], t=e["tile"], frm=e["from_seat"], meld=meld,
+                  how=(meld or "").replace("_", " "))
     if a == "win":
-        if e["meld"] == "self_draw":
-            return f"{s} wins on {t} (self-drawn)"
-        return f"{s} wins on {t} ({e['meld'].replace('_', ' ')} from {frm})"
-    if a == "exhausted":
-        return "the wall is exhausted: no winner"
-    return f"{s} {a} {t}"
+        if meld == "self_draw":
+            return "{s} wins on {t} (self-drawn)".format(**fields)
+        return "{s} wins on {t} ({how} from {frm})".format(**fields)
+    return _EVENT_TEXT.get(a, "{s} " + a + " {t}").format(**fields)
 
 
 def format_text(rs: RuleSet, rec: DealRecord) -> str:

@@ -229,7 +229,8 @@ class Rules:
         self.earthly_rule = (cfg.win.earthly_hand_rule if "earthly_hand" in cfg.scoring.tai
                              else None)
         self.system = cfg.scoring.system
-        self.tai_items = [n for n in _TAI_ORDER if n in cfg.scoring.tai]
+        from reference_scorer import TAI_ITEMS    # the item order of RULES.md section 6
+        self.tai_items = [n for n in TAI_ITEMS if n in cfg.scoring.tai]
         self.fu = dict(cfg.scoring.fu)
         self.liability = cfg.payments.three_melds_liability
         self.rules_dict = rs.to_dict()
@@ -255,17 +256,6 @@ class Rules:
         if self.wilds == "7baida":
             out.add(self.successor(indicator))
         return out
-
-
-_TAI_ORDER = (
-    "self_drawn", "chicken_hand", "all_chows", "edge_wait", "closed_wait",
-    "single_wait", "dual_pung_wait", "big_single_wait", "all_pungs",
-    "out_with_replacement", "no_wilds", "three_wilds", "robbing_the_kong",
-    "last_tile_draw", "heavenly_hand", "earthly_hand", "full_flush",
-    "half_flush", "all_honors", "seat_flower", "flower_set", "all_flowers",
-    "dragon_pung", "seat_wind_pung", "prevalent_wind_pung",
-    "wild_single_wait", "wild_drawn",
-)
 
 
 # ---------------------------------------------------------------- scorer adapter
