@@ -37,14 +37,21 @@ def set_option(f):
              "(repeatable; validated like the file).")(f)
 
 
+def _policy_names() -> str:
+    from nbsim.kernels.policies.table import DEFAULT_POLICY, NAMES
+    return ", ".join(f"{n} (default)" if n == DEFAULT_POLICY else n for n in NAMES)
+
+
 def policy_options(f):
-    """--policy NAME (all seats) / --policies A,B,C,D (seat by seat from the dealer)."""
+    """--policy SPEC (all seats) / --policies A,B,C,D (seat by seat from the
+    dealer). A SPEC is a policy name with optional parameters,
+    NAME[:key=value...] (nbsim.policies; `nbsim policies` lists them)."""
     f = click.option("--policies", default=None, metavar="A,B,C,D",
                      help="Policy per seat from the dealer (E,S,W,N), e.g. "
-                          "value,greedy,greedy,greedy.")(f)
-    return click.option("--policy", default=None,
-                        type=click.Choice(["random", "greedy", "value"]),
-                        help="Bot policy for every seat (default: value).")(f)
+                          "defend,value,value,value or defend:caution=0.8,value,value,value.")(f)
+    return click.option("--policy", default=None, metavar="NAME[:key=value...]",
+                        help=f"Bot policy for every seat: {_policy_names()}; parameters as "
+                             f"in defend:caution=0.8 (see `nbsim policies`).")(f)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -124,7 +131,7 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 
     pols = None
     if mode == "game":
-        from nbsim.game import parse_policies
+        from nbsim.policies import parse_policies
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
@@ -327,7 +334,7 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
     The deal is played exactly as `nbsim simulate --mode game` plays it, so
     its row equals the simulated row (RULES.md sections 2-8).
     """
-    from nbsim.game import parse_policies
+    from nbsim.policies import parse_policies
     from nbsim.replays import format_json, format_text, replay
     from nbsim.rules import load_rules
 
@@ -338,10 +345,10 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
 
 @cli.command("duel")
 @config_argument
-@click.option("--a", "pol_a", required=True, type=click.Choice(["random", "greedy", "value"]),
-              help="Policy A.")
-@click.option("--b", "pol_b", required=True, type=click.Choice(["random", "greedy", "value"]),
-              help="Policy B.")
+@click.option("--a", "pol_a", default="defend", show_default=True, metavar="SPEC",
+              help="Policy A: a name with optional parameters, e.g. defend:caution=0.8.")
+@click.option("--b", "pol_b", default="value", show_default=True, metavar="SPEC",
+              help="Policy B (same form as --a).")
 @click.option("--deals", type=int, required=True, help="Duplicate deals (>= 2).")
 @click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
 @click.option("--progress/--no-progress", default=None,
@@ -354,6 +361,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
     Every deal is played twice: seats A,B,A,B then B,A,B,A (from the
     dealer). Prints the mean payment per deal and seat of A minus B (points)
     with a 95% t interval and a p-value, and each policy's win rate.
+    Policies: `nbsim policies`.
     """
     import dataclasses
     import json
@@ -373,6 +381,18 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:
         click.echo(res.text())
+
+
+@cli.command("policies")
+def policies_cmd():
+    """List the bot policies and their parameters (defaults and ranges).
+
+    A policy is given as NAME or NAME:key=value[:key=value...] to --policy,
+    --policies (four, comma-separated, from the dealer), duel --a/--b and the
+    Python API; the run manifest records every parameter."""
+    from nbsim.policies import describe
+
+    click.echo(describe())
 
 
 def main(argv=None):

@@ -18,35 +18,11 @@ from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.kernels import engine as KE
 from nbsim.kernels import games as KG
+from nbsim.policies import as_policies, kernel_arrays
 from nbsim.rules import RuleSet
 from nbsim.tiles import KIND_NAMES, format_meld
 
 SEATS = C.SEAT_NAMES
-
-
-def parse_policies(policy: str | None = None, policies: str | None = None) -> tuple[str, ...]:
-    """Policy names per seat (relative to the dealer) from ``--policy NAME``
-    (all seats) or ``--policies A,B,C,D``. Default: value for every seat.
-
-    Raises RunError naming the allowed policies."""
-    if policy and policies:
-        raise RunError("give either --policy or --policies, not both")
-    if policies:
-        names = tuple(p.strip() for p in policies.split(","))
-        if len(names) != 4:
-            raise RunError(f"--policies {policies!r}: give 4 policies separated by commas, one "
-                           f"per seat from the dealer (E,S,W,N), e.g. value,greedy,greedy,greedy")
-    else:
-        names = (policy or "value",) * 4
-    for n in names:
-        if n not in C.POLICY_NAMES:
-            raise RunError(f"unknown policy {n!r}; allowed: {', '.join(C.POLICY_NAMES)}")
-    return names
-
-
-def policy_codes(names) -> np.ndarray:
-    """int64[4] POLICY_* codes of policy names."""
-    return np.array([C.POLICY_NAMES.index(n) for n in names], dtype=np.int64)
 
 
 def _seat_series(name: str, values: np.ndarray) -> pl.Series:
@@ -206,13 +182,16 @@ PLAIN_CHUNK = 50_000      # deals per kernel call otherwise
 MATCH_CHUNK = 50          # matches per kernel call
 
 
-def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
-               tables, with_events: bool = False):
+def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
+               with_events: bool = False):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out.
 
     Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
     Deal i has the same wall as deal mode's deal i (RULES.md section 2). The
-    kernel runs in chunks so that memory stays bounded for any range."""
+    kernel runs in chunks so that memory stays bounded for any range.
+    policies: 4 policy specs or ``nbsim.policies.Policy`` (per seat from the
+    dealer; ``nbsim.policies.as_policies``)."""
+    policies = as_policies(policies)
     chunk = EVENT_CHUNK if with_events else PLAIN_CHUNK
     frames, events = [], []
     for a in range(start, stop, chunk):
@@ -232,13 +211,15 @@ def _game_chunk(rs, seed, start, stop, policies, tables, with_events):
 
     n = stop - start
     a = _alloc(n, with_events)
-    n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start),
-                         policy_codes(policies), with_events, a["out"], a["melds"],
+    codes, params = kernel_arrays(policies)
+    n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start), codes, params,
+                         with_events, a["out"], a["melds"],
                          a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
                          a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
     cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])
-    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
+    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"],
+                             tuple(p.full for p in policies)))
     order = S.column_order("game", rs)
     df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
     ev = None
@@ -247,13 +228,15 @@ def _game_chunk(rs, seed, start, stop, policies, tables, with_events):
     return df, ev
 
 
-def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
-                player_policies: tuple[str, ...], tables, with_events: bool = False):
+def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_policies, tables,
+                with_events: bool = False):
     """Whole matches ``m_start .. m_stop - 1`` (RULES.md sections 2 and 4).
 
     Returns (deal rows with match, deal_in_match and player_e .. player_n,
     match totals DataFrame (match, player, policy, total), events or None).
-    The deal column of a match row is the deal's index within its match."""
+    The deal column of a match row is the deal's index within its match.
+    player_policies: 4 policy specs or Policies, by player."""
+    player_policies = as_policies(player_policies)
     parts = [_match_chunk(rs, seed, a, min(a + MATCH_CHUNK, m_stop), player_policies, tables,
                           with_events) for a in range(m_start, m_stop, MATCH_CHUNK)]
     df = pl.concat([p[0] for p in parts])
@@ -273,8 +256,9 @@ def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events
         deal_in = np.zeros(cap, np.int32)
         players = np.zeros((cap, 4), np.int8)
         totals = np.zeros((n_m, 4), np.int64)
+        codes, params = kernel_arrays(player_policies)
         rows, n_ev = KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start),
-                                    np.int64(n_m), policy_codes(player_policies), with_events,
+                                    np.int64(n_m), codes, params, with_events,
                                     a["out"], a["melds"], a["round_winds"], a["hands"],
                                     a["flowers"], a["wilds"], a["dice"], a["ind"], a["comp"],
                                     match_of, deal_in, players, totals, a["events"],
@@ -286,7 +270,7 @@ def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events
     cols = deal_columns(rs.array, seed, 0, a["hands"][sl], a["flowers"][sl], a["wilds"][sl],
                         a["dice"][sl], a["ind"][sl], a["comp"][sl])
     cols["deal"] = pl.Series("deal", deal_in[sl].astype(np.int64))
-    pol_rows = [tuple(player_policies[p] for p in players[i]) for i in range(rows)]
+    pol_rows = [tuple(player_policies[p].full for p in players[i]) for i in range(rows)]
     cols.update(game_columns(rs, a["out"][sl], a["melds"][sl], a["round_winds"][sl], pol_rows))
     cols["match"] = pl.Series("match", match_of[sl])
     for s, suf in enumerate(S.SEAT_SUFFIXES):
@@ -296,7 +280,7 @@ def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events
     tot = pl.DataFrame({
         "match": np.repeat(np.arange(m_start, m_stop, dtype=np.int64), 4),
         "player": np.tile(np.arange(4, dtype=np.int8), n_m),
-        "policy": [player_policies[p] for _ in range(n_m) for p in range(4)],
+        "policy": [player_policies[p].full for _ in range(n_m) for p in range(4)],
         "total": totals.reshape(-1),
     })
     ev = None
@@ -317,8 +301,7 @@ class DealRecord:
     events: list[dict] = field(default_factory=list)
 
 
-def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
-             tables=None) -> DealRecord:
+def play_one(rs: RuleSet, seed: int, deal: int, policies, tables=None) -> DealRecord:
     """Play deal ``deal`` of ``seed`` alone, with its event log. Gives the
     same row as ``game_frame`` (same wall, round wind and decision streams)."""
     if tables is None:
@@ -328,8 +311,7 @@ def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
     return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())
 
 
-def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tuple[str, ...],
-              *, seed: int = 0, deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
+def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, seed: int = 0, deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
               tables=None) -> DealRecord:
     """Play one deal from a given wall: ``tiles`` uint8[144] physical tile ids
     in draw order (``nbsim/kernels/wall.py``), the indicator at
@@ -340,19 +322,22 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tupl
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
+    policies = as_policies(policies)
     tiles = np.asarray(tiles, dtype=np.uint8)
     if tiles.shape != (C.N_TILES,) or sorted(tiles.tolist()) != list(range(C.N_TILES)):
         raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
     a = _alloc(1, False)
     log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
+    codes, params = kernel_arrays(policies)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
                          int(indicator_pos), np.uint64(seed), int(deal), int(round_wind),
-                         policy_codes(policies), a["out"], a["melds"], a["hands"], a["flowers"],
+                         codes, params, a["out"], a["melds"], a["hands"], a["flowers"],
                          a["wilds"], a["dice"], a["ind"], a["comp"], log)
     a["round_winds"][0] = round_wind
     cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])
-    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
+    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"],
+                             tuple(p.full for p in policies)))
     order = S.column_order("game", rs)
     df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
     n = min(n_log, KG.MAX_EVENTS)

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 
 from nbsim.errors import RunError
-from nbsim.game import DealRecord, parse_policies, play_one
+from nbsim.game import DealRecord, play_one
+from nbsim.policies import as_policies
 from nbsim.kernels import codes as C
 from nbsim.rules import RuleSet, as_rules
 from nbsim.runs import MAX_DEALS
@@ -18,11 +19,11 @@ from nbsim.runs import MAX_DEALS
 SEAT_WORDS = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
 
-def replay(config: RuleSet | str | Path, seed: int, deal: int,
-           policies: tuple[str, ...] = ("value",) * 4) -> DealRecord:
-    """Play deal ``deal`` of ``seed`` with ``policies`` (4 names, per seat
-    from the dealer: random, greedy or value) and return its row and event
-    log (``nbsim.game.DealRecord``). config: a RuleSet, shipped name or path.
+def replay(config: RuleSet | str | Path, seed: int, deal: int, policies=None) -> DealRecord:
+    """Play deal ``deal`` of ``seed`` with ``policies`` (one policy spec for
+    every seat, or 4 per seat from the dealer; default: the default policy,
+    ``nbsim.policies``) and return its row and event log
+    (``nbsim.game.DealRecord``). config: a RuleSet, shipped name or path.
 
     Raises ConfigError for a bad config, RunError for a seed outside
     0 .. 2**64 - 1, a deal outside 0 .. 2**62 - 1 or a bad policy list."""
@@ -31,11 +32,7 @@ def replay(config: RuleSet | str | Path, seed: int, deal: int,
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
     if not 0 <= int(deal) < MAX_DEALS:
         raise RunError(f"--deal must be 0 .. 2**62 - 1, got {deal}")
-    policies = tuple(policies)
-    if len(policies) != 4:
-        raise RunError(f"policies: give 4 names (one per seat from the dealer), got {policies!r}")
-    parse_policies(policies=",".join(policies))
-    return play_one(rs, int(seed), int(deal), policies)
+    return play_one(rs, int(seed), int(deal), as_policies(policies))
 
 
 def _seat(s) -> str:

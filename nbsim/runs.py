@@ -311,7 +311,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         mode: 'deal' (deal, flower replacement, heavenly-hand check) or
             'game' (deals played out by bots, RULES.md sections 4-8).
         policies: game mode: policy name per seat from the dealer
-            (``nbsim.game.parse_policies``; default value x 4); with
+            (``nbsim.policies.as_policies``: one spec for every seat, or
+            four; default: the default policy, defend); with
             fmt='matches', per player.
         events: game mode: also write the event log (events-*.parquet).
         fmt: game mode: 'deals' (independent deals, the default) or
@@ -337,11 +338,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     if mode == "deal" and (fmt != "deals" or events or policies):
         raise RunError("--format, --events and --policy/--policies need --mode game")
     if mode == "game":
-        from nbsim.game import parse_policies
-        policies = tuple(policies) if policies else parse_policies()
-        if len(policies) != 4:
-            raise RunError(f"policies: give 4 names, got {policies!r}")
-        parse_policies(policies=",".join(policies))
+        from nbsim.policies import as_policies
+        policies = tuple(p.full for p in as_policies(policies))
     if shard_size is None:
         shard_size = (MATCH_SHARD_SIZE if fmt == "matches" else
                       EVENTS_SHARD_SIZE if events else DEFAULT_SHARD_SIZE)

@@ -22,8 +22,8 @@ def _configure_cache() -> None:
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for p in sorted(here.glob("*.py")):
-        digest.update(p.name.encode())
+    for p in sorted(here.rglob("*.py")):
+        digest.update(str(p.relative_to(here)).encode())
         digest.update(p.read_bytes())
     digest.update(numba.__version__.encode())
     explicit = os.environ.get("NBSIM_NUMBA_CACHE")

@@ -327,11 +327,5 @@ OUT_ROBBING_KONG = 2
 OUT_WALL_EXHAUSTED = 3
 OUTCOME_NAMES = ("self_drawn", "discard", "robbing_kong", "wall_exhausted")
 
-# bot policies
-POLICY_RANDOM = 0
-POLICY_GREEDY = 1
-POLICY_VALUE = 2
-POLICY_NAMES = ("random", "greedy", "value")
-
 # ---------------------------------------------------------------- shanten
 SHANTEN_INVALID = 99   # hand.shanten: tile total or a count out of range
