@@ -21,6 +21,7 @@ Rules every figure follows (issue 9, "plots people trust"):
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -49,6 +50,19 @@ def cjk_font() -> str | None:
     return _cjk
 
 
+_CJK_PAREN = re.compile(r"\s*\([^()]*[\u3400-\u9fff][^()]*\)")
+_CJK_CHARS = re.compile(r"[\u3400-\u9fff]+\s?")
+
+
+def plain(text: str) -> str:
+    """``text`` for a plot: unchanged with a Chinese font, else without its
+    Chinese words (a parenthesis holding them is dropped), which would
+    render as empty boxes."""
+    if cjk_font() or not text:
+        return text
+    return _CJK_CHARS.sub("", _CJK_PAREN.sub("", text)).strip()
+
+
 def item_label(item: str, chinese: str | None) -> str:
     """'清一色 full_flush' when a Chinese font is available, else the id."""
     return f"{chinese} {item}" if chinese and cjk_font() else item
@@ -67,6 +81,7 @@ def _subplots(nrows: int = 1, ncols: int = 1, **kw):
 
 def _save(fig, path: Path, caption: str | None = None) -> Path:
     """tight_layout, the caption (what produced the figure) under the axes, save."""
+    caption = plain(caption) if caption else caption
     if caption:
         fig.tight_layout(rect=(0, 0.06, 1, 1))
         fig.text(0.01, 0.01, textwrap.fill(caption, 150), fontsize=7, color="#444",
@@ -93,7 +108,7 @@ def _seat_bars(table, label: str, xlabel: str, path: Path, caption: str | None) 
     ax.set_xticks(xs)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction of deals" + (" (log scale)" if log else ""))
-    ax.set_title(table.title)
+    ax.set_title(plain(table.title))
     ax.legend(title="seat")
     ax.grid(axis="y", alpha=0.3, which="both" if log else "major")
     return _save(fig, path, caption)
@@ -130,7 +145,7 @@ def plot_heavenly_by_wilds(table, overall, out: Path, caption: str | None = None
     ax.set_xticks(df["dealer_wilds"].to_list())
     ax.set_xlabel("wilds held by the dealer")
     ax.set_ylabel("P(heavenly hand) (log scale)")
-    ax.set_title(table.title + " (95% Wilson CI; ▼ = upper bound, none seen)", fontsize=9)
+    ax.set_title(plain(table.title) + " (95% Wilson CI; ▼ = upper bound, none seen)", fontsize=9)
     ax.grid(alpha=0.3, which="both")
     return _save(fig, out / "heavenly_by_wilds.png", caption)
 
@@ -168,7 +183,7 @@ def plot_outcomes(table, out: Path, caption: str | None = None) -> Path:
     ax.set_xticklabels(df["event"].to_list(), rotation=15, fontsize=8)
     ax.set_ylabel("fraction of deals")
     ax.set_ylim(0, min(1.08, max(highs + [0.05]) * 1.2))
-    ax.set_title(f"{table.title} (95% Wilson CI); self-drawn share of wins "
+    ax.set_title(f"{plain(table.title)} (95% Wilson CI); self-drawn share of wins "
                  f"{share['p']:.3f}", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, out / "outcomes.png", caption)
@@ -190,7 +205,7 @@ def plot_distribution(table, out: Path, caption: str | None = None) -> Path:
     ax.set_xlabel(f"{col} (k)")
     ax.set_ylabel("probability given a win")
     ax.set_ylim(0, 1.05)
-    ax.set_title(table.title + " (95% Wilson CI)", fontsize=9)
+    ax.set_title(plain(table.title) + " (95% Wilson CI)", fontsize=9)
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, out / f"{table.name}.png", caption)
@@ -211,7 +226,7 @@ def plot_tai_items(table, out: Path, caption: str | None = None) -> Path:
                        fontsize=8)
     ax.set_xlabel("P(item applies | win)")
     ax.set_xlim(0, 1.0)
-    ax.set_title(table.title + " (95% Wilson CI)", fontsize=9)
+    ax.set_title(plain(table.title) + " (95% Wilson CI)", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, out / "tai_items.png", caption)
 
@@ -233,7 +248,7 @@ def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) ->
         ax.set_xticks(xs)
         ax.set_xticklabels(df[label].to_list())
         ax.set_ylabel("mean net points per deal")
-        ax.set_title(title, fontsize=9)
+        ax.set_title(plain(title), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("Payments (95% t intervals)", fontsize=10)
     return _save(fig, out / "payments.png", caption)
@@ -287,13 +302,13 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels([str(i + 1) for i in range(len(labels))])
         ax.set_xlim(-0.5, len(labels) - 0.5)
-        ax.set_title(df["statistic"][0], fontsize=9)
+        ax.set_title(plain(df["statistic"][0]), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
     legend = "   ".join(f"{i + 1} = {lab}" for i, lab in enumerate(labels))
     fig.suptitle("Runs compared, 95% intervals", fontsize=10)
-    return _save(fig, path, legend + (f"\n{caption}" if caption else ""))
+    return _save(fig, path, plain(legend + (f"\n{caption}" if caption else "")))
 
 
 def plot_differences(diff, path: Path, keys: list[str] | None = None,
@@ -332,7 +347,7 @@ def plot_differences(diff, path: Path, keys: list[str] | None = None,
         ax.set_xticks(range(len(runs)))
         ax.set_xticklabels([str(i + 2) for i in range(len(runs))])
         ax.set_xlim(-0.5, len(runs) - 0.5)
-        ax.set_title(df["statistic"][0] + ": run - run 1", fontsize=9)
+        ax.set_title(plain(df["statistic"][0]) + ": run - run 1", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
@@ -381,7 +396,7 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
         ax.set_xticks(xs)
         ax.set_xticklabels([str(v) for v in x_values], fontsize=8)
         ax.set_xlabel(x_name)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(plain(title), fontsize=9)
         ax.grid(alpha=0.3)
         if len(series) > 1:
             ax.legend(fontsize=7)
