@@ -189,6 +189,49 @@ def compare_cmd(run_dirs, out):
         click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
 
 
+@cli.command("sweep")
+@config_argument
+@click.option("--vary", "vary", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="Option to sweep and its values, e.g. --vary win.min_tai=3,4,5,6 "
+                   "(repeatable: every combination, a grid). Values are TOML values.")
+@click.option("--mode", type=click.Choice(["deal", "game"]), default="game", show_default=True,
+              help="Simulation mode of every run.")
+@click.option("--deals", type=int, required=True, help="Deals per run (>= 1).")
+@click.option("--seed", type=int, required=True,
+              help="Run seed, 0 .. 2**64 - 1: the same for every run (shared walls).")
+@click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
+              help="Sweep folder: one run folder per value, sweep.md/.json/.html/.png.")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr (default: when stderr is a terminal).")
+@policy_options
+@set_option
+def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, policies,
+              overrides):
+    """Play one run of CONFIG per value of --vary with the same SEED and
+    compare them against the value (docs/rules.md §9 lists the options).
+
+    Prints and writes (into OUT) the win rate, wall-exhausted rate, mean tai
+    (Ninghai: points) of wins, winner's gain and turns per deal for each
+    value with 95% intervals, plus the differences from the first value,
+    paired deal by deal. Running it again on the same OUT skips the runs that
+    are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
+    --deals 20000 --seed 1 --out runs/min_tai
+    """
+    from nbsim.sweep import sweep
+
+    pols = None
+    if mode == "game":
+        from nbsim.game import parse_policies
+        pols = parse_policies(policy, policies)
+    elif policy or policies:
+        raise NbsimError("--policy/--policies need --mode game")
+    res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
+                overrides=overrides, workers=workers, progress=progress)
+    click.echo(res.text)
+    click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
+
+
 def _seat_counts_option(values, what):
     out = {}
     for v in values:
