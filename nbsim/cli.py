@@ -306,6 +306,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     """
     import json
 
+    from nbsim.rules import load_rules
     from nbsim.scoring import (check_case, format_result, read_case_lines,
                                run_cases, score_hand)
 
@@ -350,7 +351,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     if as_json:
         click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(format_result(res))
+        click.echo(format_result(res, load_rules(config, overrides), win_by=win_by,
+                                 indicator=indicator, context=context))
 
 
 @cli.command("replay")
