@@ -54,7 +54,7 @@ def cli():
 
     CONFIG is a path to a variant TOML file or the name of a shipped config
     (ningbo-3baida, ningbo-3baida-tianyi, ningbo-7baida, ningbo-tongchengyou,
-    ninghai). Rules: RULES.md; configs: configs/*.toml.
+    ninghai). Rules: docs/rules.md; configs: configs/*.toml.
     """
 
 
@@ -66,22 +66,31 @@ def rules_cmd(config, overrides, as_json):
     """Print the resolved rules of CONFIG (every option, defaults filled in).
 
     The header line gives the config's source file and content hash; --set
-    overrides are applied and validated first (RULES.md section 9).
+    overrides are applied and validated first (docs/rules.md §9). With --set
+    the shipped description, which may no longer hold, is replaced by one
+    naming the overrides.
     """
     import json
+
+    import tomli_w
 
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)
+    rules = rs.to_dict()
+    if rs.overrides:
+        rules["description"] = (f"{rs.name} as shipped, changed by --set "
+                                f"{', '.join(rs.overrides)} (the shipped description does not "
+                                f"describe these rules)")
     if as_json:
         click.echo(json.dumps({"source": rs.source, "hash": rs.hash,
-                               "overrides": list(rs.overrides), "rules": rs.to_dict()},
+                               "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
     click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
     for ov in rs.overrides:
         click.echo(f"# --set {ov}")
-    click.echo(rs.to_toml(), nl=False)
+    click.echo(tomli_w.dumps(rules), nl=False)
 
 
 @cli.command("simulate")
