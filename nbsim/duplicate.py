@@ -67,8 +67,14 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
 
     Raises RunError for an unknown policy, fewer than 2 deals or more than
     ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    from nbsim.args import whole_number
     rs = as_rules(config)
+    for name, pol in (("a", a), ("b", b)):
+        if not isinstance(pol, str):
+            raise RunError(f"policy {name}: expected a policy name such as 'value', got {pol!r}")
     parse_policies(policies=f"{a},{b},{a},{b}")
+    deals = whole_number(deals, "--deals", 2, MAX_DEALS, RunError)
+    seed = whole_number(seed, "--seed", 0, 2**64 - 1, RunError)
     if not 2 <= deals <= MAX_DEALS:
         raise RunError(f"--deals must be 2 .. {MAX_DEALS:,} (at least 2 for an interval), "
                        f"got {deals}")

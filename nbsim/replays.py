@@ -26,12 +26,11 @@ def replay(config: RuleSet | str | Path, seed: int, deal: int,
 
     Raises ConfigError for a bad config, RunError for a seed outside
     0 .. 2**64 - 1, a deal outside 0 .. 2**62 - 1 or a bad policy list."""
+    from nbsim.args import text_items, whole_number
     rs = as_rules(config)
-    if not 0 <= int(seed) < 2**64:
-        raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
-    if not 0 <= int(deal) < MAX_DEALS:
-        raise RunError(f"--deal must be 0 .. 2**62 - 1, got {deal}")
-    policies = tuple(policies)
+    seed = whole_number(seed, "--seed", 0, 2**64 - 1, RunError)
+    deal = whole_number(deal, "--deal", 0, MAX_DEALS - 1, RunError)
+    policies = text_items(policies, "policies", "('value',) * 4", RunError)
     if len(policies) != 4:
         raise RunError(f"policies: give 4 names (one per seat from the dealer), got {policies!r}")
     parse_policies(policies=",".join(policies))

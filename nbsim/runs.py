@@ -338,7 +338,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         raise RunError("--format, --events and --policy/--policies need --mode game")
     if mode == "game":
         from nbsim.game import parse_policies
-        policies = tuple(policies) if policies else parse_policies()
+        from nbsim.args import text_items
+        policies = text_items(policies, "policies", "('value',) * 4", RunError) or parse_policies()
         if len(policies) != 4:
             raise RunError(f"policies: give 4 names, got {policies!r}")
         parse_policies(policies=",".join(policies))

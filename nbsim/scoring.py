@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from nbsim.errors import HandError, NbsimError, TileError
+from nbsim.errors import ConfigError, HandError, NbsimError, TileError
 from nbsim.kernels import codes as C
 from nbsim.rules import RuleSet, as_rules, load_rules
 from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
@@ -85,7 +85,8 @@ _rules_cache: dict[tuple, RuleSet] = {}
 def _rules(config, overrides=()) -> RuleSet:
     if isinstance(config, RuleSet):
         return as_rules(config, overrides)
-    key = (str(config), tuple(overrides))
+    from nbsim.args import config_name
+    key = (str(config_name(config)), tuple(overrides))
     rs = _rules_cache.get(key)
     if rs is None:
         rs = load_rules(config, overrides)
@@ -138,9 +139,8 @@ def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicat
         raise HandError(f"win_tile: expected one tile such as '5p', got {win_tile!r}")
     wt = parse_tile(win_tile, what="win_tile")
     marr = np.zeros((C.MAX_MELDS, 3), dtype=np.int8)
-    if isinstance(melds, str):
-        melds = [melds]
-    melds = list(melds or ())
+    from nbsim.args import text_items
+    melds = list(text_items(melds, "melds", "['pung:777z']", HandError))
     if len(melds) > C.MAX_MELDS:
         raise HandError(f"melds: {len(melds)} melds given, at most {C.MAX_MELDS}")
     for i, m in enumerate(melds):
@@ -168,8 +168,7 @@ def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicat
                 raise HandError(f"flowers {flowers!r}: {KIND_NAMES[k]} is not a flower "
                                 f"(flowers are 1f-8f)")
             fl[k - C.FLOWER0] = 1
-    if isinstance(context, str):
-        context = [context]
+    context = text_items(context, "context", "['after_kong']", HandError)
     ctx = 0
     for c in context or ():
         if c not in C.CONTEXT_NAMES:
@@ -330,7 +329,8 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
     """
     from nbsim.kernels.score import score_win
 
-    rs = _rules(config, tuple(overrides))
+    from nbsim.args import text_items
+    rs = _rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)
     (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fd, fbw, kf) = a
