@@ -181,7 +181,8 @@ STATS: dict[str, tuple[Stat, ...]] = {
     "game": tuple(_GAME_STATS),
 }
 HEADLINE_KEYS = {m: [s.key for s in st if s.group == "headline"] for m, st in STATS.items()}
-SEAT_KEYS = [s.key for s in _GAME_STATS if s.group == "seat"]
+SEAT_KEYS = ([f"win_{s}" for s in SEATS] + [f"deal_in_{s}" for s in SEATS]
+             + [f"net_{s}" for s in SEATS])          # the per-seat table
 
 
 @dataclass
