@@ -8,7 +8,7 @@ Public API (see the README and docs/rules.md):
     duel(config, a, b, deals, seed) -> DuelResult      (duplicate play of two policies)
     summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.comparison.Comparison
-    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweep.SweepResult
+    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweeps.SweepResult
 
 Everything but load_rules is imported on first use (polars, scipy and the
 kernels load then), so ``import nbsim`` and ``nbsim rules`` stay fast.
@@ -27,7 +27,7 @@ _LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),
          "simulate": ("nbsim.runs", "simulate"),
          "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),
          "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare"),
-         "sweep": ("nbsim.sweep", "sweep")}
+         "sweep": ("nbsim.sweeps", "sweep")}
 
 
 def __getattr__(name):

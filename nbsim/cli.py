@@ -227,7 +227,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
     are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
     --deals 20000 --seed 1 --out runs/min_tai
     """
-    from nbsim.sweep import sweep
+    from nbsim.sweeps import sweep
 
     pols = None
     if mode == "game":
