@@ -34,16 +34,18 @@ def config_name(config, what: str = "config") -> str | Path:
                       f"path to a TOML file, got {config!r}")
 
 
-def whole_number(value, what: str, lo: int, hi: int,
+def whole_number(value, what: str, lo: int | None = None, hi: int | None = None,
                  error: type[NbsimError] = NbsimError) -> int:
-    """``value`` as an int in lo..hi; ``error`` for another type (bool and
-    float included) or a value out of range."""
+    """``value`` as an int in lo..hi (no range check when they are None);
+    ``error`` for another type (bool and float included) or a value out of
+    range."""
     try:
         if isinstance(value, bool):
             raise TypeError
         value = operator.index(value)        # int and numpy integers, not float or text
     except TypeError:
-        raise error(f"{what} must be a whole number {lo}..{hi}, got {value!r}") from None
-    if not lo <= value <= hi:
+        rng = f" {lo}..{hi}" if lo is not None and hi is not None else ""
+        raise error(f"{what} must be a whole number{rng}, got {value!r}") from None
+    if lo is not None and hi is not None and not lo <= value <= hi:
         raise error(f"{what} must be {lo}..{hi}, got {value}")
     return int(value)

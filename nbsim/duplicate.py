@@ -73,8 +73,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
         if not isinstance(pol, str):
             raise RunError(f"policy {name}: expected a policy name such as 'value', got {pol!r}")
     parse_policies(policies=f"{a},{b},{a},{b}")
-    deals = whole_number(deals, "--deals", 2, MAX_DEALS, RunError)
-    seed = whole_number(seed, "--seed", 0, 2**64 - 1, RunError)
+    deals = whole_number(deals, "--deals", error=RunError)
+    seed = whole_number(seed, "--seed", error=RunError)
     if not 2 <= deals <= MAX_DEALS:
         raise RunError(f"--deals must be 2 .. {MAX_DEALS:,} (at least 2 for an interval), "
                        f"got {deals}")

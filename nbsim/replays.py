@@ -28,8 +28,12 @@ def replay(config: RuleSet | str | Path, seed: int, deal: int,
     0 .. 2**64 - 1, a deal outside 0 .. 2**62 - 1 or a bad policy list."""
     from nbsim.args import text_items, whole_number
     rs = as_rules(config)
-    seed = whole_number(seed, "--seed", 0, 2**64 - 1, RunError)
-    deal = whole_number(deal, "--deal", 0, MAX_DEALS - 1, RunError)
+    seed = whole_number(seed, "--seed", error=RunError)
+    deal = whole_number(deal, "--deal", error=RunError)
+    if not 0 <= seed < 2**64:
+        raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
+    if not 0 <= deal < MAX_DEALS:
+        raise RunError(f"--deal must be 0 .. 2**62 - 1, got {deal}")
     policies = text_items(policies, "policies", "('value',) * 4", RunError)
     if len(policies) != 4:
         raise RunError(f"policies: give 4 names (one per seat from the dealer), got {policies!r}")

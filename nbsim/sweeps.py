@@ -204,7 +204,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
     if not isinstance(config, (str, Path)):
         raise ConfigError(f"config: expected a shipped config name or a TOML path, got "
                           f"{config!r}")
-    if mode not in SWEEP_KEYS:
+    if not isinstance(mode, str) or mode not in SWEEP_KEYS:
         raise RunError(f"unknown mode {mode!r}; allowed: {', '.join(SWEEP_KEYS)}")
     if not isinstance(out, (str, Path)):
         raise RunError(f"out: expected a folder path, got {out!r}")
