@@ -159,15 +159,18 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 @cli.command("report")
 @click.argument("run_dir", metavar="DIR", type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for report.md, summary.json and the plots (default: DIR).")
+              help="Folder for report.md, report.html, summary.json and the plots "
+                   "(default: DIR).")
 def report_cmd(run_dir, out):
     """Report of the run in DIR. Deal runs: heavenly-hand probability with a
     95% Wilson interval, wilds held and flowers set aside per seat. Game runs:
-    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items, payments by
-    seat and policy, win rates by seat, game length, match totals.
+    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items with their
+    Chinese names, payments by seat and policy, win rates by seat, game
+    length, match totals (docs/rules.md §4-§8).
 
-    Writes report.md, summary.json and PNG plots into DIR (or --out) and
-    prints the main table.
+    Writes report.md, report.html (self-contained: tables, plots, config,
+    overrides, policies, seed), summary.json and PNG plots into DIR (or
+    --out) and prints the main table.
     """
     from nbsim.report import write_report
 
@@ -180,15 +183,20 @@ def report_cmd(run_dir, out):
 @click.argument("run_dirs", metavar="RUN1 RUN2 [RUN3 ...]", nargs=-1, required=True,
                 type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for compare.md, compare.json and compare.png (default: print only).")
+              help="Folder for compare.md, compare.json, compare.html, compare.png and "
+                   "compare_diff.png (default: print only).")
 def compare_cmd(run_dirs, out):
-    """Compare the main statistics of two or more runs of one mode.
+    """Compare the statistics of two or more runs of one mode.
 
-    Each run is labelled by its config and --set overrides, e.g.
-    "ningbo-3baida (win.min_tai=5)". Prints each statistic with its 95%
-    interval side by side; for two runs also the difference (run 2 - run 1)
-    with a 95% interval and a two-sided p-value (rates: Newcombe interval and
-    z test; means: Welch t). Example: nbsim compare runs/3baida runs/min5
+    Each run is labelled by its config, --set overrides and policies, e.g.
+    "ningbo-3baida (win.min_tai=5) [value]". Prints the headline table (win
+    rate, wall exhausted, self-drawn share, mean tai or Ninghai points of
+    wins, deal-in per seat, dealer advantage), the per-seat rows and the other
+    statistics with 95% intervals, then every run minus run 1 with a 95%
+    interval marked "paired" (same seed: same walls, compared deal by deal)
+    or "independent" (Newcombe / Welch) and a two-sided p-value. Warns when
+    the runs score differently or a run is compared with itself.
+    Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
     from nbsim.comparison import compare
 

@@ -92,6 +92,13 @@ def _save(fig, path: Path, caption: str | None = None) -> Path:
     return path
 
 
+def needs_log(values) -> bool:
+    """True when the positive values span LOG_SPAN or more (a linear axis
+    would flatten the rare bins to nothing)."""
+    pos = [v for v in values if v is not None and v > 0]
+    return bool(pos) and max(pos) / min(pos) >= LOG_SPAN
+
+
 def _seat_bars(table, label: str, xlabel: str, path: Path, caption: str | None) -> Path:
     """Grouped bars: fraction of deals by value, one bar per seat; log scale
     when the fractions span LOG_SPAN or more (rare counts stay visible)."""
@@ -99,10 +106,10 @@ def _seat_bars(table, label: str, xlabel: str, path: Path, caption: str | None) 
     xs = df[label].to_list()
     fig, ax = _subplots(figsize=(7, 4), dpi=110)
     width = 0.8 / len(SEATS)
-    values = [v for seat in SEATS for v in df[seat].to_list() if v and v > 0]
+    values = [v for seat in SEATS for v in df[seat].to_list()]
     for i, seat in enumerate(SEATS):
         ax.bar([x + (i - 1.5) * width for x in xs], df[seat].to_list(), width, label=seat)
-    log = bool(values) and max(values) / min(values) >= LOG_SPAN
+    log = needs_log(values)
     if log:
         ax.set_yscale("log")
     ax.set_xticks(xs)
