@@ -19,7 +19,8 @@ from nbsim.rules import RuleSet, load_rules
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "sweep", "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError", "HandError",
+           "sweep", "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError",
+           "HandError",
            "RunError", "__version__"]
 
 _LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import polars as pl
 
@@ -54,9 +54,23 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.report import WIN, flower_count, policy_text, winner_gain
 from nbsim.runfiles import damaged_file_errors, open_run
-from nbsim.stats import (PCT, interval_cell, json_safe, markdown_table, mean_row,
-                         newcombe_interval, p_text, paired_mean_diff, paired_ratio_diff,
-                         prop_row, rate_test, text_table, welch, welch_se, wilson)
+from nbsim.stats import (
+    PCT,
+    interval_cell,
+    json_safe,
+    markdown_table,
+    mean_row,
+    newcombe_interval,
+    p_text,
+    paired_mean_diff,
+    paired_ratio_diff,
+    prop_row,
+    rate_test,
+    text_table,
+    welch,
+    welch_se,
+    wilson,
+)
 
 __all__ = ["compare", "Comparison", "write_comparison", "run_label", "load_runs",
            "newcombe_interval", "rate_test", "welch", "wilson", "COMPARE_HTML",
@@ -81,13 +95,13 @@ class Stat:
     key: str
     label: str
     kind: str                                   # "rate" or "mean"
-    value: Callable[[list, "Run"], pl.Expr | None]
+    value: Callable[[list, Run], pl.Expr | None]
     where: pl.Expr | None = None
     of: str = "deals"
     group: str = "other"
-    unit: Callable[["Run"], str] | str = ""
+    unit: Callable[[Run], str] | str = ""
 
-    def unit_of(self, run: "Run") -> str:
+    def unit_of(self, run: Run) -> str:
         """The unit of this statistic in ``run`` ('' for rates)."""
         return self.unit(run) if callable(self.unit) else self.unit
 
@@ -134,7 +148,7 @@ def _dealer_advantage(names, run):
     return (pl.when(w == "E").then(1.0).when(w.is_not_null()).then(-1.0 / 3).otherwise(0.0))
 
 
-def _score_unit(run: "Run") -> str:
+def _score_unit(run: Run) -> str:
     return "tai" if run.system == "tai" else f"points ({run.scheme})"
 
 

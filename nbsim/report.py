@@ -57,8 +57,19 @@ from nbsim.errors import RunError
 from nbsim.names import TAI_NAMES, tai_label
 from nbsim.runfiles import damaged_file_errors, matches_paths, open_run
 from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
-from nbsim.stats import (CONFIDENCE, T_NOTE, WILSON_NOTE, fmt, json_safe, markdown_table,
-                         mean_row, prop_row, t_interval, text_table, wilson)
+from nbsim.stats import (
+    CONFIDENCE,
+    T_NOTE,
+    WILSON_NOTE,
+    fmt,
+    json_safe,
+    markdown_table,
+    mean_row,
+    prop_row,
+    t_interval,
+    text_table,
+    wilson,
+)
 
 __all__ = ["summarize", "write_report", "Report", "Table", "RunContext", "main_text",
            "wilson", "t_interval", "prop_row", "mean_row", "CONFIDENCE", "REPORT_HTML",
@@ -137,7 +148,7 @@ class RunContext:
         return self._counts[key]
 
     @classmethod
-    def from_run(cls, run_dir: Path, manifest: dict) -> "RunContext":
+    def from_run(cls, run_dir: Path, manifest: dict) -> RunContext:
         """The context of a run folder and its validated manifest
         (``read_run_manifest``). Raises RunError if a match file is missing."""
         scoring = (manifest.get("rules") or {}).get("scoring") or {}
@@ -162,7 +173,7 @@ def _prob_row(k: int, n: int) -> dict:
 
 def table_heavenly(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """P(dealer's 14 tiles complete) with its standard error and 95% Wilson CI."""
-    r = lf.select(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k")).collect(engine="streaming")
+    r = collect(lf.select(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k")))
     n, k = int(r["n"][0]), int(r["k"][0] or 0)
     df = pl.DataFrame([{"event": "heavenly hand (dealer complete)", **_prob_row(k, n)}])
     return Table("heavenly", "Heavenly hand (天胡): dealer complete after the flower replacement",
@@ -252,8 +263,8 @@ def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
                   (o == "self_drawn").sum().alias("self_drawn"),
                   (o == "discard").sum().alias("discard"),
                   (o == "robbing_kong").sum().alias("robbing_kong"),
-                  (o == "wall_exhausted").sum().alias("wall_exhausted")).collect(engine="streaming").row(
-                      0, named=True)
+                  (o == "wall_exhausted").sum().alias("wall_exhausted"))
+    r = collect(r).row(0, named=True)
     n, w = r["n"], r["win"]
     rows = [("win", "deals", w, n), ("self-drawn win", "deals", r["self_drawn"], n),
             ("discard win", "deals", r["discard"], n),
@@ -355,10 +366,10 @@ def table_distribution(lf: pl.LazyFrame, ctx: RunContext) -> Table:
 
 def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
     """For each tai item of the variant (docs/rules.md §6; columns
-    tai_<item>, Chinese name beside the id): P(item applies | win) with a 95% Wilson interval, its mean
-    tai per win and its share of the mean total tai; most frequent first.
-    An item worth 0 tai in the variant leaves no trace in its column: its
-    frequency is shown as null."""
+    tai_<item>; the Chinese name beside the id): P(item applies | win) with a
+    95% Wilson interval, its mean tai per win and its share of the mean
+    total tai; most frequent first. An item worth 0 tai in the variant
+    leaves no trace in its column: its frequency is shown as null."""
     if ctx.system != "tai":
         return None
     items = [c[4:] for c in lf.collect_schema().names() if c.startswith("tai_")]
@@ -380,7 +391,8 @@ def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
                    "ci_high": None}
         else:
             row = prop_row(r[f"k_{it}"], wins)
-        rows.append({"item": it, "chinese": TAI_NAMES.get(it, ""), "tai": value, "wins": row["count"], "p": row["p"],
+        rows.append({"item": it, "chinese": TAI_NAMES.get(it, ""), "tai": value,
+                     "wins": row["count"], "p": row["p"],
                      "ci_low": row["ci_low"], "ci_high": row["ci_high"], "mean_tai": m,
                      "share_of_tai": (m / mean_tai) if (m is not None and mean_tai) else None})
     schema = {"item": pl.String, "chinese": pl.String, "tai": pl.Int64, "wins": pl.Int64,

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 import nbsim
 from nbsim.cli import cli
+from nbsim.errors import ConfigError
 
 SW = importlib.import_module("nbsim.sweeps")     # the module (nbsim.sweep is the function)
-from nbsim.errors import ConfigError
 
 
 @pytest.fixture(scope="module")
