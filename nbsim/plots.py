@@ -266,6 +266,17 @@ def _wrap(label: str, width: int = 22) -> str:
     return "\n".join(textwrap.wrap(label, width)) or label
 
 
+def _panels(n: int, height: float):
+    """A figure with n panels, three per row (unused ones switched off)."""
+    ncol = min(3, max(1, n))
+    nrow = max(1, math.ceil(n / ncol))
+    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, height * nrow + 0.4), dpi=110,
+                          squeeze=False)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    return fig, axes
+
+
 def _zero_based_ylim(ax, lows, highs):
     """y range that includes 0 and every interval, with headroom."""
     lo = min([0.0] + [v for v in lows if v == v])
@@ -284,10 +295,7 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
     import polars as pl
     keys = keys or list(dict.fromkeys(stats["key"].to_list()))
     keys = [k for k in keys if k in set(stats["key"].to_list())]
-    ncol = min(3, max(1, len(keys)))
-    nrow = max(1, math.ceil(len(keys) / ncol))
-    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, 3.3 * nrow + 0.4), dpi=110,
-                          squeeze=False)
+    fig, axes = _panels(len(keys), 3.3)
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, key in zip(axes.flat, keys):
         df = stats.filter(pl.col("key") == key)
@@ -311,8 +319,6 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
         ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_title(plain(df["statistic"][0]), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
     legend = "   ".join(f"{i + 1} = {lab}" for i, lab in enumerate(labels))
     fig.suptitle("Runs compared, 95% intervals", fontsize=10)
     return _save(fig, path, plain(legend + (f"\n{caption}" if caption else "")))
@@ -327,10 +333,7 @@ def plot_differences(diff, path: Path, keys: list[str] | None = None,
     keys = keys or list(dict.fromkeys(diff["key"].to_list()))
     keys = [k for k in keys if k in set(diff["key"].to_list())]
     runs = list(dict.fromkeys(diff["run"].to_list()))
-    ncol = min(3, max(1, len(keys)))
-    nrow = max(1, math.ceil(len(keys) / ncol))
-    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, 3.1 * nrow + 0.4), dpi=110,
-                          squeeze=False)
+    fig, axes = _panels(len(keys), 3.1)
     for ax, key in zip(axes.flat, keys):
         df = diff.filter(pl.col("key") == key)
         lows, highs = [], []
@@ -356,8 +359,6 @@ def plot_differences(diff, path: Path, keys: list[str] | None = None,
         ax.set_xlim(-0.5, len(runs) - 0.5)
         ax.set_title(plain(df["statistic"][0]) + ": run - run 1", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
     fig.suptitle("Differences against run 1, 95% intervals (paired: same walls deal by deal)",
                  fontsize=10)
     return _save(fig, path, caption)
@@ -373,10 +374,7 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
     import polars as pl
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x_values)
     xs = list(x_values) if numeric else list(range(len(x_values)))
-    ncol = min(3, max(1, len(keys)))
-    nrow = max(1, math.ceil(len(keys) / ncol))
-    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, 3.2 * nrow + 0.4), dpi=110,
-                          squeeze=False)
+    fig, axes = _panels(len(keys), 3.2)
     for ax, key in zip(axes.flat, keys):
         df = stats.filter(pl.col("key") == key)
         lows, highs, title = [], [], key
@@ -407,8 +405,6 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
         ax.grid(alpha=0.3)
         if len(series) > 1:
             ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
     fig.suptitle(f"Sweep of {x_name}: estimates with 95% intervals (same seed: shared walls)",
                  fontsize=10)
     return _save(fig, path, caption)
