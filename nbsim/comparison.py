@@ -162,7 +162,7 @@ _GAME_STATS = [
          group="headline", unit=_score_unit),
     *[Stat(f"deal_in_{s}", f"deal-in rate {s}" + (" (dealer)" if s == "E" else ""), "rate",
            _seat_is("discarder", s), group="headline") for s in SEATS],
-    Stat("dealer_advantage", "dealer advantage: P(E wins) - P(a non-dealer seat wins)", "mean",
+    Stat("dealer_advantage", "dealer advantage: P(E wins) - P(S, W or N wins)/3", "mean",
          _dealer_advantage, group="headline"),
     *[Stat(f"win_{s}", f"win rate {s}" + (" (dealer)" if s == "E" else ""), "rate",
            _seat_is("winner", s), group="seat") for s in SEATS],

@@ -72,7 +72,7 @@ def _subplots(nrows: int = 1, ncols: int = 1, **kw):
     """A Figure and its axes without pyplot: no global backend is switched
     (a notebook that calls nbsim keeps its inline plots), thread-safe, and
     savefig renders with Agg."""
-    fig = Figure(figsize=kw.pop("figsize", None), dpi=kw.pop("dpi", None))
+    fig = Figure(figsize=kw.pop("figsize", None), dpi=kw.pop("dpi", None), layout="constrained")
     font = cjk_font()
     if font:
         matplotlib.rcParams["font.sans-serif"] = [font, *matplotlib.rcParams["font.sans-serif"]]
@@ -80,14 +80,16 @@ def _subplots(nrows: int = 1, ncols: int = 1, **kw):
 
 
 def _save(fig, path: Path, caption: str | None = None) -> Path:
-    """tight_layout, the caption (what produced the figure) under the axes, save."""
+    """The caption (what produced the figure) under the axes, then save
+    (the figure's constrained layout places everything in one draw)."""
     caption = plain(caption) if caption else caption
-    if caption:
-        fig.tight_layout(rect=(0, 0.06, 1, 1))
+    if caption:       # below the axes: the constrained layout keeps the bottom free
+        lines = textwrap.fill(caption, 150).count("\n") + 1
+        h = fig.get_figheight()
+        bottom = min(0.3, (0.12 + 0.13 * lines) / h)
+        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
         fig.text(0.01, 0.01, textwrap.fill(caption, 150), fontsize=7, color="#444",
                  ha="left", va="bottom")
-    else:
-        fig.tight_layout()
     fig.savefig(path)
     return path
 
