@@ -209,11 +209,19 @@ def markdown_table(df: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _columns(text: str) -> int:
+    """Terminal columns of ``text`` (Chinese characters take two)."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def text_table(df: pl.DataFrame) -> str:
-    """A DataFrame as right-aligned plain-text columns (cells through ``fmt``)."""
+    """A DataFrame as right-aligned plain-text columns (cells through
+    ``fmt``; Chinese text counted two columns a character)."""
     cells = [list(df.columns)] + [[fmt(v) for v in row] for row in df.iter_rows()]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(df.columns))]
-    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
+    widths = [max(_columns(r[i]) for r in cells) for i in range(len(df.columns))]
+    return "\n".join("  ".join(" " * (w - _columns(c)) + c for c, w in zip(r, widths))
+                     for r in cells)
 
 
 def json_safe(x):
