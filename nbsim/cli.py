@@ -61,7 +61,7 @@ def cli():
 
     CONFIG is a path to a variant TOML file or the name of a shipped config
     (ningbo-3baida, ningbo-3baida-tianyi, ningbo-7baida, ningbo-tongchengyou,
-    ninghai). Rules: RULES.md; configs: configs/*.toml.
+    ninghai). Rules: docs/rules.md; configs: configs/*.toml.
     """
 
 
@@ -73,22 +73,31 @@ def rules_cmd(config, overrides, as_json):
     """Print the resolved rules of CONFIG (every option, defaults filled in).
 
     The header line gives the config's source file and content hash; --set
-    overrides are applied and validated first (RULES.md section 9).
+    overrides are applied and validated first (docs/rules.md §9). With --set
+    the shipped description, which may no longer hold, is replaced by one
+    naming the overrides.
     """
     import json
+
+    import tomli_w
 
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)
+    rules = rs.to_dict()
+    if rs.overrides:
+        rules["description"] = (f"{rs.name} as shipped, changed by --set "
+                                f"{', '.join(rs.overrides)} (the shipped description does not "
+                                f"describe these rules)")
     if as_json:
         click.echo(json.dumps({"source": rs.source, "hash": rs.hash,
-                               "overrides": list(rs.overrides), "rules": rs.to_dict()},
+                               "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
     click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
     for ov in rs.overrides:
         click.echo(f"# --set {ov}")
-    click.echo(rs.to_toml(), nl=False)
+    click.echo(tomli_w.dumps(rules), nl=False)
 
 
 @cli.command("simulate")
@@ -157,15 +166,18 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 @cli.command("report")
 @click.argument("run_dir", metavar="DIR", type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for report.md, summary.json and the plots (default: DIR).")
+              help="Folder for report.md, report.html, summary.json and the plots "
+                   "(default: DIR).")
 def report_cmd(run_dir, out):
     """Report of the run in DIR. Deal runs: heavenly-hand probability with a
     95% Wilson interval, wilds held and flowers set aside per seat. Game runs:
-    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items, payments by
-    seat and policy, win rates by seat, game length, match totals.
+    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items with their
+    Chinese names, payments by seat and policy, win rates by seat, game
+    length, match totals (docs/rules.md §4-§8).
 
-    Writes report.md, summary.json and PNG plots into DIR (or --out) and
-    prints the main table.
+    Writes report.md, report.html (self-contained: tables, plots, config,
+    overrides, policies, seed), summary.json and PNG plots into DIR (or
+    --out) and prints the main table.
     """
     from nbsim.report import write_report
 
@@ -178,15 +190,20 @@ def report_cmd(run_dir, out):
 @click.argument("run_dirs", metavar="RUN1 RUN2 [RUN3 ...]", nargs=-1, required=True,
                 type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for compare.md, compare.json and compare.png (default: print only).")
+              help="Folder for compare.md, compare.json, compare.html, compare.png and "
+                   "compare_diff.png (default: print only).")
 def compare_cmd(run_dirs, out):
-    """Compare the main statistics of two or more runs of one mode.
+    """Compare the statistics of two or more runs of one mode.
 
-    Each run is labelled by its config and --set overrides, e.g.
-    "ningbo-3baida (win.min_tai=5)". Prints each statistic with its 95%
-    interval side by side; for two runs also the difference (run 2 - run 1)
-    with a 95% interval and a two-sided p-value (rates: Newcombe interval and
-    z test; means: Welch t). Example: nbsim compare runs/3baida runs/min5
+    Each run is labelled by its config, --set overrides and policies, e.g.
+    "ningbo-3baida (win.min_tai=5) [value]". Prints the headline table (win
+    rate, wall exhausted, self-drawn share, mean tai or Ninghai points of
+    wins, deal-in per seat, dealer advantage), the per-seat rows and the other
+    statistics with 95% intervals, then every run minus run 1 with a 95%
+    interval marked "paired" (same seed: same walls, compared deal by deal)
+    or "independent" (Newcombe / Welch) and a two-sided p-value. Warns when
+    the runs score differently or a run is compared with itself.
+    Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
     from nbsim.comparison import compare
 
@@ -194,6 +211,49 @@ def compare_cmd(run_dirs, out):
     click.echo(comp.text)
     if comp.files:
         click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
+
+
+@cli.command("sweep")
+@config_argument
+@click.option("--vary", "vary", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="Option to sweep and its values, e.g. --vary win.min_tai=3,4,5,6 "
+                   "(repeatable: every combination, a grid). Values are TOML values.")
+@click.option("--mode", type=click.Choice(["deal", "game"]), default="game", show_default=True,
+              help="Simulation mode of every run.")
+@click.option("--deals", type=int, required=True, help="Deals per run (>= 1).")
+@click.option("--seed", type=int, required=True,
+              help="Run seed, 0 .. 2**64 - 1: the same for every run (shared walls).")
+@click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
+              help="Sweep folder: one run folder per value, sweep.md/.json/.html/.png.")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr (default: when stderr is a terminal).")
+@policy_options
+@set_option
+def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, policies,
+              overrides):
+    """Play one run of CONFIG per value of --vary with the same SEED and
+    compare them against the value (docs/rules.md §9 lists the options).
+
+    Prints and writes (into OUT) the win rate, wall-exhausted rate, mean tai
+    (Ninghai: points) of wins, winner's gain and turns per deal for each
+    value with 95% intervals, plus the differences from the first value,
+    paired deal by deal. Running it again on the same OUT skips the runs that
+    are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
+    --deals 20000 --seed 1 --out runs/min_tai
+    """
+    from nbsim.sweeps import sweep
+
+    pols = None
+    if mode == "game":
+        from nbsim.game import parse_policies
+        pols = parse_policies(policy, policies)
+    elif policy or policies:
+        raise NbsimError("--policy/--policies need --mode game")
+    res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
+                overrides=overrides, workers=workers, progress=progress)
+    click.echo(res.text)
+    click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
 
 
 def _seat_counts_option(values, what):
@@ -270,6 +330,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     """
     import json
 
+    from nbsim.rules import load_rules
     from nbsim.scoring import (check_case, format_result, read_case_lines,
                                run_cases, score_hand)
 
@@ -314,7 +375,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     if as_json:
         click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(format_result(res))
+        click.echo(format_result(res, load_rules(config, overrides), win_by=win_by,
+                                 indicator=indicator, context=context))
 
 
 @cli.command("replay")

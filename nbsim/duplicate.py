@@ -69,9 +69,12 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
 
     Raises RunError for an unknown policy or parameter, fewer than 2 deals or
     more than ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    from nbsim.args import whole_number
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
     a, b = pa.spec, pb.spec
+    deals = whole_number(deals, "--deals", error=RunError)
+    seed = whole_number(seed, "--seed", error=RunError)
     if not 2 <= deals <= MAX_DEALS:
         raise RunError(f"--deals must be 2 .. {MAX_DEALS:,} (at least 2 for an interval), "
                        f"got {deals}")

@@ -225,7 +225,7 @@ def test_by_seat_and_length(tai_rep):
 def test_write_report_files(tai_run, tmp_path):
     rep = R.write_report(tai_run, tmp_path / "rep")
     names = sorted(p.name for p in rep.files)
-    assert names == sorted(["report.md", "summary.json", "outcomes.png",
+    assert names == sorted(["report.md", "summary.json", "report.html", "outcomes.png",
                             "tai_distribution.png", "tai_items.png", "payments.png"])
     for p in rep.files:
         assert p.is_file() and p.stat().st_size > 0
