@@ -26,8 +26,8 @@ def melds_only(naturals, wilds, tables):
     into melds only (no pair); tables: ``nbsim.tables.load_tables()``."""
     if wilds < 0:
         return False
-    suit_need = tables[0]
-    honor_need = tables[1]
+    suit_need = tables.suit_need
+    honor_need = tables.honor_need
     need = (np.int64(suit_need[suit_index(naturals, C.MAN0), 0])
             + np.int64(suit_need[suit_index(naturals, C.PIN0), 0])
             + np.int64(suit_need[suit_index(naturals, C.SOU0), 0])
@@ -63,8 +63,8 @@ def wait_info(iw, hand, indicator, wild_a, wild_b, wild_flowers, wilds13, tables
     i2 = suit_index(iw, O_NAT13 + C.SOU0)
     i3 = honor_index(iw[O_NAT13:O_NAT13 + C.N_PLAY])
     needs = group_needs(i0, i1, i2, i3, tables)
-    suit_need = tables[0]
-    honor_need = tables[1]
+    suit_need = tables.suit_need
+    honor_need = tables.honor_need
     n = 0
     kind0 = -1
     kind1 = -1
