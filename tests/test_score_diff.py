@@ -58,6 +58,12 @@ CONFIGS = [
 ]
 
 
+def test_every_shipped_config_is_compared(shipped_config):
+    """Every configs/*.toml has an entry without overrides in CONFIGS, so a
+    new variant cannot miss the differential test below."""
+    assert any(c[1] == shipped_config and not c[2] for c in CONFIGS), shipped_config
+
+
 def _kernel(rs, sit):
     try:
         d = score_hand(rs, **sit).to_dict()
