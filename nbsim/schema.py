@@ -31,7 +31,7 @@ SEAT_SUFFIXES = ("e", "s", "w", "n")
 MODES = ("deal", "game")
 IMPLEMENTED_MODES = ("deal", "game")
 
-_DEAL_COLUMNS: list[tuple[str, pl.DataType]] = [
+_DEAL_COLUMNS: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
     ("deal", pl.Int64),
     ("seed", pl.UInt64),
     ("dice", pl.List(pl.UInt8)),
@@ -46,7 +46,7 @@ _DEAL_COLUMNS += [(f"wilds_{s}", pl.UInt8) for s in SEAT_SUFFIXES]
 _SCHEMAS = {"deal": _DEAL_COLUMNS}
 
 
-def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
+def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]]:
     """Game-mode columns after the deal-mode ones (RULES.md sections 4-8).
 
     ==================  ============  ==============================================
@@ -71,7 +71,7 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
     policy_e ..         String        policy of the player in each seat
     ==================  ============  ==============================================
     """
-    cols: list[tuple[str, pl.DataType]] = [
+    cols: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
         ("round_wind", pl.String), ("outcome", pl.String), ("winner", pl.String),
         ("discarder", pl.String), ("win_tile", pl.String), ("context", pl.List(pl.String)),
     ]
@@ -91,7 +91,7 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
     return cols
 
 
-def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType]]:
+def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]]:
     if mode == "deal":
         return _DEAL_COLUMNS
     if mode == "game":
@@ -104,7 +104,7 @@ def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType]]:
     raise KeyError(mode)
 
 
-EVENT_COLUMNS: list[tuple[str, pl.DataType]] = [
+EVENT_COLUMNS: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
     ("deal", pl.Int64), ("step", pl.Int32), ("seat", pl.String), ("action", pl.String),
     ("tile", pl.String), ("meld", pl.String), ("from_seat", pl.String), ("pos", pl.Int16),
 ]

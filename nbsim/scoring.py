@@ -565,7 +565,7 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None) -> str:
         lines.append(f"{'total without three_wilds':<24} {result.tai_for_min:>3}")
     else:
         lines.append(f"fan {result.fan}  fu {result.fu}")
-        for k, v in result.points.items():
+        for k, v in (result.points or {}).items():
             lines.append(f"  {k:<14}{v:>6} points")
         lines.append(f"silver per payer: {result.silver}")
     lines.append(f"wilds held: {result.wilds}")
