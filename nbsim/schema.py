@@ -54,16 +54,19 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]
     outcome             String        self_drawn, discard, robbing_kong, wall_exhausted
     winner, discarder   String        seat (dealer = E); null when none (discarder:
                                       the robbed player for robbing_kong)
-    win_tile            String        winning tile (notation); null on a draw
+    win_tile            String        winning tile (notation); null when the wall is
+                                      exhausted (no winner)
     context             List(String)  after_kong, last_tile, heavenly, earthly
-    tai                 Int16         total tai of the win (tai variants); null on a draw
+    tai                 Int16         total tai of the win (tai variants); null when
+                                      the wall is exhausted
     tai_<item>          Int16         tai of each item of the variant (0 if it did not apply)
     fan, fu             Int16         Ninghai fan and the winner's fu (fan/fu variants)
     points_<scheme>     Int32         Ninghai points under each scheme
     liable              String        Ninghai three-melds liable seat (null: none)
     fu_e .. fu_n        Int16         each player's own fu (Ninghai)
     pay_e .. pay_n      Int32         net points per seat (zero-sum)
-    wilds_win           UInt8         wild tiles in the winning hand; null on a draw
+    wilds_win           UInt8         wild tiles in the winning hand; null when the
+                                      wall is exhausted
     turns               Int16         discards made
     tiles_left          Int16         tiles still drawable at the end
     kongs               Int8          kongs declared (all players)

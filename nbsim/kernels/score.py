@@ -4,7 +4,7 @@ legal-win decision and payments of one winning situation (RULES.md sections
 
 Public kernels (no allocation in the batch loop):
 
-* ``score_win(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by,
+* ``score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by,
   ctx, seat, round_wind, indicator, discarder, fed, fed_by_winner, kong_from,
   liable, res) -> int``: one winning situation; fills ``res`` (int64[RES_LEN],
   layout ``codes.RES_*``) and returns the ``E_*`` error code (0 = OK).
@@ -165,7 +165,7 @@ def _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, hold
 
 # ---------------------------------------------------------------- main kernel
 @nrt_free(error_model="numpy")
-def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat,
+def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
               round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
               iw):
     """``score_win`` with a caller-provided scratch ``iw`` (``new_scratch()``,
@@ -173,7 +173,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     for i in range(C.RES_LEN):
         res[i] = 0
     err, n_in_play, wild_a, wild_b, wild_flowers = validate(
-        rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, round_wind, indicator,
+        rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind, indicator,
         discarder, fed, fed_by_winner, kong_from, liable, iw)
     if err != C.OK:
         res[C.RES_ERROR] = err
@@ -185,7 +185,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     round_kind = C.EAST + round_wind
     # naturals of the 14 concealed tiles (O_NAT0, and the search's copy
     # O_NAT), wilds (RULES.md section 3) and the suits present
-    win_wild = is_wild(win_tile, wild_a, wild_b, wild_flowers)
+    win_wild = is_wild(win_kind, wild_a, wild_b, wild_flowers)
     wilds = 0
     suits = 0
     for k in range(C.N_PLAY):
@@ -203,9 +203,9 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     if win_wild:
         wilds += 1
     else:
-        iw[O_NAT0 + win_tile] += 1
-        iw[O_NAT + win_tile] += 1
-        suits |= suit_bit(win_tile)
+        iw[O_NAT0 + win_kind] += 1
+        iw[O_NAT + win_kind] += 1
+        suits |= suit_bit(win_kind)
     res[C.RES_WILDS] = wilds
     # declared melds
     meld_pungs = 0
@@ -241,7 +241,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     if wilds13 >= 1 and not heavenly and (
             has_item(rules, C.T_WILD_SINGLE_WAIT)
             or (win_by == C.WIN_ROBBING_KONG and rules[C.R_WILD_SINGLE_CAN_ROB] == 0)):
-        nat13(iw, win_tile, win_wild)
+        nat13(iw, win_kind, win_wild)
         wild_single_wait = melds_only(iw[O_NAT13:O_NAT13 + C.N_PLAY], wilds13 - 1, tables)
     fan_const = 0
     if system == C.SYSTEM_TAI:
@@ -261,7 +261,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     wait_kind0 = -1
     wait_kind1 = -1
     if needs_single_kind and not heavenly:
-        nat13(iw, win_tile, win_wild)
+        nat13(iw, win_kind, win_wild)
         wait_n, wait_kind0, wait_kind1 = wait_info(iw, hand, indicator, wild_a, wild_b,
                                                     wild_flowers, wilds13, tables)
     const_tai = 0
@@ -270,7 +270,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
     iw[O_HC + HC_SEAT] = seat
     iw[O_HC + HC_ROUND] = round_wind
     iw[O_HC + HC_WIN_BY] = win_by
-    iw[O_HC + HC_WIN_KIND] = -1 if win_wild else win_tile
+    iw[O_HC + HC_WIN_KIND] = -1 if win_wild else win_kind
     iw[O_HC + HC_N_MELDS] = n_melds
     iw[O_HC + HC_CONST_TAI] = const_tai - iw[O_HAND_ITEMS + C.T_THREE_WILDS]
     iw[O_HC + HC_THREE_WILDS] = iw[O_HAND_ITEMS + C.T_THREE_WILDS]
@@ -352,18 +352,18 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
 
 
 @njit(cache=True, error_model="numpy")
-def score_win(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat,
+def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
               round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
     """Score one winning situation (RULES.md sections 3, 5-8 and 10).
 
     Args:
         rules: int64[R_LEN] (``RuleSet.array``); tables: ``nbsim.tables.load_tables()``.
-        hand: int8[42] the winner's concealed tiles BEFORE the winning tile,
-            wilds counted at their own kind (a wild flower may be in hand).
+        hand: int8[42] the winner's concealed tiles per kind BEFORE the winning
+            tile, wilds counted at their own kind (a wild flower may be in hand).
         melds: int8[4, 3] rows (MELD_TYPE, MELD_KIND, MELD_FROM); n_melds rows used.
             Concealed kongs (MELD_CKONG) are declared melds; kongs count 3 tiles.
         flowers: int8[8], 1 for each flower set aside (1f..8f).
-        win_tile: kind 0..41 (a flower only when it is wild).
+        win_kind: kind 0..41 of the winning tile (a flower only when it is wild).
         win_by: WIN_SELF_DRAW / WIN_DISCARD / WIN_ROBBING_KONG; ctx: CTX_* bits.
         seat, round_wind: 0..3 (E S W N; the dealer is E); indicator: kind or -1.
         discarder: the discarding / robbed seat or -1 (-1 on a discard or
@@ -382,13 +382,13 @@ def score_win(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ct
         res is valid. Tai and points are in tai / points.
     """
     iw = np.zeros(IW_LEN, dtype=np.int64)
-    return score_one(rules, tables, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat,
+    return score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
                      round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
                      iw)
 
 
 @njit(cache=True, error_model="numpy")
-def score_batch(rules, tables, hands, melds, n_melds, flowers, win_tile, win_by, ctx, seat,
+def score_batch(rules, tables, hands, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
                 round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
     """``score_win`` over n situations, reusing one scratch.
 
@@ -400,7 +400,7 @@ def score_batch(rules, tables, hands, melds, n_melds, flowers, win_tile, win_by,
     n_err = 0
     for i in range(hands.shape[0]):
         e = score_one(rules, tables, hands[i], melds[i], np.int64(n_melds[i]), flowers[i],
-                      np.int64(win_tile[i]), np.int64(win_by[i]), np.int64(ctx[i]),
+                      np.int64(win_kind[i]), np.int64(win_by[i]), np.int64(ctx[i]),
                       np.int64(seat[i]), np.int64(round_wind[i]), np.int64(indicator[i]),
                       np.int64(discarder[i]), fed[i], fed_by_winner[i], np.int64(kong_from[i]),
                       np.int64(liable[i]), res[i], iw)

@@ -44,7 +44,7 @@ def is_wild(kind, wild_a, wild_b, wild_flowers):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def validate(rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, round_wind,
+def validate(rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind,
              indicator, discarder, fed, fed_by_winner, kong_from, liable, iw):
     """Check the input (RULES.md section 10 and the tile counts).
 
@@ -59,7 +59,7 @@ def validate(rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, 
         return C.E_BAD_SEAT, 0, -1, -1, 0
     if n_melds < 0 or n_melds > C.MAX_MELDS:
         return C.E_BAD_MELD, 0, -1, -1, 0
-    if win_tile < 0 or win_tile >= C.N_KINDS:
+    if win_kind < 0 or win_kind >= C.N_KINDS:
         return C.E_BAD_ARG, 0, -1, -1, 0
     if rules[C.R_WILDS] == C.WILDS_NONE:
         if indicator != -1:
@@ -104,13 +104,13 @@ def validate(rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, 
             return C.E_BAD_ARG, 0, -1, -1, 0
         total += n
         if n + iw[O_MELD_COUNT + k] > 2:
-            if win_tile == k:
+            if win_kind == k:
                 n += 1
             if indicator == k:
                 n += 1
             if n + iw[O_MELD_COUNT + k] > 4:
                 five = True
-    flower_in_hand = win_tile >= C.FLOWER0 and not is_wild(win_tile, wild_a, wild_b, wild_flowers)
+    flower_in_hand = win_kind >= C.FLOWER0 and not is_wild(win_kind, wild_a, wild_b, wild_flowers)
     bad_flower = False
     for f in range(C.N_FLOWERS):
         k = C.FLOWER0 + f
@@ -123,7 +123,7 @@ def validate(rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, 
             flower_in_hand = True
         if fl == 1 and (is_wild(k, wild_a, wild_b, wild_flowers) or indicator == k):
             bad_flower = True
-        if n + fl + (1 if win_tile == k else 0) + (1 if indicator == k else 0) > 1:
+        if n + fl + (1 if win_kind == k else 0) + (1 if indicator == k else 0) > 1:
             five = True
     if total + 3 * n_melds != 13:
         return C.E_TILE_COUNT, 0, -1, -1, 0
@@ -133,7 +133,7 @@ def validate(rules, hand, melds, n_melds, flowers, win_tile, win_by, ctx, seat, 
         return C.E_BAD_FLOWER, 0, -1, -1, 0
     if five:
         return C.E_FIVE_COPIES, 0, -1, -1, 0
-    if win_by == C.WIN_ROBBING_KONG and is_wild(win_tile, wild_a, wild_b, wild_flowers):
+    if win_by == C.WIN_ROBBING_KONG and is_wild(win_kind, wild_a, wild_b, wild_flowers):
         return C.E_ROB_WILD, 0, -1, -1, 0
     if (ctx & C.CTX_AFTER_KONG) and win_by != C.WIN_SELF_DRAW:
         return C.E_BAD_AFTER_KONG, 0, -1, -1, 0

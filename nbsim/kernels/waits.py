@@ -2,7 +2,7 @@
 its wait set and the wild single wait (RULES.md sections 6 and 10), hand
 constants of ``score.score_one``.
 
-* ``nat13(iw, win_tile, win_wild)``: its natural counts into the scratch
+* ``nat13(iw, win_kind, win_wild)``: its natural counts into the scratch
   (``scratch.O_NAT13``) from those of the 14 tiles.
 * ``melds_only(naturals, wilds, tables) -> bool``: the naturals and wilds
   split into melds only (the wild single wait, 抛搭: the 13 tiles less one
@@ -37,12 +37,12 @@ def melds_only(naturals, wilds, tables):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def nat13(iw, win_tile, win_wild):
+def nat13(iw, win_kind, win_wild):
     """Natural counts of the 13-tile hand (before the winning tile) into O_NAT13."""
     for k in range(C.N_PLAY):
         iw[O_NAT13 + k] = iw[O_NAT0 + k]
     if not win_wild:
-        iw[O_NAT13 + win_tile] -= 1
+        iw[O_NAT13 + win_kind] -= 1
 
 
 @nrt_free(error_model="numpy")
