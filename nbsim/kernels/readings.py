@@ -101,6 +101,7 @@ kinds and kinds with 4 copies in hand, melds or the indicator skipped) to be
 exactly {the winning slot's kind}, and dual_pung exactly {winning kind, the
 reading's pair kind}. A reading whose winning wild sits in a free group (or
 that keeps any free group) leaves two wilds or a lone wild in the 13-tile hand,
+so that hand waits on every kind and these items never apply to it.
 
 The reading state
 -----------------
@@ -108,7 +109,7 @@ While the search builds a reading, two named tuples travel down the calls
 instead of twelve positional scalars. Numba passes a tuple's fields as plain
 scalars, so this costs nothing: ``score_batch`` scored the benchmark hands of
 benchmarks/bench_score.py at the same rate (CPU time, within 2%) in both
-forms, with identical results.
+forms, with identical results; the named form is kept.
 
 * ``Groups``: what the groups placed so far add up to: the suit bits, the
   pung, chow and dragon-pung counts, the seat / round wind pung flags, the

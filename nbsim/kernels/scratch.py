@@ -1,6 +1,6 @@
 """The scorer's integer scratch: one int64 array (``new_scratch()``,
 int64[IW_LEN]) that ``score.score_one`` and the modules it calls
-(``readings``, ``validation``) share, so that scoring a hand allocates
+(``readings``, ``validation``, ``waits``) share, so that scoring a hand allocates
 nothing. Each block's offset is computed from the sizes of the blocks before
 it (``_blocks`` below), so a block can grow without renumbering the others.
 
