@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_DEALS ?= 1000000
 DEMO_OUT   ?= runs/demo
 
-.PHONY: setup demo test bench validate clean browser
+.PHONY: setup demo test check bench validate clean browser
 
 setup: $(STAMP)
 
@@ -32,6 +32,13 @@ browser:
 ## test: the test suite (long statistical checks are in `make validate`)
 test: setup
 	$(BIN)/python -m pytest -q
+
+## check: lint (ruff, rules in pyproject.toml), types of the wrappers nbsim/*.py
+## (mypy), then the test suite (`make test`); what CI runs
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(MAKE) test
 
 ## bench: throughput numbers with ratios to baselines measured in the same run
 bench: setup

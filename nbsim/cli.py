@@ -331,30 +331,20 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     import json
 
     from nbsim.rules import load_rules
-    from nbsim.scoring import (check_case, format_result, read_case_lines,
-                               run_cases, score_hand)
+    from nbsim.scoring import check_cases, format_result, read_case_lines, score_hand
 
     if cases_file is not None:
         if config is not None or hand is not None:
             raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
-        lines = read_case_lines(cases_file)
-        n_pass = n_fail = n_err = 0
-        for case_id, out, expect, is_err in run_cases(lines):
-            click.echo(json.dumps(out, ensure_ascii=False))
-            n_err += is_err
-            if check:
-                bad = check_case(expect, out)
-                if bad:
-                    n_fail += 1
-                    click.echo(f"MISMATCH {case_id}: " + "; ".join(bad), err=True)
-                else:
-                    n_pass += 1
-        if check:
-            click.echo(f"{n_pass} passed, {n_fail} failed", err=True)
-            ctx.exit(1 if n_fail else 0)
-        n_lines = sum(1 for line in lines if line.strip())
-        click.echo(f"{n_lines - n_err} scored, {n_err} errors", err=True)
-        ctx.exit(2 if n_err else 0)
+
+        def show(case):
+            click.echo(case.json_line())
+            if case.mismatch_line():
+                click.echo(case.mismatch_line(), err=True)
+
+        tally = check_cases(read_case_lines(cases_file), check=check, on_case=show)
+        click.echo(tally.summary(), err=True)
+        ctx.exit(tally.exit_code())
     if check:
         raise click.UsageError("--check needs --cases FILE")
     given = [name for name, on in (("self_draw", self_draw), ("discard", on_discard),

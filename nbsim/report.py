@@ -269,7 +269,7 @@ def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     rows = [("win", "deals", w, n), ("self-drawn win", "deals", r["self_drawn"], n),
             ("discard win", "deals", r["discard"], n),
             ("robbing the kong", "deals", r["robbing_kong"], n),
-            ("wall exhausted (draw)", "deals", r["wall_exhausted"], n),
+            ("wall exhausted", "deals", r["wall_exhausted"], n),
             ("self-drawn share of wins", "wins", r["self_drawn"], w)]
     df = pl.DataFrame([{"event": e, "of": of, **prop_row(k, m)} for e, of, k, m in rows],
                       schema={"event": pl.String, "of": pl.String, "count": pl.Int64,
@@ -639,7 +639,7 @@ def table_main_game(tables: dict[str, Table], ctx: RunContext) -> Table:
     out = tables["outcomes"].df
     rows = []
     for event, label in (("win", "win rate"), ("self-drawn share of wins", "self-drawn share"),
-                         ("wall exhausted (draw)", "wall-exhausted rate")):
+                         ("wall exhausted", "wall-exhausted rate")):
         r = out.filter(pl.col("event") == event).row(0, named=True)
         rows.append({"statistic": label, "estimate": r["p"], "ci_low": r["ci_low"],
                      "ci_high": r["ci_high"], "n": r["n"], "interval": "Wilson"})

@@ -34,7 +34,11 @@ class _Table(BaseModel):
 
 
 class WallRules(_Table):
-    """[wall]: dice, the end of the wall, dealer rotation (RULES.md section 2)."""
+    """[wall]: dice, the end of the wall, dealer rotation (RULES.md section 2).
+
+    dealer_keeps_on_draw: the dealer keeps the deal when the wall is
+    exhausted (荒庄: a deal that ends without a winner; "draw" in the key's
+    name means that, not drawing a tile)."""
     dice_throws: int = Field(1, ge=1, le=2)
     reserve_stacks: int = Field(0, ge=0, le=30)
     reserve_stacks_per_kong: int = Field(0, ge=0, le=4)

@@ -1,6 +1,6 @@
 """Score one winning situation from notation: ``score_hand`` and the JSONL
 case format of ``cases/README.md`` (``score_case``, ``case_output``,
-``check_case``).
+``check_case``, and ``check_cases`` for a whole file: ``nbsim score --cases``).
 
 Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (RULES.md sections
 3, 5-8 and 10): parses and checks the notation, loads the rules and the hand
@@ -10,9 +10,10 @@ names what is wrong and what is allowed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,8 @@ from nbsim.rules import RuleSet, as_rules, load_rules
 from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
 
 __all__ = ["ScoreResult", "score_hand", "score_case", "case_output", "check_case",
-           "check_expect", "CASE_FIELDS", "EXPECT_FIELDS"]
+           "check_expect", "check_cases", "CaseResult", "CaseTally", "CASE_FIELDS",
+           "EXPECT_FIELDS"]
 
 WIN_BY_NAMES = C.WIN_BY_NAMES
 CASE_FIELDS = ("id", "config", "hand", "melds", "win_tile", "win_by", "seat", "round",
@@ -475,6 +477,80 @@ def run_cases(lines: Iterable[str], rules_cache: dict | None = None):
         yield case_id, case_output(case_id, res), expect, False
 
 
+@dataclass(frozen=True)
+class CaseResult:
+    """One scored line of a cases file (``check_cases``).
+
+    case_id: the case's "id" (or "line N"); output: the JSON object
+    ``nbsim score --cases`` prints (``case_output``, or {"id", "error"} for a
+    line that could not be scored); error: the line could not be scored;
+    mismatches: with checking, what differs from the line's "expect" (empty
+    when it matches or without checking)."""
+    case_id: Any
+    output: dict[str, Any]
+    error: bool
+    mismatches: tuple[str, ...] = ()
+
+    def json_line(self) -> str:
+        """The output object as one line of JSON (stdout of ``--cases``)."""
+        return json.dumps(self.output, ensure_ascii=False)
+
+    def mismatch_line(self) -> str | None:
+        """``MISMATCH <id>: ...`` (stderr of ``--cases --check``), or None."""
+        if not self.mismatches:
+            return None
+        return f"MISMATCH {self.case_id}: " + "; ".join(self.mismatches)
+
+
+@dataclass
+class CaseTally:
+    """Counts of a ``check_cases`` run: non-blank lines, lines that could not
+    be scored (errors) and, when checking, lines that matched / did not
+    match their "expect"."""
+    check: bool
+    lines: int = 0
+    errors: int = 0
+    passed: int = 0
+    failed: int = 0
+
+    def summary(self) -> str:
+        """"N passed, M failed" when checking, else "N scored, M errors"."""
+        if self.check:
+            return f"{self.passed} passed, {self.failed} failed"
+        return f"{self.lines - self.errors} scored, {self.errors} errors"
+
+    def exit_code(self) -> int:
+        """Exit status of ``nbsim score --cases``: checking, 1 on any mismatch;
+        otherwise 2 when some line could not be scored; else 0."""
+        if self.check:
+            return 1 if self.failed else 0
+        return 2 if self.errors else 0
+
+
+def check_cases(lines: Iterable[str], *, check: bool = False,
+                on_case: Callable[[CaseResult], None] | None = None,
+                rules_cache: dict | None = None) -> CaseTally:
+    """Score every line of a JSONL cases file in order (``run_cases``) and,
+    with ``check``, compare each output with the line's "expect"
+    (``check_case``). ``on_case`` receives each ``CaseResult`` as soon as
+    its line is scored (``nbsim score --cases`` prints it). Returns the
+    ``CaseTally``; a malformed line counts as an error, never raises."""
+    tally = CaseTally(check=check)
+    for case_id, out, expect, is_err in run_cases(lines, rules_cache):
+        tally.lines += 1
+        tally.errors += is_err
+        mismatches: tuple[str, ...] = ()
+        if check:
+            mismatches = tuple(check_case(expect, out))
+            if mismatches:
+                tally.failed += 1
+            else:
+                tally.passed += 1
+        if on_case is not None:
+            on_case(CaseResult(case_id, out, bool(is_err), mismatches))
+    return tally
+
+
 def _width(text: str) -> int:
     """Columns ``text`` takes in a terminal (Chinese characters take two)."""
     import unicodedata
@@ -591,7 +667,7 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
                     f"{label(k)} {v}" for k, v in items.items()))
         lines.append(f"fan {result.fan}  fu {result.fu}   (points = (base + fu) x 2^fan rounded "
                      f"up to 10, capped; 推倒八 100 x 2^fan: docs/rules.md §8)")
-        for k, v in result.points.items():
+        for k, v in (result.points or {}).items():
             lines.append(f"  {scheme_label(k):<18}{v:>6} points")
         lines.append(f"silver per payer: {result.silver}")
     lines.append(f"wilds held: {result.wilds}")

@@ -5,16 +5,10 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from nbsim.cli import cli
 
 CASES = Path(__file__).parent / "data" / "scoring_cases.jsonl"
-
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
 
 
 def test_help(runner):
