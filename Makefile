@@ -5,8 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO_DEALS ?= 1000000
 DEMO_OUT   ?= runs/demo
+LADDER_DEALS ?= 20000
+BAND_DEALS   ?= 100000
 
-.PHONY: setup demo test check bench validate clean browser
+.PHONY: setup demo test check bench validate ladder band clean browser
 
 setup: $(STAMP)
 
@@ -47,6 +49,15 @@ bench: setup
 ## validate: long statistical comparisons of simulation with exact values
 validate: setup
 	$(BIN)/python -m pytest -q -m validate -p no:cacheprovider
+
+## ladder: every pair of policies dueled on every variant -> docs/ladder.md
+ladder: setup
+	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out docs/ladder.md
+
+## band: every variant played by value, defend and cautious defend -> docs/band.md
+band: setup
+	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 --out runs/band
+	cp runs/band/band.md docs/band.md
 
 clean:
 	rm -rf runs .pytest_cache

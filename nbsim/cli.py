@@ -435,6 +435,70 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
         click.echo(res.text())
 
 
+@cli.command("ladder")
+@click.argument("configs", nargs=-1, metavar="[CONFIG ...]")
+@click.option("--policies", "pols", default="defend,value,greedy,random", show_default=True,
+              metavar="A,B,...", help="Policy specs to duel pairwise (comma-separated).")
+@click.option("--deals", type=int, default=20_000, show_default=True,
+              help="Duplicate deals per duel (>= 2).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Also write the ladder as markdown to this file.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+def ladder_cmd(configs, pols, deals, seed, out, progress):
+    """Duel every pair of POLICIES on each CONFIG (default: every shipped
+    variant) and print the ladder: per variant and pair, A - B in points per
+    deal and seat with its 95% interval (nbsim duel; `make ladder`)."""
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from nbsim.ladder import ladder
+    from nbsim.rules import shipped_configs
+
+    configs = list(configs) or shipped_configs()
+    n_pol = len([p for p in pols.split(",") if p.strip()])
+    total = len(configs) * n_pol * (n_pol - 1) // 2 * deals
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(total=total, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
+              desc="ladder") as bar:
+        lad = ladder(configs, pols, deals, seed, progress=bar.update)
+    text = lad.markdown()
+    click.echo(text)
+    if out:
+        try:
+            Path(out).write_text(text + "\n", encoding="utf-8")
+        except OSError as e:
+            raise NbsimError(f"--out {out!r}: cannot write ({e.strerror or e})") from None
+
+
+@cli.command("band")
+@click.argument("configs", nargs=-1, metavar="[CONFIG ...]")
+@click.option("--styles", default="value,defend,defend:caution=0.9", show_default=True,
+              metavar="A,B,...", help="Policy specs, each played in every seat.")
+@click.option("--deals", type=int, default=100_000, show_default=True,
+              help="Game deals per style and variant.")
+@click.option("--duel-deals", type=int, default=20_000, show_default=True,
+              help="Duplicate deals of each style's duel against value (0: no duels).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
+@click.option("--out", "out", type=click.Path(file_okay=False), required=True,
+              help="Folder for the runs and band.md (finished runs are reused).")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+def band_cmd(configs, styles, deals, duel_deals, seed, out, workers):
+    """The play-style band: each CONFIG (default: every shipped variant) played
+    once per style, its headline statistics side by side with 95% intervals
+    and each style's duel against value; writes OUT/band.md."""
+    from nbsim.band import BAND_MD, band
+    from nbsim.rules import shipped_configs
+
+    res = band(list(configs) or shipped_configs(), deals=deals, seed=seed, out=out,
+               styles=styles, duel_deals=duel_deals, workers=workers)
+    for vb in res:
+        click.echo(vb.markdown())
+    click.echo(f"wrote {out}/{BAND_MD}")
+
+
 @cli.command("policies")
 def policies_cmd():
     """List the bot policies and their parameters (defaults and ranges).

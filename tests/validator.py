@@ -1093,8 +1093,9 @@ class Replay:
         exp_d = None if discarder < 0 else SEATS[discarder]
         if row["discarder"] != exp_d:
             self.err(f"row discarder {row['discarder']} != {exp_d}")
-        if row["win_tile"] != KIND_NAMES[tile]:
-            self.err(f"row win_tile {row['win_tile']} != {KIND_NAMES[tile]}")
+        exp_tile = None if "heavenly" in ctx else KIND_NAMES[tile]
+        if row["win_tile"] != exp_tile:
+            self.err(f"row win_tile {row['win_tile']} != {exp_tile} (a heavenly hand has none)")
         if sorted(row["context"]) != sorted(ctx):
             self.err(f"row context {sorted(row['context'])} != {sorted(ctx)}")
         # wild tiles among the winner's 14 concealed tiles

@@ -89,7 +89,7 @@ O_DISCARDER = 2        # seat or -1 (robbing: the robbed player)
 O_TURNS = 3            # discards made
 O_TILES_LEFT = 4       # drawable tiles left at the end
 O_N_KONGS = 5
-O_WIN_TILE = 6         # kind or -1
+O_WIN_TILE = 6         # kind or -1 (a heavenly hand has no winning tile)
 O_CTX = 7              # CTX_* flags of the win
 O_LIABLE = 8           # Ninghai liable seat or -1
 O_N_MELDS = 9          # 4 entries: declared melds per seat
@@ -97,7 +97,8 @@ O_FU = 13              # 4 entries: Ninghai fu per seat (the winner's hand fu fo
 O_SCORE = 17           # RES_LEN entries: the winner's score_win result
 O_N_EVENTS = O_SCORE + C.RES_LEN   # events written (or that would be written)
 O_ERROR = O_N_EVENTS + 1           # engine error (0 ok); see E_ENGINE_*
-OUT_LEN = O_ERROR + 1
+O_FLOWERS_END = O_ERROR + 1        # 4 entries: flowers set aside per seat at the end (bit masks)
+OUT_LEN = O_FLOWERS_END + 4
 
 E_ENGINE_OK = 0
 E_ENGINE_SCORE = 1     # score_win refused a hand the engine built (a bug)
@@ -977,11 +978,14 @@ def _finish(rules, g, out):
     out[O_TURNS] = ts[TS_DISCARDS]
     out[O_TILES_LEFT] = W.drawable_left(rules, g.ws, ts[TS_N_KONGS])
     out[O_N_KONGS] = ts[TS_N_KONGS]
-    out[O_WIN_TILE] = ts[TS_WIN_TILE]
+    # the dealer's dealt 14 tiles have no winning tile (the scorer took one
+    # tile out only to score them)
+    out[O_WIN_TILE] = -1 if ts[TS_WIN_CTX] & C.CTX_HEAVENLY else ts[TS_WIN_TILE]
     out[O_CTX] = ts[TS_WIN_CTX]
     out[O_LIABLE] = ts[TS_LIABLE]
     for s in range(4):
         out[O_N_MELDS + s] = g.n_melds[s]
+        out[O_FLOWERS_END + s] = g.flowers[s]
     if winner >= 0:
         for i in range(C.RES_LEN):
             out[O_SCORE + i] = g.res[i]

@@ -19,9 +19,15 @@ from numba import njit
 
 from nbsim.kernels import numba_cache
 
-numba_cache.configure()
+_CACHE = numba_cache.configure()
 
-__all__ = ["njit", "nrt_free"]
+__all__ = ["njit", "nrt_free", "cache_folder_in_use"]
+
+
+def cache_folder_in_use():
+    """The folder numba caches the kernels in (a Path), or None when it
+    keeps its default locations."""
+    return _CACHE
 
 
 def nrt_free(fn=None, **options):

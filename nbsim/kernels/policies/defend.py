@@ -19,11 +19,13 @@ wait, and the cost of feeding it a binding third meld or a kong. A discard
 is chosen by expected value:
 
     score(k) = gain x P(win | the hand after discarding k)
-               - caution_weight(caution) x danger(k)
+               - caution_weight(caution) x danger(k) - bind x feed(k)
 
 with gain = the hand's estimated worth (T, from the variant's tai table) x
 what a win collects, P(win) from the shanten, the tile acceptance and the
-tiles left (``win_chance``, measured), and danger(k) in points (``threat.fill_danger``).
+tiles left (``win_chance``, measured), danger(k) the expected points lost by
+dealing in and feed(k) those lost by feeding a binding third meld or a kong
+(``threat.fill_danger``).
 ``caution`` 0 pushes exactly like ``value`` plus the offence above; 1 folds
 (discards the safest tile) as soon as a threat shows.
 
@@ -64,6 +66,7 @@ WIN_TABLE = (
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.07, 0.148, 0.196),
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.05, 0.12, 0.18),
 )
+WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
 
 
@@ -125,8 +128,10 @@ def win_chance(s, accept_ratio, speed, tiles_left):
     b = tiles_left // 8
     if b > 11:
         b = 11
-    p = WIN_TABLE[s][b]
-    q = WIN_TABLE[s + 1][b] if s < 6 else 0.0
+    # a small floor per step keeps the rows apart where the table is 0, so
+    # the shanten and the acceptance still order the discards there
+    p = WIN_TABLE[s][b] + WIN_FLOOR * (7 - s)
+    q = (WIN_TABLE[s + 1][b] if s < 6 else 0.0) + WIN_FLOOR * (6 - s)
     a = ACCEPT_SHARE * (speed if speed < 2.0 else 2.0)
     if a > 1.0:
         a = 1.0
@@ -202,8 +207,8 @@ def choose_discard(view, params, prng, scr, allowed):
     lam = caution_weight(caution)
     w = split_hand(hand, wild, nat)
     target = _target(view, params, nat, w, scr.tmp)
-    if lam > 0.0:
-        fill_danger(view, scr, bind)
+    if lam > 0.0 or bind > 0.0:
+        fill_danger(view, scr, bind > 0.0)
     i0, i1, i2, i3 = H.group_indices(nat)
     sh = scr.iwork          # [k]: target shanten, [42 + ...] unused
     acc = scr.work          # [k]: tile acceptance
@@ -273,6 +278,8 @@ def choose_discard(view, params, prng, scr, allowed):
         v = gain * win_chance(s if s >= 0 else 0, ratio, speed, tl)
         if lam > 0.0:
             v -= lam * scr.danger[k]
+        if bind > 0.0:
+            v -= bind * scr.feed[k]
         # value's tie-break: the open-hand shanten, then usefulness
         if wild[k]:
             ww = w - 1

@@ -73,6 +73,9 @@ LEGAL_PER_TAI = 1.0
 LEGAL_PATTERN_SHOWN = 0.6    # allowed_patterns: the pattern shows
 LEGAL_PATTERN_HIDDEN = 0.08
 
+# caution_weight(caution) = CAUTION_SCALE x caution / (1 - caution)
+CAUTION_SCALE = 0.25
+
 
 @nrt_free
 def ready_chance(view, o):
@@ -332,15 +335,17 @@ def feed_cost(view, o, k, hidden, worth, ready):
 
 
 @nrt_free
-def fill_danger(view, scr, feed_weight):
-    """scr.danger[k] (k in 0..41): expected points lost by discarding kind k,
-    over the three opponents: P(ready) x P(waits on k) x deal-in cost, plus
-    ``feed_weight`` x the claim costs. scr.threat[o] and scr.worth[o] are
-    left with each seat's ready chance and worth. Returns the largest ready
-    chance (0 when no threat shows)."""
+def fill_danger(view, scr, with_feed):
+    """Expected points lost by discarding each kind k (0..41), over the three
+    opponents: ``scr.danger[k]`` by dealing in (P(ready) x P(k completes) x
+    P(legal) x the deal-in cost) and, with ``with_feed``, ``scr.feed[k]`` by
+    feeding a claim (a binding third meld, a kong). scr.threat[o] and
+    scr.worth[o] are left with each seat's ready chance and worth. Returns
+    the largest ready chance (0 when no threat shows)."""
     me = view.seat
     for k in range(C.N_KINDS):
         scr.danger[k] = 0.0
+        scr.feed[k] = 0.0
     hidden = hidden_total(view)
     top = 0.0
     n_wild_ready = 0.0
@@ -357,12 +362,10 @@ def fill_danger(view, scr, feed_weight):
         for k in range(C.N_PLAY):
             if view.hand[k] == 0 or view.wild[k]:
                 continue
-            dk = 0.0
             if ready > 0.0 and cost > 0.0:
-                dk = ready * wait_chance(view, o, k) * cost
-            if feed_weight > 0.0:
-                dk += feed_weight * feed_cost(view, o, k, hidden, worth, ready)
-            scr.danger[k] += dk
+                scr.danger[k] += ready * wait_chance(view, o, k) * cost
+            if with_feed:
+                scr.feed[k] += feed_cost(view, o, k, hidden, worth, ready)
     # a discarded wild completes any ready hand
     for k in range(C.N_KINDS):
         if view.wild[k] and view.hand[k] > 0:
@@ -375,10 +378,12 @@ def fill_danger(view, scr, feed_weight):
 @njit(cache=True, inline="always")
 def caution_weight(caution):
     """The weight of danger against hand value for a ``caution`` in [0, 1]:
-    0 at 0 (no defence), 1 at 0.5 (the models' expected values as they are),
-    growing without bound toward 1 (fold whenever a threat shows)."""
+    CAUTION_SCALE x caution / (1 - caution): 0 at 0 (no defence), growing
+    without bound toward 1 (fold whenever a threat shows). Duels on
+    ningbo-3baida found the best weight about a quarter of the models'
+    face value, so the scale puts it at caution 0.5."""
     if caution <= 0.0:
         return 0.0
     if caution >= 1.0:
         return 1e6
-    return caution / (1.0 - caution)
+    return CAUTION_SCALE * caution / (1.0 - caution)

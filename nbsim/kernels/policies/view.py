@@ -62,9 +62,10 @@ View = namedtuple("View", (
     "pond_flags", "n_pond", "passed", "fed"))
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
-# vectors (danger per kind, per seat threat and worth, a general one)
-Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "threat", "worth", "work",
-                                 "iwork"))
+# vectors (deal-in danger and claim-feeding cost per kind, per seat threat
+# and worth, a general one) and an int64 one
+Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
+                                 "work", "iwork"))
 
 N_WORK = 64
 
@@ -74,7 +75,8 @@ def new_scratch():
     """Fresh policy scratch arrays (allocate once per batch)."""
     return Scratch(np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_PLAY, np.int8),
                    np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
-                   np.zeros(4, np.float64), np.zeros(4, np.float64),
+                   np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),
+                   np.zeros(4, np.float64),
                    np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64))
 
 

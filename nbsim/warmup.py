@@ -1,0 +1,129 @@
+"""Compiling the kernels once, in the open.
+
+The Numba kernels are compiled on first use and cached on disk
+(``nbsim.kernels.numba_cache``): the first game-mode call on a new checkout
+or after a kernel edit compiles the game engine (minutes), every later call
+loads it (about a second). ``ensure_compiled`` makes that first call say so
+before it starts and show a clock while it runs, instead of looking stuck;
+``python -m nbsim.warmup`` (run by ``make setup``) compiles the kernels of
+game mode, deal mode and scoring ahead of time, in parallel processes.
+
+A kernel group counts as compiled once a call through it finished in this
+cache folder (a marker file ``compiled-<group>`` there): the folder is named
+by a hash of the kernel sources, so an edit starts with no markers.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# wall-clock seconds of a cold compile on a 2-core machine (measured; only
+# used for the message)
+ESTIMATE_S = {"game": 240, "deal": 25, "score": 60}
+
+
+def _folder() -> Path | None:
+    from nbsim.kernels.jit import cache_folder_in_use
+    return cache_folder_in_use()
+
+
+def is_compiled(group: str) -> bool:
+    """True when ``group`` ('game', 'deal', 'score') ran in this cache folder."""
+    f = _folder()
+    return f is not None and (f / f"compiled-{group}").is_file()
+
+
+def _mark(group: str) -> None:
+    f = _folder()
+    if f is not None:
+        try:
+            (f / f"compiled-{group}").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
+        except OSError:
+            pass
+
+
+def _compile(group: str) -> None:
+    """One small call through the group's kernels (compiles or loads them)."""
+    from nbsim.rules import load_rules
+    from nbsim.tables import load_tables
+    rs = load_rules("ningbo-3baida")
+    tables = load_tables()
+    if group == "game":
+        from nbsim.game import game_frame
+        game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
+    elif group == "deal":
+        from nbsim.frames import deal_frame
+        deal_frame(rs, 0, 0, 2, tables)
+    elif group == "score":
+        from nbsim.scoring import score_hand
+        score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
+    else:
+        raise ValueError(f"unknown kernel group {group!r}")
+
+
+def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
+                    clock: bool | None = None) -> None:
+    """Compile (or load) the kernels of ``group`` now. When they are not yet
+    compiled in this cache folder, first tell ``echo`` (default: stderr)
+    "compiling kernels, once, about N s", and show the seconds passing while
+    it runs (``clock``; default: when stderr is a terminal)."""
+    if is_compiled(group):
+        return
+    echo = echo or (lambda s: print(s, file=sys.stderr, flush=True))
+    est = ESTIMATE_S.get(group, 60)
+    echo(f"compiling the {group} kernels, once, about {est} s on a 2-core machine "
+         f"(cached for later runs in {_folder()})")
+    show = sys.stderr.isatty() if clock is None else clock
+    done = threading.Event()
+    t0 = time.perf_counter()
+
+    def tick():
+        from tqdm import tqdm
+        with tqdm(total=est, unit="s", desc="compiling", file=sys.stderr,
+                  bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
+            while not done.wait(1.0):
+                bar.n = time.perf_counter() - t0
+                bar.refresh()
+
+    th = threading.Thread(target=tick, daemon=True) if show else None
+    if th is not None:
+        th.start()
+    try:
+        _compile(group)
+    finally:
+        done.set()
+        if th is not None:
+            th.join()
+    _mark(group)
+    echo(f"compiled in {time.perf_counter() - t0:.0f} s")
+
+
+def main(argv=None) -> int:
+    """``python -m nbsim.warmup [GROUP ...]``: compile the kernel groups
+    (default: game, deal and score), each in its own process, in parallel."""
+    import subprocess
+    groups = list(argv if argv is not None else sys.argv[1:]) or ["game", "deal", "score"]
+    todo = [g for g in groups if not is_compiled(g)]
+    if not todo:
+        print("kernels already compiled")
+        return 0
+    procs = []
+    for g in todo:
+        code = f"from nbsim.warmup import _compile, _mark; _compile({g!r}); _mark({g!r})"
+        procs.append((g, subprocess.Popen([sys.executable, "-c", code])))
+    print(f"compiling kernels ({', '.join(todo)}), once, in {len(todo)} processes ...",
+          flush=True)
+    t0 = time.perf_counter()
+    rc = 0
+    for g, p in procs:
+        rc |= p.wait()
+        print(f"  {g}: {'done' if p.returncode == 0 else 'FAILED'} "
+              f"after {time.perf_counter() - t0:.0f} s", flush=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
