@@ -1,0 +1,157 @@
+"""Whole runs: fixed cost of a warm call, scaling with workers, deal mode end
+to end, and peak memory against run size (issue 10).
+
+Figures:
+  * warm fixed cost: ``nbsim simulate --deals 1`` as a fresh subprocess with
+    a warm Numba cache (imports, tables, cached kernels, polars start-up,
+    folder, lock and manifest), deal mode and game mode; baseline: the bare
+    ``python -c pass`` start-up of the same interpreter.
+  * game mode, whole process (``nbsim simulate`` subprocess, wall time):
+    ningbo-3baida, 200,000 deals, --workers 2 against --workers 1 (target
+    speed-up >= 1.85x).
+  * game kernel alone: ``games.game_batch`` on 2 threads against 1 thread,
+    the same deals.
+  * deal mode end to end (``nbsim.runs.simulate`` in this process: kernel,
+    notation, frames, Parquet, checksums, manifest), --workers 1 and 2;
+    target >= 500,000 deals/s per core.
+  * peak memory (max RSS of a ``nbsim simulate`` subprocess) of 10 million
+    against 100 million deal-mode deals (full run only; --quick uses 1
+    million against 10 million).
+"""
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import Result
+
+
+def _cli(args: list[str], out: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one ``nbsim simulate`` subprocess."""
+    cmd = [sys.executable, "-m", "nbsim", "simulate", *args, "--seed", "1", "--out", str(out),
+           "--overwrite", "--no-progress"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if proc.returncode:
+        raise RuntimeError(proc.stderr)
+    # ru_maxrss of children is the max over all waited-for children (kB)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return dt, (peak if peak > before else float("nan")) / 1024
+
+
+def _peak_rss_mb(args: list[str], out: Path) -> tuple[float, float]:
+    """(seconds, peak RSS MB) of a subprocess, read from /usr/bin/time-free
+    wait4 accounting: run it through a tiny wrapper that reports its child."""
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "subprocess.run(sys.argv[1:], check=True, capture_output=True); "
+            "print(time.perf_counter() - t, "
+            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    cmd = [sys.executable, "-c", code, sys.executable, "-m", "nbsim", "simulate", *args,
+           "--seed", "1", "--out", str(out), "--overwrite", "--no-progress"]
+    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    secs, kb = res.stdout.split()
+    return float(secs), int(kb) / 1024
+
+
+def _game_kernel_scaling(n: int) -> tuple[float, float]:
+    """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
+    thread, disjoint deal ranges)."""
+    from nbsim import frames as F
+    from nbsim.game import policy_codes
+    from nbsim.kernels import games as KG
+    from nbsim.rules import load_rules
+    from nbsim.tables import load_tables
+    rs, tables = load_rules("ningbo-3baida"), load_tables()
+    codes = policy_codes(("value",) * 4)
+
+    def play(start, count):
+        a = F._alloc(count, False)
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), codes, False,
+                      a["out"], a["melds"], a["round_winds"], a["hands"], a["flowers"],
+                      a["wilds"], a["dice"], a["ind"], a["comp"], a["events"],
+                      a["event_deal"], a["event_step"])
+
+    play(0, 100)
+    t0 = time.perf_counter()
+    play(0, n)
+    one = n / (time.perf_counter() - t0)
+    threads = [threading.Thread(target=play, args=(k * n, n)) for k in (1, 2)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    two = 2 * n / (time.perf_counter() - t0)
+    return one, two
+
+
+def bench(quick: bool = False) -> list[Result]:
+    out: list[Result] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        # warm fixed cost
+        _cli(["ningbo-3baida", "--deals", "1"], tmp / "w")          # warm the caches
+        _cli(["ningbo-3baida", "--mode", "game", "--deals", "1"], tmp / "w")
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare = time.perf_counter() - t0
+        for mode in ("deal", "game"):
+            best = min(_cli(["ningbo-3baida", "--mode", mode, "--deals", "1"], tmp / "w")[0]
+                       for _ in range(3))
+            out.append(Result(f"warm fixed cost: nbsim simulate --mode {mode} --deals 1", best,
+                              "s", "python -c pass", bare, "target <= 0.5 s; ratio = bare / "
+                              "nbsim"))
+
+        # whole-process scaling, game mode
+        n = 50_000 if quick else 200_000
+        args = ["ningbo-3baida", "--mode", "game", "--deals", str(n)]
+        t1 = _cli(args + ["--workers", "1"], tmp / "g1")[0]
+        t2 = _cli(args + ["--workers", "2"], tmp / "g2")[0]
+        out.append(Result(f"game run, whole process, {n:,} deals, --workers 2", n / t2,
+                          "deals/s", "--workers 1", n / t1, "target ratio >= 1.85x"))
+        one, two = _game_kernel_scaling(10_000 if quick else 40_000)
+        out.append(Result("game kernel alone, 2 threads", two, "deals/s", "1 thread", one,
+                          "ningbo-3baida, value policy"))
+
+        # deal mode end to end, in process
+        from nbsim.runs import simulate
+        m = 1_000_000 if quick else 4_000_000
+        simulate("ningbo-3baida", deals=200_000, seed=2, out=tmp / "d0", workers=1)
+        rates = {}
+        for w in (1, 2):
+            t0 = time.perf_counter()
+            simulate("ningbo-3baida", deals=m, seed=2, out=tmp / f"d{w}", workers=w,
+                     overwrite=True, progress=False)
+            rates[w] = m / (time.perf_counter() - t0)
+        out.append(Result(f"deal mode end to end, {m:,} deals, --workers 1", rates[1],
+                          "deals/s", "", float("nan"), "target >= 500,000 deals/s per core"))
+        out.append(Result(f"deal mode end to end, {m:,} deals, --workers 2", rates[2],
+                          "deals/s", "--workers 1", rates[1],
+                          f"{rates[2] / 2:,.0f} deals/s per core"))
+
+        # peak memory against run size
+        small, big = (1_000_000, 10_000_000) if quick else (10_000_000, 100_000_000)
+        s_small, m_small = _peak_rss_mb(["ningbo-3baida", "--deals", str(small)], tmp / "m1")
+        s_big, m_big = _peak_rss_mb(["ningbo-3baida", "--deals", str(big)], tmp / "m2")
+        out.append(Result(f"peak memory, {big:,} deal-mode deals ({s_big:,.0f} s)", m_big, "MB",
+                          f"{small:,} deals ({s_small:,.0f} s)", m_small,
+                          "ratio near 1 = bounded memory"))
+        for d in ("m1", "m2"):
+            subprocess.run(["rm", "-rf", str(tmp / d)], check=False)
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    for r in bench(quick="--quick" in sys.argv):
+        print(r)
+    os._exit(0)
