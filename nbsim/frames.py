@@ -14,6 +14,8 @@ policy argument made from them by ``nbsim.game.policy_codes``.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -39,7 +41,13 @@ def _strings(data: np.ndarray, offsets: np.ndarray, n: int, name: str) -> pl.Ser
 
 def _lookup_tables(rules: np.ndarray):
     """Notation look-ups by indicator kind (index 42 = no indicator) and by
-    flower bit mask."""
+    flower bit mask (cached per rules array)."""
+    return _cached_lookup_tables(rules.tobytes())
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_lookup_tables(key: bytes):
+    rules = np.frombuffer(key, dtype=np.int64)
     ind = pl.Series("indicator", list(KIND_NAMES) + [None], dtype=pl.String)
     wk = [[KIND_NAMES[k] for k in wild_kinds(rules, i)] for i in range(C.N_KINDS)] + [[]]
     wild = pl.Series("wild_kinds", wk, dtype=pl.List(pl.String))
