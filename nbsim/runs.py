@@ -177,17 +177,6 @@ def _make_folder(out: Path, need_bytes: int) -> None:
                        f"choose another folder")
 
 
-def prepare_out_dir(out: str | Path, overwrite: bool) -> Path:
-    """Create or clear a run folder (kept for callers of the old API): an
-    existing run is only replaced with ``overwrite``. Raises RunError."""
-    out = Path(out)
-    if _check_folder(out, overwrite, False):
-        for f in _owned_files(out):
-            f.unlink()
-    _make_folder(out, 0)
-    return out
-
-
 def _write_json_atomic(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
