@@ -270,7 +270,7 @@ def _alloc(n: int, with_events: bool):
 
 
 EVENT_CHUNK = 2_000       # deals per kernel call when logging events (1024 rows each)
-PLAIN_CHUNK = 50_000      # deals per kernel call otherwise
+PLAIN_CHUNK = 4_000       # deals per kernel call otherwise (progress at least once a second)
 MATCH_CHUNK = 50          # matches per kernel call
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -25,11 +26,16 @@ def rows(out) -> pl.DataFrame:
 
 
 def test_cluster_local_gives_the_rows_of_a_local_run(tmp_path):
+    """``python -m nbsim simulate --cluster local`` (the worker processes are
+    spawned: they must not re-run the CLI)."""
     a, b = tmp_path / "a", tmp_path / "b"
     SIM.simulate("ningbo-3baida", deals=3_000, seed=12, out=a, shard_size=1_000, workers=1)
-    res = SIM.simulate("ningbo-3baida", deals=3_000, seed=12, out=b, shard_size=400,
-                       workers=2, cluster="local")
-    assert res.status == "complete" and len(res.shards) == 8
+    proc = subprocess.run([sys.executable, "-m", "nbsim", "simulate", "ningbo-3baida",
+                           "--deals", "3000", "--seed", "12", "--out", str(b), "--shard-size",
+                           "400", "--workers", "2", "--cluster", "local", "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "3,000 deals in" in proc.stdout and "8 shards" in proc.stdout
     assert rows(b).equals(rows(a))
     m = json.loads((b / "manifest.json").read_text())
     assert m["cluster"] == "local" and verify_run(b).complete
