@@ -1,5 +1,5 @@
-"""Whole runs: fixed cost of a warm call, scaling with workers, deal mode end
-to end, and peak memory against run size (issue 10).
+"""Whole runs: fixed cost of a warm call, scaling with workers, and deal mode
+end to end (issue 10).
 
 Figures:
   * warm fixed cost: ``nbsim simulate --deals 1`` as a fresh subprocess with
@@ -14,9 +14,8 @@ Figures:
   * deal mode end to end (``nbsim.runs.simulate`` in this process: kernel,
     notation, frames, Parquet, checksums, manifest), --workers 1 and 2;
     target >= 500,000 deals/s per core.
-  * peak memory (max RSS of a ``nbsim simulate`` subprocess) of 10 million
-    against 100 million deal-mode deals (full run only; --quick uses 1
-    million against 10 million).
+
+Peak memory against run size: ``bench_memory``.
 """
 from __future__ import annotations
 
@@ -42,20 +41,6 @@ def _cli(args: list[str], out: Path) -> float:
     if proc.returncode:
         raise RuntimeError(proc.stderr)
     return time.perf_counter() - t0
-
-
-def _peak_rss_mb(args: list[str], out: Path) -> tuple[float, float]:
-    """(seconds, peak RSS MB) of an ``nbsim simulate`` subprocess, from the
-    wait4 accounting of a small wrapper process that reports its child."""
-    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-            "subprocess.run(sys.argv[1:], check=True, capture_output=True); "
-            "print(time.perf_counter() - t, "
-            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    cmd = [sys.executable, "-c", code, sys.executable, "-m", "nbsim", "simulate", *args,
-           "--seed", "1", "--out", str(out), "--overwrite", "--no-progress"]
-    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    secs, kb = res.stdout.split()
-    return float(secs), int(kb) / 1024
 
 
 def _game_kernel_scaling(n: int) -> tuple[float, float]:
@@ -148,15 +133,6 @@ def bench(quick: bool = False) -> list[Result]:
                           "deals/s", "--workers 1", rates[1],
                           f"{rates[2] / 2:,.0f} deals/s per core"))
 
-        # peak memory against run size
-        small, big = (1_000_000, 10_000_000) if quick else (10_000_000, 100_000_000)
-        s_small, m_small = _peak_rss_mb(["ningbo-3baida", "--deals", str(small)], tmp / "m1")
-        s_big, m_big = _peak_rss_mb(["ningbo-3baida", "--deals", str(big)], tmp / "m2")
-        out.append(Result(f"peak memory, {big:,} deal-mode deals ({s_big:,.0f} s)", m_big, "MB",
-                          f"{small:,} deals ({s_small:,.0f} s)", m_small,
-                          "ratio near 1 = bounded memory"))
-        for d in ("m1", "m2"):
-            subprocess.run(["rm", "-rf", str(tmp / d)], check=False)
     return out
 
 

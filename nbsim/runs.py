@@ -478,7 +478,8 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
 def _resume_manifest(spec: RunSpec, out: Path, shard_size_given: int | None, workers: int):
     """The manifest of the run to continue, checked against ``spec``; returns
     (manifest, spec with the run's shard size, names of shards to redo)."""
-    manifest = read_manifest(out)
+    from nbsim.runfiles import read_run_manifest
+    manifest = read_run_manifest(out)
     diffs = differences(spec, manifest)
     if diffs:
         raise RunError(f"--resume: {out} holds a different run: " + "; ".join(diffs)
