@@ -15,7 +15,7 @@ import polars as pl
 from nbsim import frames as F
 from nbsim import schema as S
 from nbsim.errors import RunError
-from nbsim.frames import SEATS, deal_columns, events_frame, game_columns  # noqa: F401
+from nbsim.frames import deal_columns, events_frame, game_columns
 from nbsim.kernels import codes as C
 from nbsim.kernels import games as KG
 from nbsim.rules import RuleSet
