@@ -130,6 +130,8 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
     shards, and --resume completes the run. Read the result with
     `nbsim report OUT`.
     """
+    import signal
+
     from nbsim.errors import RunInterrupted
     from nbsim.runs import simulate
 
@@ -139,6 +141,10 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
+
+    def _terminate(signum, frame):          # `kill PID` stops like Ctrl-C: manifest kept
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         res = simulate(config, mode=mode, deals=deals, seed=seed, out=out,
                        shard_size=shard_size, workers=workers, overwrite=overwrite,
@@ -147,6 +153,8 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
     except RunInterrupted as e:
         click.echo(f"Error: {e}", err=True)
         ctx.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if fmt == "matches":
         rows = sum(s.get("rows", 0) for s in res.shards)
         rate = rows / res.elapsed if res.elapsed > 0 else float("nan")

@@ -120,9 +120,13 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
         width = 2 * max(1, len(client.scheduler_info()["workers"]))
         queue = distributed.as_completed()
 
+        live: set = set()                  # submitted and not yet recorded
+
         def submit(task):
-            queue.add(client.submit(_run, task, str(out), pure=False,
-                                    key=f"nbsim-shard-{task.run_id}-{task.index}"))
+            fut = client.submit(_run, task, str(out), pure=False,
+                                key=f"nbsim-shard-{task.run_id}-{task.index}")
+            live.add(fut)
+            queue.add(fut)
 
         submit(first)
         for _ in range(width - 1):
@@ -130,18 +134,24 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
             if t is None:
                 break
             submit(t)
-        for fut in queue:
-            try:
-                info = fut.result()
-            except distributed.client.FutureCancelledError:  # pragma: no cover
-                raise RunError("--cluster: a shard task was cancelled") from None
-            except distributed.scheduler.KilledWorker as e:
-                raise RunError(f"--cluster: shard task {e.task} killed its workers "
-                               f"repeatedly") from None
-            rec.record(info)
-            t = next(tasks, None)
-            if t is not None:
-                submit(t)
+        try:
+            for fut in queue:
+                try:
+                    info = fut.result()
+                except distributed.client.FutureCancelledError:  # pragma: no cover
+                    raise RunError("--cluster: a shard task was cancelled") from None
+                except distributed.scheduler.KilledWorker as e:
+                    raise RunError(f"--cluster: shard task {e.task} killed its workers "
+                                   f"repeatedly") from None
+                rec.record(info)
+                live.discard(fut)
+                t = next(tasks, None)
+                if t is not None:
+                    submit(t)
+        finally:                # Ctrl-C or an error: keep what the workers finished
+            for fut in live:
+                if fut.status == "finished":
+                    rec.record(fut.result())
     finally:
         client.close()
         if lc is not None:

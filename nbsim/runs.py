@@ -361,10 +361,15 @@ def _shard_tasks(spec: RunSpec, run_id: str, ranges, used: set[str]):
 
 
 def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
-    """Run shard tasks on ``workers`` threads (at most 2 x workers queued),
-    recording each as it finishes. On an error or Ctrl-C, no new shard
-    starts, the running ones finish and are recorded, then the first error
-    is raised."""
+    """Run shard tasks on ``workers`` threads, recording each as it finishes.
+
+    The shards always run in pool threads and the calling (main) thread only
+    waits and records, so Ctrl-C or SIGTERM never stops a shard half-written.
+    At most 2 x workers shards are queued (1 with one worker). On an error
+    or Ctrl-C no new shard starts, the running ones finish and are recorded
+    (recording is idempotent: every finished shard is recorded once, even
+    one whose future a signal interrupted the bookkeeping of), then the
+    first error is raised."""
     counted: dict[int, int] = {}
     clock = threading.Lock()
 
@@ -374,39 +379,51 @@ def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
                 counted[task.index] = counted.get(task.index, 0) + n
             rec.bar.update(n)
         info = run_shard(task, out, tick)
-        return info, counted.get(task.index, 0)
+        result = (info, counted.get(task.index, 0))
+        with clock:
+            finished[task.index] = result  # seen even if the main thread lost the future
+        return result
 
-    if workers == 1:
-        for task in tasks:
-            rec.record(*job(task))
-        return
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nbsim-shard")
-    pending: set = set()
+    finished: dict[int, tuple] = {}        # finished shards not yet recorded
+    depth = 2 * workers if workers > 1 else 1
+    prefix = f"nbsim-shard-{uuid.uuid4().hex[:8]}"
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix)
+    live: set = set()                      # submitted and not yet recorded
     errors: list[BaseException] = []
 
-    def collect(finished):
-        for f in finished:
-            if f.cancelled():
+    def collect(futures):
+        for f in list(futures):
+            if not f.done():
                 continue
-            if f.exception() is not None:
-                errors.append(f.exception())
-            else:
-                rec.record(*f.result())
+            if not f.cancelled():
+                if f.exception() is not None:
+                    errors.append(f.exception())
+                else:
+                    info, ticks = f.result()
+                    rec.record(info, ticks)
+                    with clock:
+                        finished.pop(info["index"], None)
+            live.discard(f)
 
     try:
         for task in tasks:
-            pending.add(pool.submit(job, task))
-            while len(pending) >= 2 * workers and not errors:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                collect(finished)
+            live.add(pool.submit(job, task))
+            while len(live) >= depth and not errors:
+                done, _ = wait(live, return_when=FIRST_COMPLETED)
+                collect(done)
             if errors:
                 break
-        while pending and not errors:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            collect(finished)
+        while live and not errors:
+            done, _ = wait(live, return_when=FIRST_COMPLETED)
+            collect(done)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        collect(pending)                       # shards that finished meanwhile
+        for t in threading.enumerate():    # a thread a signal kept out of the pool's list
+            if t.name.startswith(prefix) and t is not threading.current_thread():
+                t.join()
+        collect(live)                      # shards that finished meanwhile
+        for result in list(finished.values()):   # and any whose future a signal lost
+            rec.record(*result)
     if errors:
         raise errors[0]
 
@@ -546,10 +563,10 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
                unit_scale=True, disable=not progress, mininterval=0.25,
                desc=f"{spec.rs.name} seed {spec.seed}", file=sys.stderr)
     rec = _Recorder(mpath, manifest, bar)
-    rec.save()
     t0 = time.perf_counter()
     status, failure = "complete", None
     try:
+        rec.save()
         if cluster is None:
             _run_threads(tasks, out, workers, rec)
         else:

@@ -109,7 +109,7 @@ def tables():
 def run_shard(task: ShardTask, out: str | Path, progress=None) -> dict:
     """Compute one shard and write its files into the run folder ``out``.
 
-    Returns the manifest entry: {"file", "first_deal", "deals", "rows",
+    Returns the manifest entry: {"file", "index", "first_deal", "deals", "rows",
     "dealer_complete", "files": {name: {"rows", "bytes", "sha256"}}, plus
     "events_file" / "matches_file"}. ``progress(n)`` is called as deals (or
     matches) are done. Raises OSError if a file cannot be written (the
@@ -119,7 +119,8 @@ def run_shard(task: ShardTask, out: str | Path, progress=None) -> dict:
     tables_ = tables()
     footer = {"run_id": task.run_id, "seed": spec.seed, "first_deal": start,
               "deals": stop - start}
-    info = {"file": shard_name(index), "first_deal": start, "deals": stop - start}
+    info = {"file": shard_name(index), "index": index, "first_deal": start,
+            "deals": stop - start}
     files: dict[str, dict] = {}
     ev = totals = None
     if spec.mode == "deal":

@@ -375,3 +375,21 @@ def test_progress_counts_deals_within_a_shard(tmp_path, monkeypatch):
     tmp = Path(tmp_path)
     SH.run_shard(task, tmp, ticks.append)
     assert ticks == [25, 25, 25, 25]
+
+
+def test_sigterm_stops_like_ctrl_c(tmp_path):
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "nbsim", "simulate", "ningbo-3baida", "--deals", "2000000",
+            "--seed", "3", "--out", str(out), "--shard-size", "20000", "--no-progress"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out / "manifest.json").is_file() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    m = json.loads((out / "manifest.json").read_text())
+    if proc.returncode == 0:                       # finished before the signal
+        assert m["status"] == "complete"
+        return
+    assert proc.returncode == 130 and "continue with --resume" in err
+    assert m["status"] == "interrupted" and verify_run(out).ok
