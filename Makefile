@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_DEALS ?= 1000000
 DEMO_OUT   ?= runs/demo
 
-.PHONY: setup demo test bench validate clean
+.PHONY: setup demo test check bench validate clean browser
 
 setup: $(STAMP)
 
@@ -21,9 +21,24 @@ demo: setup
 	$(BIN)/nbsim simulate ningbo-3baida --mode deal --deals $(DEMO_DEALS) --seed 1 --out $(DEMO_OUT) --overwrite
 	$(BIN)/nbsim report $(DEMO_OUT)
 
+## browser: Debian's chromium for the HTML report test, installed when missing and apt is usable
+browser:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium (Debian package) for the HTML report test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+		|| echo "chromium could not be installed: the HTML report test will be skipped"; \
+	fi
+
 ## test: the test suite (long statistical checks are in `make validate`)
 test: setup
 	$(BIN)/python -m pytest -q
+
+## check: lint (ruff, rules in pyproject.toml), types of the wrappers nbsim/*.py
+## (mypy), then the test suite (`make test`); what CI runs
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(MAKE) test
 
 ## bench: throughput numbers with ratios to baselines measured in the same run
 bench: setup

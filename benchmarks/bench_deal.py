@@ -57,9 +57,9 @@ def _cli_seconds(env: dict, out: Path) -> float:
 
 
 def bench(quick: bool = False) -> list[Result]:
+    from nbsim.frames import deal_frame
     from nbsim.kernels.batch import deal_batch
     from nbsim.rules import load_rules
-    from nbsim.frames import deal_frame
     from nbsim.tables import load_tables
 
     rs = load_rules("ningbo-3baida")

@@ -122,11 +122,13 @@ def _engine_rate(rs, tables, policy: str, n: int) -> float:
     from nbsim import game
     from nbsim.kernels import games as KG
 
+    from nbsim.policies import as_policies, kernel_arrays
+
     a = game._alloc(n, False)
-    pc = game.policy_codes((policy,) * 4)
+    pc, params = kernel_arrays(as_policies(policy))
 
     def run():
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pc, False, a["out"],
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pc, params, False, a["out"],
                       a["melds"], a["round_winds"], a["hands"], a["flowers"], a["wilds"],
                       a["dice"], a["ind"], a["comp"], a["events"], a["event_deal"],
                       a["event_step"])
@@ -141,6 +143,7 @@ def _engine_rate(rs, tables, policy: str, n: int) -> float:
 
 
 def bench(quick: bool = False) -> list[Result]:
+    from nbsim.kernels.policies.table import NAMES
     from nbsim.rules import load_rules
     from nbsim.tables import load_tables
 
@@ -153,7 +156,7 @@ def bench(quick: bool = False) -> list[Result]:
     out = []
     for v in (VARIANTS[:1] if quick else VARIANTS):
         rs = load_rules(v)
-        for pol in ("random", "greedy", "value"):
+        for pol in NAMES:
             rate = _engine_rate(rs, tables, pol, n)
             out.append(Result(f"game deals/s, {v}, {pol} x4", rate, "deals/s",
                               "plain-Python random-play loop (no claims/scoring)", base,

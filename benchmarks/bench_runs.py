@@ -49,16 +49,16 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
     thread, disjoint deal ranges)."""
     from nbsim import frames as F
-    from nbsim.game import policy_codes
     from nbsim.kernels import games as KG
+    from nbsim.policies import as_policies, kernel_arrays
     from nbsim.rules import load_rules
     from nbsim.tables import load_tables
     rs, tables = load_rules("ningbo-3baida"), load_tables()
-    codes = policy_codes(("value",) * 4)
+    args = kernel_arrays(as_policies(("value",) * 4))
 
     def play(start, count):
         a = F._alloc(count, False)
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), codes, False,
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), *args, False,
                       a["out"], a["melds"], a["round_winds"], a["hands"], a["flowers"],
                       a["wilds"], a["dice"], a["ind"], a["comp"], a["events"],
                       a["event_deal"], a["event_step"])

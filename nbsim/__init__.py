@@ -1,6 +1,6 @@
 """nbsim: simulation and statistics for Ningbo mahjong (宁波麻将) and its neighbours.
 
-Public API (see the README and RULES.md):
+Public API (see the README and docs/rules.md):
     load_rules(config, overrides=()) -> RuleSet
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
@@ -8,6 +8,7 @@ Public API (see the README and RULES.md):
     duel(config, a, b, deals, seed) -> DuelResult      (duplicate play of two policies)
     summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.comparison.Comparison
+    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweeps.SweepResult
 
 Everything but load_rules is imported on first use (polars, scipy and the
 kernels load then), so ``import nbsim`` and ``nbsim rules`` stay fast.
@@ -18,14 +19,16 @@ from nbsim.rules import RuleSet, load_rules
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError", "HandError",
+           "sweep", "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError",
+           "HandError",
            "RunError", "__version__"]
 
 _LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),
          "ScoreResult": ("nbsim.scoring", "ScoreResult"),
          "simulate": ("nbsim.runs", "simulate"),
          "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),
-         "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare")}
+         "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare"),
+         "sweep": ("nbsim.sweeps", "sweep")}
 
 
 def __getattr__(name):

@@ -37,14 +37,21 @@ def set_option(f):
              "(repeatable; validated like the file).")(f)
 
 
+def _policy_names() -> str:
+    from nbsim.kernels.policies.table import DEFAULT_POLICY, NAMES
+    return ", ".join(f"{n} (default)" if n == DEFAULT_POLICY else n for n in NAMES)
+
+
 def policy_options(f):
-    """--policy NAME (all seats) / --policies A,B,C,D (seat by seat from the dealer)."""
+    """--policy SPEC (all seats) / --policies A,B,C,D (seat by seat from the
+    dealer). A SPEC is a policy name with optional parameters,
+    NAME[:key=value...] (nbsim.policies; `nbsim policies` lists them)."""
     f = click.option("--policies", default=None, metavar="A,B,C,D",
                      help="Policy per seat from the dealer (E,S,W,N), e.g. "
-                          "value,greedy,greedy,greedy.")(f)
-    return click.option("--policy", default=None,
-                        type=click.Choice(["random", "greedy", "value"]),
-                        help="Bot policy for every seat (default: value).")(f)
+                          "defend,value,value,value or defend:caution=0.8,value,value,value.")(f)
+    return click.option("--policy", default=None, metavar="NAME[:key=value...]",
+                        help=f"Bot policy for every seat: {_policy_names()}; parameters as "
+                             f"in defend:caution=0.8 (see `nbsim policies`).")(f)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,7 +61,7 @@ def cli():
 
     CONFIG is a path to a variant TOML file or the name of a shipped config
     (ningbo-3baida, ningbo-3baida-tianyi, ningbo-7baida, ningbo-tongchengyou,
-    ninghai). Rules: RULES.md; configs: configs/*.toml.
+    ninghai). Rules: docs/rules.md; configs: configs/*.toml.
     """
 
 
@@ -66,22 +73,31 @@ def rules_cmd(config, overrides, as_json):
     """Print the resolved rules of CONFIG (every option, defaults filled in).
 
     The header line gives the config's source file and content hash; --set
-    overrides are applied and validated first (RULES.md section 9).
+    overrides are applied and validated first (docs/rules.md §9). With --set
+    the shipped description, which may no longer hold, is replaced by one
+    naming the overrides.
     """
     import json
+
+    import tomli_w
 
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)
+    rules = rs.to_dict()
+    if rs.overrides:
+        rules["description"] = (f"{rs.name} as shipped, changed by --set "
+                                f"{', '.join(rs.overrides)} (the shipped description does not "
+                                f"describe these rules)")
     if as_json:
         click.echo(json.dumps({"source": rs.source, "hash": rs.hash,
-                               "overrides": list(rs.overrides), "rules": rs.to_dict()},
+                               "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
     click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
     for ov in rs.overrides:
         click.echo(f"# --set {ov}")
-    click.echo(rs.to_toml(), nl=False)
+    click.echo(tomli_w.dumps(rules), nl=False)
 
 
 @cli.command("simulate")
@@ -137,7 +153,7 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 
     pols = None
     if mode == "game":
-        from nbsim.game import parse_policies
+        from nbsim.policies import parse_policies
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
@@ -170,15 +186,18 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
 @cli.command("report")
 @click.argument("run_dir", metavar="DIR", type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for report.md, summary.json and the plots (default: DIR).")
+              help="Folder for report.md, report.html, summary.json and the plots "
+                   "(default: DIR).")
 def report_cmd(run_dir, out):
     """Report of the run in DIR. Deal runs: heavenly-hand probability with a
     95% Wilson interval, wilds held and flowers set aside per seat. Game runs:
-    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items, payments by
-    seat and policy, win rates by seat, game length, match totals.
+    outcomes, tai (Ninghai: fan, fu, points) of wins, tai items with their
+    Chinese names, payments by seat and policy, win rates by seat, game
+    length, match totals (docs/rules.md §4-§8).
 
-    Writes report.md, summary.json and PNG plots into DIR (or --out) and
-    prints the main table.
+    Writes report.md, report.html (self-contained: tables, plots, config,
+    overrides, policies, seed), summary.json and PNG plots into DIR (or
+    --out) and prints the main table.
     """
     from nbsim.report import write_report
 
@@ -191,15 +210,20 @@ def report_cmd(run_dir, out):
 @click.argument("run_dirs", metavar="RUN1 RUN2 [RUN3 ...]", nargs=-1, required=True,
                 type=click.Path(file_okay=True, dir_okay=True))
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), default=None,
-              help="Folder for compare.md, compare.json and compare.png (default: print only).")
+              help="Folder for compare.md, compare.json, compare.html, compare.png and "
+                   "compare_diff.png (default: print only).")
 def compare_cmd(run_dirs, out):
-    """Compare the main statistics of two or more runs of one mode.
+    """Compare the statistics of two or more runs of one mode.
 
-    Each run is labelled by its config and --set overrides, e.g.
-    "ningbo-3baida (win.min_tai=5)". Prints each statistic with its 95%
-    interval side by side; for two runs also the difference (run 2 - run 1)
-    with a 95% interval and a two-sided p-value (rates: Newcombe interval and
-    z test; means: Welch t). Example: nbsim compare runs/3baida runs/min5
+    Each run is labelled by its config, --set overrides and policies, e.g.
+    "ningbo-3baida (win.min_tai=5) [value]". Prints the headline table (win
+    rate, wall exhausted, self-drawn share, mean tai or Ninghai points of
+    wins, deal-in per seat, dealer advantage), the per-seat rows and the other
+    statistics with 95% intervals, then every run minus run 1 with a 95%
+    interval marked "paired" (same seed: same walls, compared deal by deal)
+    or "independent" (Newcombe / Welch) and a two-sided p-value. Warns when
+    the runs score differently or a run is compared with itself.
+    Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
     from nbsim.comparison import compare
 
@@ -207,6 +231,49 @@ def compare_cmd(run_dirs, out):
     click.echo(comp.text)
     if comp.files:
         click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
+
+
+@cli.command("sweep")
+@config_argument
+@click.option("--vary", "vary", multiple=True, required=True, metavar="KEY=V1,V2,...",
+              help="Option to sweep and its values, e.g. --vary win.min_tai=3,4,5,6 "
+                   "(repeatable: every combination, a grid). Values are TOML values.")
+@click.option("--mode", type=click.Choice(["deal", "game"]), default="game", show_default=True,
+              help="Simulation mode of every run.")
+@click.option("--deals", type=int, required=True, help="Deals per run (>= 1).")
+@click.option("--seed", type=int, required=True,
+              help="Run seed, 0 .. 2**64 - 1: the same for every run (shared walls).")
+@click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
+              help="Sweep folder: one run folder per value, sweep.md/.json/.html/.png.")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr (default: when stderr is a terminal).")
+@policy_options
+@set_option
+def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, policies,
+              overrides):
+    """Play one run of CONFIG per value of --vary with the same SEED and
+    compare them against the value (docs/rules.md §9 lists the options).
+
+    Prints and writes (into OUT) the win rate, wall-exhausted rate, mean tai
+    (Ninghai: points) of wins, winner's gain and turns per deal for each
+    value with 95% intervals, plus the differences from the first value,
+    paired deal by deal. Running it again on the same OUT skips the runs that
+    are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
+    --deals 20000 --seed 1 --out runs/min_tai
+    """
+    from nbsim.sweeps import sweep
+
+    pols = None
+    if mode == "game":
+        from nbsim.game import parse_policies
+        pols = parse_policies(policy, policies)
+    elif policy or policies:
+        raise NbsimError("--policy/--policies need --mode game")
+    res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
+                overrides=overrides, workers=workers, progress=progress)
+    click.echo(res.text)
+    click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
 
 
 def _seat_counts_option(values, what):
@@ -283,30 +350,21 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     """
     import json
 
-    from nbsim.scoring import (check_case, format_result, read_case_lines,
-                               run_cases, score_hand)
+    from nbsim.rules import load_rules
+    from nbsim.scoring import check_cases, format_result, read_case_lines, score_hand
 
     if cases_file is not None:
         if config is not None or hand is not None:
             raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
-        lines = read_case_lines(cases_file)
-        n_pass = n_fail = n_err = 0
-        for case_id, out, expect, is_err in run_cases(lines):
-            click.echo(json.dumps(out, ensure_ascii=False))
-            n_err += is_err
-            if check:
-                bad = check_case(expect, out)
-                if bad:
-                    n_fail += 1
-                    click.echo(f"MISMATCH {case_id}: " + "; ".join(bad), err=True)
-                else:
-                    n_pass += 1
-        if check:
-            click.echo(f"{n_pass} passed, {n_fail} failed", err=True)
-            ctx.exit(1 if n_fail else 0)
-        n_lines = sum(1 for line in lines if line.strip())
-        click.echo(f"{n_lines - n_err} scored, {n_err} errors", err=True)
-        ctx.exit(2 if n_err else 0)
+
+        def show(case):
+            click.echo(case.json_line())
+            if case.mismatch_line():
+                click.echo(case.mismatch_line(), err=True)
+
+        tally = check_cases(read_case_lines(cases_file), check=check, on_case=show)
+        click.echo(tally.summary(), err=True)
+        ctx.exit(tally.exit_code())
     if check:
         raise click.UsageError("--check needs --cases FILE")
     given = [name for name, on in (("self_draw", self_draw), ("discard", on_discard),
@@ -327,7 +385,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     if as_json:
         click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(format_result(res))
+        click.echo(format_result(res, load_rules(config, overrides), win_by=win_by,
+                                 indicator=indicator, context=context))
 
 
 @cli.command("replay")
@@ -347,7 +406,7 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
     The deal is played exactly as `nbsim simulate --mode game` plays it, so
     its row equals the simulated row (RULES.md sections 2-8).
     """
-    from nbsim.game import parse_policies
+    from nbsim.policies import parse_policies
     from nbsim.replays import format_json, format_text, replay
     from nbsim.rules import load_rules
 
@@ -358,10 +417,10 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
 
 @cli.command("duel")
 @config_argument
-@click.option("--a", "pol_a", required=True, type=click.Choice(["random", "greedy", "value"]),
-              help="Policy A.")
-@click.option("--b", "pol_b", required=True, type=click.Choice(["random", "greedy", "value"]),
-              help="Policy B.")
+@click.option("--a", "pol_a", default="defend", show_default=True, metavar="SPEC",
+              help="Policy A: a name with optional parameters, e.g. defend:caution=0.8.")
+@click.option("--b", "pol_b", default="value", show_default=True, metavar="SPEC",
+              help="Policy B (same form as --a).")
 @click.option("--deals", type=int, required=True, help="Duplicate deals (>= 2).")
 @click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
 @click.option("--progress/--no-progress", default=None,
@@ -374,6 +433,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
     Every deal is played twice: seats A,B,A,B then B,A,B,A (from the
     dealer). Prints the mean payment per deal and seat of A minus B (points)
     with a 95% t interval and a p-value, and each policy's win rate.
+    Policies: `nbsim policies`.
     """
     import dataclasses
     import json
@@ -393,6 +453,18 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:
         click.echo(res.text())
+
+
+@cli.command("policies")
+def policies_cmd():
+    """List the bot policies and their parameters (defaults and ranges).
+
+    A policy is given as NAME or NAME:key=value[:key=value...] to --policy,
+    --policies (four, comma-separated, from the dealer), duel --a/--b and the
+    Python API; the run manifest records every parameter."""
+    from nbsim.policies import describe
+
+    click.echo(describe())
 
 
 def main(argv=None):

@@ -55,8 +55,7 @@ def warm_worker(spec) -> dict:
     worker's nbsim version and process id."""
     import os
 
-    from nbsim import __version__
-    from nbsim import shards
+    from nbsim import __version__, shards
     tables = shards.tables()
     if spec.mode == "deal":
         from nbsim.frames import deal_frame

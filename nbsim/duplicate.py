@@ -20,7 +20,8 @@ import numpy as np
 from scipy import stats
 
 from nbsim.errors import RunError
-from nbsim.game import game_frame, parse_policies
+from nbsim.game import game_frame
+from nbsim.policies import parse_policy
 from nbsim.rules import RuleSet, as_rules
 from nbsim.runs import MAX_DEALS
 
@@ -63,12 +64,17 @@ def _p_text(p: float) -> str:
 
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
          chunk: int = 50_000, progress=None) -> DuelResult:
-    """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``.
+    """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
+    (policy specs such as ``defend:caution=0.8``, ``nbsim.policies``).
 
-    Raises RunError for an unknown policy, fewer than 2 deals or more than
-    ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    Raises RunError for an unknown policy or parameter, fewer than 2 deals or
+    more than ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    from nbsim.args import whole_number
     rs = as_rules(config)
-    parse_policies(policies=f"{a},{b},{a},{b}")
+    pa, pb = parse_policy(a), parse_policy(b)
+    a, b = pa.spec, pb.spec
+    deals = whole_number(deals, "--deals", error=RunError)
+    seed = whole_number(seed, "--seed", error=RunError)
     if not 2 <= deals <= MAX_DEALS:
         raise RunError(f"--deals must be 2 .. {MAX_DEALS:,} (at least 2 for an interval), "
                        f"got {deals}")
@@ -85,8 +91,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     win_b = 0
     for start in range(0, deals, chunk):
         stop = min(start + chunk, deals)
-        df1, _ = game_frame(rs, seed, start, stop, (a, b, a, b), tables)
-        df2, _ = game_frame(rs, seed, start, stop, (b, a, b, a), tables)
+        df1, _ = game_frame(rs, seed, start, stop, (pa, pb, pa, pb), tables)
+        df2, _ = game_frame(rs, seed, start, stop, (pb, pa, pb, pa), tables)
         p1 = df1.select(SEAT_PAY).to_numpy().astype(np.float64)
         p2 = df2.select(SEAT_PAY).to_numpy().astype(np.float64)
         a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]

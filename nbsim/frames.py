@@ -8,9 +8,9 @@ Seats are named by seat wind with the dealer as East; ``winner``,
 without Python loops: hand notation in the kernel (``kernels.batch``), the
 other text columns by vectorised look-ups into small tables.
 
-This module knows nothing about policy names: the game builders take the
-policy specs (strings written to the ``policy_*`` columns) and the kernel's
-policy argument made from them by ``nbsim.game.policy_codes``.
+This module knows nothing about policies: the game builders take the policy
+specs (strings written to the ``policy_*`` columns) and the kernel's policy
+arguments made from them by ``nbsim.policies.kernel_arrays``.
 """
 from __future__ import annotations
 
@@ -275,12 +275,12 @@ MATCH_CHUNK = 50          # matches per kernel call
 
 
 def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
-               codes: np.ndarray, tables, with_events: bool = False, progress=None):
+               policy_args: tuple, tables, with_events: bool = False, progress=None):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out.
 
     policies: the 4 policy specs by seat (strings, written to the policy_*
-    columns); codes: the kernel's policy argument for them
-    (``nbsim.game.policy_codes(policies)``); tables: ``load_tables()``;
+    columns); policy_args: the kernel's policy arguments for them
+    (``nbsim.policies.kernel_arrays``: codes, params); tables: ``load_tables()``;
     progress: called with the number of deals after each kernel chunk.
     Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
     Deal i has the same wall as deal mode's deal i (RULES.md section 2). The
@@ -290,7 +290,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
     frames, events = [], []
     for a in range(start, stop, chunk):
         b = min(a + chunk, stop)
-        df, ev = _game_chunk(rs, seed, a, b, policies, codes, tables, with_events)
+        df, ev = _game_chunk(rs, seed, a, b, policies, policy_args, tables, with_events)
         frames.append(df)
         if ev is not None:
             events.append(ev)
@@ -303,11 +303,11 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
     return df, ev
 
 
-def _game_chunk(rs, seed, start, stop, policies, codes, tables, with_events):
+def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_events):
     n = stop - start
     a = _alloc(n, with_events)
     n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start),
-                         codes, with_events, a["out"], a["melds"],
+                         *policy_args, with_events, a["out"], a["melds"],
                          a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
                          a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
     cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
@@ -322,12 +322,12 @@ def _game_chunk(rs, seed, start, stop, policies, codes, tables, with_events):
 
 
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
-                player_policies: tuple[str, ...], codes: np.ndarray, tables,
+                player_policies: tuple[str, ...], policy_args: tuple, tables,
                 with_events: bool = False, progress=None):
     """Whole matches ``m_start .. m_stop - 1`` (RULES.md sections 2 and 4).
 
-    player_policies: the 4 players' policy specs; codes: the kernel's policy
-    argument for them (``nbsim.game.policy_codes``); progress: called with
+    player_policies: the 4 players' policy specs; policy_args: the kernel's
+    policy arguments for them (``nbsim.policies.kernel_arrays``); progress: called with
     the number of matches after each kernel chunk.
     Returns (deal rows with match, deal_in_match and player_e .. player_n,
     match totals DataFrame (match, player, policy, total), events or None).
@@ -335,7 +335,8 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
     parts = []
     for a in range(m_start, m_stop, MATCH_CHUNK):
         b = min(a + MATCH_CHUNK, m_stop)
-        parts.append(_match_chunk(rs, seed, a, b, player_policies, codes, tables, with_events))
+        parts.append(_match_chunk(rs, seed, a, b, player_policies, policy_args, tables,
+                                  with_events))
         if progress is not None:
             progress(b - a)
     df = pl.concat([p[0] for p in parts])
@@ -344,7 +345,8 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
     return df, tot, ev
 
 
-def _match_chunk(rs, seed, m_start, m_stop, player_policies, codes, tables, with_events):
+def _match_chunk(rs, seed, m_start, m_stop, player_policies, policy_args, tables,
+                 with_events):
     n_m = m_stop - m_start
     cap = max(64, n_m * 32)
     while True:
@@ -354,7 +356,7 @@ def _match_chunk(rs, seed, m_start, m_stop, player_policies, codes, tables, with
         players = np.zeros((cap, 4), np.int8)
         totals = np.zeros((n_m, 4), np.int64)
         rows, n_ev = KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start),
-                                    np.int64(n_m), codes, with_events,
+                                    np.int64(n_m), *policy_args, with_events,
                                     a["out"], a["melds"], a["round_winds"], a["hands"],
                                     a["flowers"], a["wilds"], a["dice"], a["ind"], a["comp"],
                                     match_of, deal_in, players, totals, a["events"],

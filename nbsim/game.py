@@ -1,5 +1,5 @@
-"""Game mode: policy names, played-out deals and matches by policy name, and
-one deal with its event log (replays, validation).
+"""Game mode: played-out deals and matches by policy spec, and one deal with
+its event log (replays, validation).
 
 Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (RULES.md sections
 2, 4-8); the frames are built by ``nbsim.frames``. Seats are named by seat
@@ -18,51 +18,30 @@ from nbsim.errors import RunError
 from nbsim.frames import deal_columns, events_frame, game_columns
 from nbsim.kernels import codes as C
 from nbsim.kernels import games as KG
+from nbsim.policies import as_policies, kernel_arrays
 from nbsim.rules import RuleSet
 
-def parse_policies(policy: str | None = None, policies: str | None = None) -> tuple[str, ...]:
-    """Policy names per seat (relative to the dealer) from ``--policy NAME``
-    (all seats) or ``--policies A,B,C,D``. Default: value for every seat.
 
-    Raises RunError naming the allowed policies."""
-    if policy and policies:
-        raise RunError("give either --policy or --policies, not both")
-    if policies:
-        names = tuple(p.strip() for p in policies.split(","))
-        if len(names) != 4:
-            raise RunError(f"--policies {policies!r}: give 4 policies separated by commas, one "
-                           f"per seat from the dealer (E,S,W,N), e.g. value,greedy,greedy,greedy")
-    else:
-        names = (policy or "value",) * 4
-    for n in names:
-        if n not in C.POLICY_NAMES:
-            raise RunError(f"unknown policy {n!r}; allowed: {', '.join(C.POLICY_NAMES)}")
-    return names
-
-
-def policy_codes(names) -> np.ndarray:
-    """int64[4] POLICY_* codes of policy names."""
-    return np.array([C.POLICY_NAMES.index(n) for n in names], dtype=np.int64)
-
-
-def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
-               tables, with_events: bool = False, progress=None):
-    """Independent deals ``start .. stop - 1`` of ``seed`` played out by the
-    4 seats' ``policies`` (``nbsim.frames.game_frame`` with
-    ``policy_codes(policies)``). Returns (game-schema DataFrame, events
+def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
+               with_events: bool = False, progress=None):
+    """Independent deals ``start .. stop - 1`` of ``seed`` played out
+    (``nbsim.frames.game_frame``). policies: 4 policy specs or
+    ``nbsim.policies.Policy`` (per seat from the dealer;
+    ``nbsim.policies.as_policies``). Returns (game-schema DataFrame, events
     DataFrame or None)."""
-    return F.game_frame(rs, seed, start, stop, tuple(policies), policy_codes(policies), tables,
-                        with_events, progress)
+    policies = as_policies(policies)
+    return F.game_frame(rs, seed, start, stop, tuple(p.full for p in policies),
+                        kernel_arrays(policies), tables, with_events, progress)
 
 
-def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
-                player_policies: tuple[str, ...], tables, with_events: bool = False,
-                progress=None):
-    """Whole matches ``m_start .. m_stop - 1`` (``nbsim.frames.match_frame``
-    with ``policy_codes(player_policies)``). Returns (deal rows, match totals,
-    events or None)."""
-    return F.match_frame(rs, seed, m_start, m_stop, tuple(player_policies),
-                         policy_codes(player_policies), tables, with_events, progress)
+def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_policies, tables,
+                with_events: bool = False, progress=None):
+    """Whole matches ``m_start .. m_stop - 1`` (``nbsim.frames.match_frame``).
+    player_policies: 4 policy specs or Policies, by player. Returns (deal
+    rows, match totals, events or None)."""
+    player_policies = as_policies(player_policies)
+    return F.match_frame(rs, seed, m_start, m_stop, tuple(p.full for p in player_policies),
+                         kernel_arrays(player_policies), tables, with_events, progress)
 
 
 @dataclass
@@ -73,8 +52,7 @@ class DealRecord:
     events: list[dict] = field(default_factory=list)
 
 
-def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
-             tables=None) -> DealRecord:
+def play_one(rs: RuleSet, seed: int, deal: int, policies, tables=None) -> DealRecord:
     """Play deal ``deal`` of ``seed`` alone, with its event log. Gives the
     same row as ``game_frame`` (same wall, round wind and decision streams)."""
     if tables is None:
@@ -84,8 +62,8 @@ def play_one(rs: RuleSet, seed: int, deal: int, policies: tuple[str, ...],
     return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())
 
 
-def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tuple[str, ...],
-              *, seed: int = 0, deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
+def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, seed: int = 0,
+              deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
               tables=None) -> DealRecord:
     """Play one deal from a given wall: ``tiles`` uint8[144] physical tile ids
     in draw order (``nbsim/kernels/wall.py``), the indicator at
@@ -94,19 +72,22 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies: tupl
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
+    policies = as_policies(policies)
     tiles = np.asarray(tiles, dtype=np.uint8)
     if tiles.shape != (C.N_TILES,) or sorted(tiles.tolist()) != list(range(C.N_TILES)):
         raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
     a = F._alloc(1, False)
     log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
+    codes, params = kernel_arrays(policies)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
                          int(indicator_pos), np.uint64(seed), int(deal), int(round_wind),
-                         policy_codes(policies), a["out"], a["melds"], a["hands"], a["flowers"],
+                         codes, params, a["out"], a["melds"], a["hands"], a["flowers"],
                          a["wilds"], a["dice"], a["ind"], a["comp"], log)
     a["round_winds"][0] = round_wind
     cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])
-    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
+    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"],
+                             tuple(p.full for p in policies)))
     order = S.column_order("game", rs)
     df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
     n = min(n_log, KG.MAX_EVENTS)

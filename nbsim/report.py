@@ -32,9 +32,16 @@ Game-mode tables (``nbsim simulate --mode game``; one row per played deal):
     game_length         mean turns, tiles left and kongs per deal
     matches             --format matches: mean match total per player/policy
 
-Intervals are 95%: Wilson score intervals for proportions
-(``scipy.stats.binomtest``), t intervals mean +- t(0.975, n-1) sd/sqrt(n)
-(``scipy.stats.t``) for means. Each table's note says which it uses.
+Intervals are 95% (``nbsim.stats``): Wilson score intervals for
+proportions (``scipy.stats.binomtest``), t intervals mean +- t(0.975, n-1)
+sd/sqrt(n) (``scipy.stats.t``) for means. Each table's note says which it uses.
+
+Scale: every table is one or a few lazy aggregations over the shards, run by
+polars' streaming engine, so memory does not grow with the number of deals;
+medians come from value counts, never from a materialised column. A
+10-million-deal game run reports in seconds (``make bench``, bench_report).
+Files: report.md, summary.json, report.html (self-contained: tables, the
+plots as data URIs, config, overrides, policies, seed) and the PNG plots.
 """
 from __future__ import annotations
 
@@ -44,19 +51,64 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
-from scipy.stats import binomtest
-from scipy.stats import t as student_t
 
 from nbsim import schema as S
 from nbsim.errors import RunError
+from nbsim.names import TAI_NAMES, tai_label
 from nbsim.runfiles import damaged_file_errors, matches_paths, open_run
 from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
+from nbsim.stats import (
+    CONFIDENCE,
+    T_NOTE,
+    WILSON_NOTE,
+    fmt,
+    json_safe,
+    markdown_table,
+    mean_row,
+    prop_row,
+    t_interval,
+    text_table,
+    wilson,
+)
 
-CONFIDENCE = 0.95
+__all__ = ["summarize", "write_report", "Report", "Table", "RunContext", "main_text",
+           "wilson", "t_interval", "prop_row", "mean_row", "CONFIDENCE", "REPORT_HTML",
+           "run_caption", "policy_text"]
+
+REPORT_HTML = "report.html"
+
+
+def collect(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Run a lazy query with polars' streaming engine (memory bounded by the
+    aggregation, not by the number of rows)."""
+    return lf.collect(engine="streaming")
+
+
+def policy_text(policies) -> str:
+    """'value' when every seat plays the same policy, else 'value, greedy,
+    greedy, greedy' (seats E S W N, or players of a match run); '' without
+    policies (deal mode). Entries are shown as the manifest has them, so
+    parameters stay visible ('defend:caution=0.8')."""
+    pol = list(policies or [])
+    if not pol:
+        return ""
+    return pol[0] if len(set(pol)) == 1 else ", ".join(pol)
+
+
+def run_caption(manifest: dict) -> str:
+    """One line naming what produced a run's figures: variant, --set
+    overrides, policies, seed and deals ('ningbo-3baida --set win.min_tai=5;
+    policy value; seed 1; 10,000 deals')."""
+    name = (manifest.get("config") or {}).get("name") or "?"
+    parts = [name + "".join(f" --set {o}" for o in manifest.get("overrides") or [])]
+    pol = policy_text(manifest.get("policies"))
+    if pol:
+        parts.append(("policy " if "," not in pol else "policies ") + pol)
+    parts.append(f"seed {manifest.get('seed')}")
+    parts.append(f"{manifest.get('deals_done') or 0:,} {manifest.get('units', 'deals')}")
+    return "; ".join(parts)
+
 SEATS = tuple(s.upper() for s in S.SEAT_SUFFIXES)
-WILSON_NOTE = f"{int(CONFIDENCE * 100)}% Wilson score intervals (scipy.stats.binomtest)"
-T_NOTE = (f"{int(CONFIDENCE * 100)}% t intervals: mean +- t(0.975, n-1) x sd / sqrt(n) "
-          f"(scipy.stats.t)")
 MAX_GAIN_ROWS = 30          # winner_gain: bin the gains when more distinct values
 
 
@@ -81,9 +133,22 @@ class RunContext:
     tai_values: dict = field(default_factory=dict)
     scheme: str | None = None
     matches_files: list[Path] = field(default_factory=list)
+    _counts: dict = field(default_factory=dict, repr=False)
+
+    def value_counts(self, lf: pl.LazyFrame, key: str, expr: pl.Expr,
+                     where: pl.Expr | None = None) -> pl.DataFrame:
+        """Value counts (columns x, c; nulls dropped; sorted by x) of ``expr``
+        over the rows ``where`` selects, computed once per run and ``key``
+        (one streaming group-by; the tables that need the same counts share
+        them: tai of wins, winner's gain)."""
+        if key not in self._counts:
+            q = lf if where is None else lf.filter(where)
+            self._counts[key] = collect(q.select(expr.alias("x")).drop_nulls().group_by("x")
+                                        .agg(pl.len().alias("c"))).sort("x")
+        return self._counts[key]
 
     @classmethod
-    def from_run(cls, run_dir: Path, manifest: dict) -> "RunContext":
+    def from_run(cls, run_dir: Path, manifest: dict) -> RunContext:
         """The context of a run folder and its validated manifest
         (``read_run_manifest``). Raises RunError if a match file is missing."""
         scoring = (manifest.get("rules") or {}).get("scoring") or {}
@@ -99,57 +164,16 @@ class RunContext:
         return pl.scan_parquet([str(p) for p in self.matches_files])
 
 
-def wilson(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials (scipy.stats.binomtest)."""
-    if n <= 0:
-        return (math.nan, math.nan)
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
-def t_interval(n: int, mean: float, sd: float,
-               confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """t interval of a mean from n values with sample standard deviation sd
-    (ddof 1): mean +- t((1+confidence)/2, n-1) sd/sqrt(n) (scipy.stats.t).
-    (nan, nan) for n < 2; a zero-width interval when sd is 0."""
-    if n is None or n < 2 or mean is None or sd is None or math.isnan(sd):
-        return (math.nan, math.nan)
-    if sd == 0:
-        return (float(mean), float(mean))
-    lo, hi = student_t.interval(confidence, n - 1, loc=mean, scale=sd / math.sqrt(n))
-    return float(lo), float(hi)
-
-
-def _prob_row(k: int, n: int) -> dict:
-    lo, hi = wilson(k, n)
-    p = k / n if n else math.nan
-    se = math.sqrt(p * (1 - p) / n) if n else math.nan
-    return {"deals": n, "complete": k, "p": p, "se": se, "ci_low": lo, "ci_high": hi}
-
-
-def prop_row(k: int, n: int) -> dict:
-    """{count, n, p, se, ci_low, ci_high}: k of n with its 95% Wilson interval."""
-    k, n = int(k or 0), int(n or 0)
-    lo, hi = wilson(k, n)
-    p = k / n if n else math.nan
-    se = math.sqrt(p * (1 - p) / n) if n else math.nan
-    return {"count": k, "n": n, "p": p, "se": se, "ci_low": lo, "ci_high": hi}
-
-
-def mean_row(n, mean, sd) -> dict:
-    """{n, mean, sd, se, ci_low, ci_high}: a mean with its 95% t interval."""
-    n = int(n or 0)
-    mean = math.nan if mean is None or n == 0 else float(mean)
-    sd = math.nan if sd is None or n < 2 else float(sd)
-    se = sd / math.sqrt(n) if n >= 2 else math.nan
-    lo, hi = t_interval(n, mean, sd)
-    return {"n": n, "mean": mean, "sd": sd, "se": se, "ci_low": lo, "ci_high": hi}
-
-
 # ------------------------------------------------------------------ deal mode
+def _prob_row(k: int, n: int) -> dict:
+    r = prop_row(k, n)
+    return {"deals": r["n"], "complete": r["count"], "p": r["p"], "se": r["se"],
+            "ci_low": r["ci_low"], "ci_high": r["ci_high"]}
+
+
 def table_heavenly(lf: pl.LazyFrame, ctx: RunContext | None = None) -> Table:
     """P(dealer's 14 tiles complete) with its standard error and 95% Wilson CI."""
-    r = lf.select(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k")).collect()
+    r = collect(lf.select(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k")))
     n, k = int(r["n"][0]), int(r["k"][0] or 0)
     df = pl.DataFrame([{"event": "heavenly hand (dealer complete)", **_prob_row(k, n)}])
     return Table("heavenly", "Heavenly hand (天胡): dealer complete after the flower replacement",
@@ -160,7 +184,7 @@ def table_heavenly_by_wilds(lf: pl.LazyFrame, ctx: RunContext | None = None) -> 
     """P(dealer complete | the dealer holds w wilds), one row per w seen."""
     g = (lf.group_by("wilds_e")
          .agg(pl.len().alias("n"), pl.col("dealer_complete").sum().alias("k"))
-         .sort("wilds_e").collect())
+         .sort("wilds_e").collect(engine="streaming"))
     rows = [{"dealer_wilds": int(w), **_prob_row(int(k or 0), int(n))}
             for w, n, k in g.iter_rows()]
     schema = {"dealer_wilds": pl.Int64, "deals": pl.Int64, "complete": pl.Int64,
@@ -174,7 +198,7 @@ def _seat_distribution(lf: pl.LazyFrame, exprs: list[pl.Expr], label: str) -> pl
     long = (lf.select([e.alias(seat) for e, seat in zip(exprs, SEATS)])
             .unpivot(variable_name="seat", value_name=label)
             .group_by("seat", label).agg(pl.len().alias("n"))
-            .collect())
+            .collect(engine="streaming"))
     total = long.filter(pl.col("seat") == SEATS[0])["n"].sum()
     wide = (long.pivot(on="seat", index=label, values="n")
             .sort(label).fill_null(0))
@@ -231,7 +255,7 @@ def _value_label(ctx: RunContext) -> str:
 
 
 def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
-    """How deals end (RULES.md sections 4-5): P(win), P(self-drawn win),
+    """How deals end (docs/rules.md §4-§5): P(win), P(self-drawn win),
     P(discard win), P(robbing the kong), P(wall exhausted) over all deals,
     and the self-drawn share of wins, each with a 95% Wilson interval."""
     o = pl.col("outcome")
@@ -239,13 +263,13 @@ def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
                   (o == "self_drawn").sum().alias("self_drawn"),
                   (o == "discard").sum().alias("discard"),
                   (o == "robbing_kong").sum().alias("robbing_kong"),
-                  (o == "wall_exhausted").sum().alias("wall_exhausted")).collect().row(
-                      0, named=True)
+                  (o == "wall_exhausted").sum().alias("wall_exhausted"))
+    r = collect(r).row(0, named=True)
     n, w = r["n"], r["win"]
     rows = [("win", "deals", w, n), ("self-drawn win", "deals", r["self_drawn"], n),
             ("discard win", "deals", r["discard"], n),
             ("robbing the kong", "deals", r["robbing_kong"], n),
-            ("wall exhausted (draw)", "deals", r["wall_exhausted"], n),
+            ("wall exhausted", "deals", r["wall_exhausted"], n),
             ("self-drawn share of wins", "wins", r["self_drawn"], w)]
     df = pl.DataFrame([{"event": e, "of": of, **prop_row(k, m)} for e, of, k, m in rows],
                       schema={"event": pl.String, "of": pl.String, "count": pl.Int64,
@@ -264,27 +288,52 @@ def _win_quantities(ctx: RunContext, names: list[str]) -> list[tuple[str, pl.Exp
     return q + [("winner's gain (points)", winner_gain())]
 
 
+def summary_rows(lf: pl.LazyFrame, ctx: RunContext, quantities: list[tuple[str, str, pl.Expr]],
+                 where: pl.Expr | None = None) -> list[dict]:
+    """n, mean, sd, min, median and max of each (label, key, expression)
+    over the rows ``where`` selects, exact, from the value counts of the
+    expression (``RunContext.value_counts``: one streaming group-by each):
+    memory grows with the number of distinct values (tai, turns, points),
+    never with the number of deals. Nulls are left out. Returns one dict per
+    quantity: {quantity, **mean_row, min, median, max}."""
+    import numpy as np
+
+    rows = []
+    for label, key, e in quantities:
+        vc = ctx.value_counts(lf, key, e, where)
+        x = vc["x"].cast(pl.Float64).to_numpy()
+        c = vc["c"].cast(pl.Int64).to_numpy()
+        n = int(c.sum())
+        if n == 0:
+            rows.append({"quantity": label, **mean_row(0, None, None), "min": None,
+                         "median": None, "max": None})
+            continue
+        mean = float(np.average(x, weights=c))
+        sd = float(np.sqrt(np.cov(x, fweights=c, ddof=1))) if n > 1 else None
+        cum = np.cumsum(c)
+        lo_val = x[np.searchsorted(cum, (n - 1) // 2 + 1)]     # the middle value(s), 1-based
+        hi_val = x[np.searchsorted(cum, n // 2 + 1)]
+        rows.append({"quantity": label, **mean_row(n, mean, sd), "min": float(x[0]),
+                     "median": float((lo_val + hi_val) / 2), "max": float(x[-1])})
+    return rows
+
+
+SUMMARY_SCHEMA = {"quantity": pl.String, "n": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
+                  "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+                  "min": pl.Float64, "median": pl.Float64, "max": pl.Float64}
+
+
 def table_win_means(lf: pl.LazyFrame, ctx: RunContext) -> Table:
-    """Means over wins with 95% t intervals: tai (RULES.md section 6) or, in
-    fan/fu variants, fan, fu and points under every scheme (section 8); and
-    the winner's gain (net points, section 7/8), plus min, median and max."""
+    """Means over wins with 95% t intervals: tai (docs/rules.md §6) or, in
+    fan/fu variants, fan, fu and points under every scheme (§8); and the
+    winner's gain (net points, §7/§8), plus min, median and max (exact, from
+    value counts)."""
     names = lf.collect_schema().names()
     qs = _win_quantities(ctx, names)
-    aggs = []
-    for i, (_, e) in enumerate(qs):
-        e = e.cast(pl.Float64)
-        aggs += [e.count().alias(f"n{i}"), e.mean().alias(f"m{i}"), e.std().alias(f"s{i}"),
-                 e.min().alias(f"lo{i}"), e.median().alias(f"med{i}"), e.max().alias(f"hi{i}")]
-    r = lf.filter(WIN).select(aggs).collect().row(0, named=True)
-    rows = [{"quantity": q, **mean_row(r[f"n{i}"], r[f"m{i}"], r[f"s{i}"]),
-             "min": r[f"lo{i}"], "median": r[f"med{i}"], "max": r[f"hi{i}"]}
-            for i, (q, _) in enumerate(qs)]
-    schema = {"quantity": pl.String, "n": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
-              "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-              "min": pl.Float64, "median": pl.Float64, "max": pl.Float64}
+    rows = summary_rows(lf, ctx, [(q, f"win:{q}", e) for q, e in qs], WIN)
     what = "tai" if ctx.system == "tai" else "fan, fu, points"
     return Table("win_means", f"Value of a win: mean {what} and the winner's gain",
-                 pl.DataFrame(rows, schema=schema),
+                 pl.DataFrame(rows, schema=SUMMARY_SCHEMA),
                  T_NOTE + "; over wins only (n = wins); points are net points of the winner")
 
 
@@ -292,8 +341,8 @@ def table_distribution(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     """P(tai = k) and P(tai >= k | win) for k = min .. max seen (fan in
     fan/fu variants), with 95% Wilson intervals."""
     col = _value_label(ctx)
-    g = (lf.filter(WIN).group_by(col).agg(pl.len().alias("wins")).drop_nulls()
-         .sort(col).collect())
+    q = "tai" if ctx.system == "tai" else "fan"
+    g = ctx.value_counts(lf, f"win:{q}", pl.col(col), WIN).rename({"x": col, "c": "wins"})
     total = int(g["wins"].sum()) if g.height else 0
     counts = {int(k): int(c) for k, c in g.iter_rows()}
     rows = []
@@ -316,11 +365,11 @@ def table_distribution(lf: pl.LazyFrame, ctx: RunContext) -> Table:
 
 
 def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
-    """For each tai item of the variant (RULES.md section 6; columns
-    tai_<item>): P(item applies | win) with a 95% Wilson interval, its mean
-    tai per win and its share of the mean total tai; most frequent first.
-    An item worth 0 tai in the variant leaves no trace in its column: its
-    frequency is shown as null."""
+    """For each tai item of the variant (docs/rules.md §6; columns
+    tai_<item>; the Chinese name beside the id): P(item applies | win) with a
+    95% Wilson interval, its mean tai per win and its share of the mean
+    total tai; most frequent first. An item worth 0 tai in the variant
+    leaves no trace in its column: its frequency is shown as null."""
     if ctx.system != "tai":
         return None
     items = [c[4:] for c in lf.collect_schema().names() if c.startswith("tai_")]
@@ -330,7 +379,7 @@ def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
     for it in items:
         c = pl.col(f"tai_{it}")
         aggs += [(c > 0).sum().alias(f"k_{it}"), c.cast(pl.Float64).mean().alias(f"m_{it}")]
-    r = lf.filter(WIN).select(aggs).collect().row(0, named=True)
+    r = lf.filter(WIN).select(aggs).collect(engine="streaming").row(0, named=True)
     wins, mean_tai = r["wins"], r["tai"]
     rows, zero = [], []
     for it in items:
@@ -342,11 +391,13 @@ def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
                    "ci_high": None}
         else:
             row = prop_row(r[f"k_{it}"], wins)
-        rows.append({"item": it, "tai": value, "wins": row["count"], "p": row["p"],
+        rows.append({"item": it, "chinese": TAI_NAMES.get(it, ""), "tai": value,
+                     "wins": row["count"], "p": row["p"],
                      "ci_low": row["ci_low"], "ci_high": row["ci_high"], "mean_tai": m,
                      "share_of_tai": (m / mean_tai) if (m is not None and mean_tai) else None})
-    schema = {"item": pl.String, "tai": pl.Int64, "wins": pl.Int64, "p": pl.Float64,
-              "ci_low": pl.Float64, "ci_high": pl.Float64, "mean_tai": pl.Float64,
+    schema = {"item": pl.String, "chinese": pl.String, "tai": pl.Int64, "wins": pl.Int64,
+              "p": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              "mean_tai": pl.Float64,
               "share_of_tai": pl.Float64}
     df = (pl.DataFrame(rows, schema=schema)
           .sort(["p", "mean_tai", "item"], descending=[True, True, False], nulls_last=True))
@@ -355,19 +406,20 @@ def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
             f"mean_tai = mean tai the item adds per win; share_of_tai = mean_tai / mean "
             f"total tai")
     if zero:
-        note += (f". Worth 0 tai in this variant, so not recorded: {', '.join(zero)}")
+        note += (f". Worth 0 tai in this variant, so not recorded: "
+                 f"{', '.join(tai_label(z) for z in zero)}")
     return Table("tai_items", "Tai items: how often each applies to a win", df, note)
 
 
 def table_pay_per_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     """Mean net points per deal of each seat (E = dealer) with 95% t intervals
-    (RULES.md sections 7-8; the four means add up to 0)."""
+    (docs/rules.md §7-§8; the four means add up to 0)."""
     aggs = []
     for seat in SEATS:
         c = pl.col(f"pay_{seat.lower()}").cast(pl.Float64)
         aggs += [c.count().alias(f"n{seat}"), c.mean().alias(f"m{seat}"),
                  c.std().alias(f"s{seat}")]
-    r = lf.select(aggs).collect().row(0, named=True)
+    r = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     rows = [{"seat": seat, "dealer": seat == "E",
              **mean_row(r[f"n{seat}"], r[f"m{seat}"], r[f"s{seat}"])} for seat in SEATS]
     schema = {"seat": pl.String, "dealer": pl.Boolean, "n": pl.Int64, "mean": pl.Float64,
@@ -377,10 +429,11 @@ def table_pay_per_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
 
 
 def _policies(lf: pl.LazyFrame) -> list[str]:
+    """The policies that hold a seat in the run, sorted (one streaming
+    group-by over the four policy columns: a handful of seatings)."""
     cols = S.seat_columns("policy")
-    u = (lf.select(pl.concat_list(cols).alias("p")).explode("p").unique().drop_nulls()
-         .collect())
-    return sorted(u["p"].to_list())
+    combos = collect(lf.group_by(cols).agg(pl.len()))
+    return sorted({p for c in cols for p in combos[c].drop_nulls().to_list()})
 
 
 def table_pay_by_policy(lf: pl.LazyFrame, ctx: RunContext) -> Table:
@@ -391,34 +444,53 @@ def table_pay_by_policy(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     seats, so each deal gives one value (deals are independent, seats of one
     deal are not): mean pay with a t interval over deals; win rate = P(one of
     its seats wins) / m with that probability's Wilson interval divided by m
-    (exact because a deal has at most one winner; m is constant in a run)."""
+    (exact because a deal has at most one winner; m is constant in a run).
+    All policies are aggregated in one streaming pass; in a run of
+    independent deals the seating is the manifest's (policies by seat E S W
+    N), so no policy column needs to be read."""
+    seating = ctx.manifest.get("policies") if ctx.manifest.get("game_format",
+                                                                "deals") == "deals" else None
+    fixed = isinstance(seating, list) and len(seating) == len(SEATS)
+    pols = sorted(set(seating)) if fixed else _policies(lf)
+    aggs = []
+    for i, pol in enumerate(pols):
+        if fixed:                       # the same seats in every deal: no policy column read
+            mine = [seat for seat, p in zip(SEATS, seating) if p == pol]
+            held = pl.lit(True)
+            m = pl.lit(len(mine))
+            pay = pl.sum_horizontal([pl.col(f"pay_{seat.lower()}") for seat in mine])
+            won = pl.col("winner").is_in(mine).fill_null(False)
+            n_expr = pl.len()
+        else:
+            is_p = [(pl.col(f"policy_{s}") == pol).fill_null(False) for s in S.SEAT_SUFFIXES]
+            m = pl.sum_horizontal([e.cast(pl.Int32) for e in is_p])
+            pay = pl.sum_horizontal([pl.when(e).then(pl.col(f"pay_{s}")).otherwise(0)
+                                     for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+            won = pl.any_horizontal([e & (pl.col("winner") == s.upper()).fill_null(False)
+                                     for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+            held = m > 0
+            n_expr = held.sum()
+        x = pl.when(held).then(pay.cast(pl.Float64) / m)
+        share = pl.when(held).then(won.cast(pl.Float64) / m)
+        aggs += [n_expr.alias(f"n{i}"), pl.when(held).then(m).min().alias(f"mmin{i}"),
+                 pl.when(held).then(m).max().alias(f"mmax{i}"),
+                 (won & held).sum().alias(f"won{i}"), share.mean().alias(f"sm{i}"),
+                 share.std().alias(f"ss{i}"), x.mean().alias(f"pm{i}"),
+                 x.std().alias(f"ps{i}")]
+    r = collect(lf.select(aggs)).row(0, named=True) if aggs else {}
     rows = []
-    for pol in _policies(lf):
-        is_p = [pl.col(f"policy_{s}") == pol for s in S.SEAT_SUFFIXES]
-        m = pl.sum_horizontal([e.cast(pl.Int32) for e in is_p])
-        pay = pl.sum_horizontal([pl.when(e).then(pl.col(f"pay_{s}")).otherwise(0)
-                                 for e, s in zip(is_p, S.SEAT_SUFFIXES)])
-        won = pl.any_horizontal([e & (pl.col("winner") == s.upper()).fill_null(False)
-                                 for e, s in zip(is_p, S.SEAT_SUFFIXES)])
-        per = lf.select(m.alias("m"), (pay / m).alias("pay"), won.alias("won"),
-                        (won.cast(pl.Float64) / m).alias("share")).filter(pl.col("m") > 0)
-        r = per.select(pl.len().alias("n"), pl.col("m").min().alias("m_min"),
-                       pl.col("m").max().alias("m_max"), pl.col("won").sum().alias("won"),
-                       pl.col("share").mean().alias("share_mean"),
-                       pl.col("share").std().alias("share_sd"),
-                       pl.col("pay").mean().alias("pay_mean"),
-                       pl.col("pay").std().alias("pay_sd")).collect().row(0, named=True)
-        n = r["n"]
-        if r["m_min"] == r["m_max"]:
-            seats = int(r["m_min"])
-            lo, hi = wilson(r["won"], n)
-            win = {"win_rate": r["won"] / n / seats, "win_ci_low": lo / seats,
+    for i, pol in enumerate(pols):
+        n = r[f"n{i}"]
+        if r[f"mmin{i}"] == r[f"mmax{i}"]:
+            seats = int(r[f"mmin{i}"])
+            lo, hi = wilson(r[f"won{i}"], n)
+            win = {"win_rate": r[f"won{i}"] / n / seats, "win_ci_low": lo / seats,
                    "win_ci_high": hi / seats}
         else:                                  # pragma: no cover - m is fixed in a run
             seats = None
-            lo, hi = t_interval(n, r["share_mean"], r["share_sd"])
-            win = {"win_rate": r["share_mean"], "win_ci_low": lo, "win_ci_high": hi}
-        mr = mean_row(n, r["pay_mean"], r["pay_sd"])
+            lo, hi = t_interval(n, r[f"sm{i}"], r[f"ss{i}"])
+            win = {"win_rate": r[f"sm{i}"], "win_ci_low": lo, "win_ci_high": hi}
+        mr = mean_row(n, r[f"pm{i}"], r[f"ps{i}"])
         rows.append({"policy": pol, "seats": seats, "deals": n, **win,
                      "mean_pay": mr["mean"], "se": mr["se"], "ci_low": mr["ci_low"],
                      "ci_high": mr["ci_high"]})
@@ -443,11 +515,11 @@ def _nice_width(span: float, bins: int) -> int:
 
 
 def table_winner_gain(lf: pl.LazyFrame, ctx: RunContext) -> Table:
-    """Distribution of the winner's gain (net points of the winner; RULES.md
-    sections 7-8) over wins: one row per value, or per bin of equal width
+    """Distribution of the winner's gain (net points of the winner;
+    docs/rules.md §7-§8) over wins: one row per value, or per bin of equal width
     when there are more than 30 distinct values; p and P(gain >= from)."""
-    g = (lf.filter(WIN).select(winner_gain().alias("gain")).drop_nulls()
-         .group_by("gain").agg(pl.len().alias("wins")).sort("gain").collect())
+    g = ctx.value_counts(lf, "win:winner's gain (points)", winner_gain(), WIN).rename(
+        {"x": "gain", "c": "wins"})
     total = int(g["wins"].sum()) if g.height else 0
     width = 1
     if g.height > MAX_GAIN_ROWS:
@@ -480,7 +552,7 @@ def table_by_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
         aggs += [w.sum().alias(f"w{seat}"),
                  (w & (pl.col("outcome") == "self_drawn")).sum().alias(f"sd{seat}"),
                  (pl.col("discarder") == seat).fill_null(False).sum().alias(f"d{seat}")]
-    r = lf.select(aggs).collect().row(0, named=True)
+    r = lf.select(aggs).collect(engine="streaming").row(0, named=True)
     n = r["n"]
     rows = []
     for seat in SEATS:
@@ -514,20 +586,8 @@ def table_game_length(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     declared per deal, with 95% t intervals, min, median and max."""
     cols = [("turns", "turns (discards)"), ("tiles_left", "tiles left"),
             ("kongs", "kongs declared")]
-    aggs = []
-    for c, _ in cols:
-        e = pl.col(c).cast(pl.Float64)
-        aggs += [e.count().alias(f"n_{c}"), e.mean().alias(f"m_{c}"), e.std().alias(f"s_{c}"),
-                 e.min().alias(f"lo_{c}"), e.median().alias(f"med_{c}"),
-                 e.max().alias(f"hi_{c}")]
-    r = lf.select(aggs).collect().row(0, named=True)
-    rows = [{"quantity": label, **mean_row(r[f"n_{c}"], r[f"m_{c}"], r[f"s_{c}"]),
-             "min": r[f"lo_{c}"], "median": r[f"med_{c}"], "max": r[f"hi_{c}"]}
-            for c, label in cols]
-    schema = {"quantity": pl.String, "n": pl.Int64, "mean": pl.Float64, "sd": pl.Float64,
-              "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-              "min": pl.Float64, "median": pl.Float64, "max": pl.Float64}
-    return Table("game_length", "Game length per deal", pl.DataFrame(rows, schema=schema),
+    rows = summary_rows(lf, ctx, [(label, f"all:{c}", pl.col(c)) for c, label in cols])
+    return Table("game_length", "Game length per deal", pl.DataFrame(rows, schema=SUMMARY_SCHEMA),
                  T_NOTE + "; n = deals")
 
 
@@ -541,12 +601,12 @@ def table_matches(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
     t = pl.col("total").cast(pl.Float64)
     by_player = (mlf.group_by("player", "policy")
                  .agg(t.count().alias("n"), t.mean().alias("m"), t.std().alias("s"))
-                 .sort("player").collect())
+                 .sort("player").collect(engine="streaming"))
     by_policy = (mlf.group_by("match", "policy").agg(t.mean().alias("x"))
                  .group_by("policy")
                  .agg(pl.col("x").count().alias("n"), pl.col("x").mean().alias("m"),
                       pl.col("x").std().alias("s"))
-                 .sort("policy").collect())
+                 .sort("policy").collect(engine="streaming"))
     rows = [{"group": f"player {int(p)}", "policy": pol, **mean_row(n, m, s)}
             for p, pol, n, m, s in by_player.iter_rows()]
     rows += [{"group": "policy", "policy": pol, **mean_row(n, m, s)}
@@ -554,7 +614,7 @@ def table_matches(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
     schema = {"group": pl.String, "policy": pl.String, "n": pl.Int64, "mean": pl.Float64,
               "sd": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
     per = (lf.group_by("match").agg(pl.len().alias("d")).select(pl.col("d").mean())
-           .collect().item()) if "match" in lf.collect_schema().names() else None
+           .collect(engine="streaming").item()) if "match" in lf.collect_schema().names() else None
     note = T_NOTE + "; n = matches; totals in points"
     if per is not None:
         note += f"; {per:.2f} deals per match on average"
@@ -579,7 +639,7 @@ def table_main_game(tables: dict[str, Table], ctx: RunContext) -> Table:
     out = tables["outcomes"].df
     rows = []
     for event, label in (("win", "win rate"), ("self-drawn share of wins", "self-drawn share"),
-                         ("wall exhausted (draw)", "wall-exhausted rate")):
+                         ("wall exhausted", "wall-exhausted rate")):
         r = out.filter(pl.col("event") == event).row(0, named=True)
         rows.append({"statistic": label, "estimate": r["p"], "ci_low": r["ci_low"],
                      "ci_high": r["ci_high"], "n": r["n"], "interval": "Wilson"})
@@ -610,6 +670,7 @@ class Report:
     tables: dict[str, Table]
     files: list[Path] = field(default_factory=list)
     text: str = ""
+    manifest: dict = field(default_factory=dict, repr=False)
 
 
 def _run_info(manifest: dict, run_dir: Path) -> dict:
@@ -624,43 +685,13 @@ def _run_info(manifest: dict, run_dir: Path) -> dict:
         "deals_done": manifest.get("deals_done"),
         "status": manifest.get("status"),
         "nbsim_version": manifest.get("nbsim_version"),
+        "caption": run_caption(manifest),
     }
     if manifest.get("mode") == "game":
         info["game_format"] = manifest.get("game_format", "deals")
         info["policies"] = manifest.get("policies")
         info["units"] = manifest.get("units", "deals")
     return info
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "-"
-        if x == 0:
-            return "0"
-        if abs(x) < 1e-3:
-            return f"{x:.3e}"
-        if abs(x) >= 1e4:
-            return f"{x:,.1f}"
-        return f"{x:.4f}"
-    if isinstance(x, int) and not isinstance(x, bool):
-        return f"{x:,}"
-    return str(x)
-
-
-def _markdown(df: pl.DataFrame) -> str:
-    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
-    for row in df.iter_rows():
-        lines.append("| " + " | ".join(_fmt(v) for v in row) + " |")
-    return "\n".join(lines)
-
-
-def _text_table(df: pl.DataFrame) -> str:
-    cells = [list(df.columns)] + [[_fmt(v) for v in row] for row in df.iter_rows()]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(df.columns))]
-    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells)
 
 
 def _status_line(run: dict) -> str:
@@ -684,11 +715,11 @@ def _main_text_deal(rep: Report) -> str:
     h = rep.tables["heavenly"].df.row(0, named=True)
     out = [_status_line(rep.run), "",
            f"heavenly hand (dealer complete): {h['complete']:,} / {h['deals']:,} = "
-           f"{_fmt(h['p'])}  (95% Wilson CI {_fmt(h['ci_low'])} .. {_fmt(h['ci_high'])}; "
-           f"se {_fmt(h['se'])})"]
+           f"{fmt(h['p'])}  (95% Wilson CI {fmt(h['ci_low'])} .. {fmt(h['ci_high'])}; "
+           f"se {fmt(h['se'])})"]
     for name in ("wilds_per_seat", "flowers_per_seat"):
         t = rep.tables[name]
-        out += ["", t.title, _text_table(t.df), t.note]
+        out += ["", t.title, text_table(t.df), t.note]
     return "\n".join(out)
 
 
@@ -697,6 +728,8 @@ def _main_text_game(rep: Report) -> str:
     shown = ["main", "pay_per_seat"]
     if rep.tables["pay_by_policy"].df.height > 1:
         shown.append("pay_by_policy")
+    if "tai_items" in rep.tables:
+        shown.append("tai_items")
     if "matches" in rep.tables:
         shown.append("matches")
     for name in shown:
@@ -704,7 +737,10 @@ def _main_text_game(rep: Report) -> str:
         df = t.df
         if name == "pay_per_seat":
             df = df.select("seat", "dealer", "mean", "se", "ci_low", "ci_high")
-        out += ["", t.title, _text_table(df), t.note]
+        if name == "tai_items":
+            df = df.select("chinese", "item", "tai", "wins", "p", "ci_low", "ci_high",
+                           "mean_tai")
+        out += ["", t.title, text_table(df), t.note]
     return "\n".join(out)
 
 
@@ -726,6 +762,9 @@ def summarize(run_dir: str | Path) -> Report:
     Raises RunError if the folder is not a run, its manifest or a shard is
     damaged (``open_run``), it has no finished shard, or it is in a mode
     without report tables."""
+    if not isinstance(run_dir, (str, Path)):
+        raise RunError(f"summarize needs a run folder (a path such as 'runs/g'), "
+                       f"got {run_dir!r}")
     run = open_run(run_dir)
     run_dir, manifest = run.run_dir, run.manifest
     mode = manifest["mode"]
@@ -742,20 +781,51 @@ def summarize(run_dir: str | Path) -> Report:
     if mode in MAIN_TABLES:
         main = MAIN_TABLES[mode](tables, ctx)
         tables = {main.name: main, **tables}
-    rep = Report(run=_run_info(manifest, run_dir), tables=tables)
+    rep = Report(run=_run_info(manifest, run_dir), tables=tables, manifest=manifest)
     rep.text = main_text(rep)
     return rep
 
 
-def _json_safe(x):
-    if isinstance(x, float) and math.isnan(x):
-        return None
-    return x
+def report_html(rep: Report, pngs: list[Path]) -> str:
+    """The report as one self-contained HTML page (``nbsim.html``): the run's
+    facts (config, overrides, policies, seed, deals, status), every table
+    with its intervals and note, the plots embedded, and the config as run."""
+    from nbsim import html as H
+
+    run = rep.run
+    facts = [("run folder", run["run_dir"]), ("config", f"{run['config']} (hash "
+                                                        f"{run['config_hash']})"),
+             ("overrides", ", ".join(run["overrides"]) or "none"),
+             ("mode", run["mode"]), ("seed", run["seed"]),
+             ("deals", f"{run['deals_done']:,} of {run['deals']:,} {run.get('units', 'deals')}"
+                       f" ({run['status']})")]
+    if run["mode"] == "game":
+        who = "players" if run.get("game_format") == "matches" else "seats E S W N"
+        facts.append((f"policies ({who})", ", ".join(run.get("policies") or [])))
+    warnings = []
+    if run["status"] != "complete":
+        warnings.append(f"INCOMPLETE run ({run['status']}): {run['deals_done']:,} of "
+                        f"{run['deals']:,} done; the tables cover the finished shards only.")
+    by_table = {p.stem: p for p in pngs}
+    plot_of = {"outcomes": "outcomes", "tai_distribution": "tai_distribution",
+               "fan_distribution": "fan_distribution", "tai_items": "tai_items",
+               "pay_per_seat": "payments", "heavenly_by_wilds": "heavenly_by_wilds",
+               "wilds_per_seat": "wilds_per_seat", "flowers_per_seat": "flowers_per_seat"}
+    sections = []
+    for name, t in rep.tables.items():
+        png = by_table.get(plot_of.get(name, ""))
+        sections.append(H.section(name, t.title, t.df, t.note, [png] if png else [],
+                                  caption=run["caption"]))
+    return H.render_page(f"nbsim report: {run['config']}", subtitle=_status_line(run),
+                         facts=facts, warnings=warnings, sections=sections,
+                         configs=[H.config_view(rep.manifest, run["config"])])
 
 
 def write_report(run_dir: str | Path, out: str | Path | None = None) -> Report:
-    """Compute the report of a run and write report.md, summary.json and the
-    PNG plots into ``out`` (default: the run folder). Returns the Report.
+    """Compute the report of a run and write report.md, summary.json,
+    report.html (self-contained, plots embedded) and the PNG plots into
+    ``out`` (default: the run folder). Every plot names the run's variant,
+    overrides, policies and seed. Returns the Report.
 
     Raises RunError (not a run, nothing finished, unwritable ``out``)."""
     from nbsim import plots
@@ -766,10 +836,10 @@ def write_report(run_dir: str | Path, out: str | Path | None = None) -> Report:
         raise RunError(f"--out {str(out)!r} exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        pngs = plots.draw_all(rep.tables, out)
+        pngs = plots.draw_all(rep.tables, out, caption=rep.run["caption"])
         summary = {"run": rep.run,
                    "tables": {name: {"title": t.title, "note": t.note,
-                                     "rows": [{k: _json_safe(v) for k, v in r.items()}
+                                     "rows": [{k: json_safe(v) for k, v in r.items()}
                                               for r in t.df.to_dicts()]}
                               for name, t in rep.tables.items()},
                    "plots": [p.name for p in pngs]}
@@ -777,12 +847,13 @@ def write_report(run_dir: str | Path, out: str | Path | None = None) -> Report:
                                         encoding="utf-8")
         md = [f"# nbsim report: {rep.run['config']}", "", _status_line(rep.run), ""]
         for t in rep.tables.values():
-            md += [f"## {t.title}", "", _markdown(t.df), ""]
+            md += [f"## {t.title}", "", markdown_table(t.df), ""]
             if t.note:
                 md += [t.note, ""]
         md += [f"![{p.stem}]({p.name})" for p in pngs]
         (out / REPORT_MD).write_text("\n".join(md) + "\n", encoding="utf-8")
+        (out / REPORT_HTML).write_text(report_html(rep, pngs), encoding="utf-8")
     except OSError as e:
         raise RunError(f"--out {str(out)!r}: cannot write the report ({e.strerror or e})") from None
-    rep.files = [out / REPORT_MD, out / SUMMARY_JSON, *pngs]
+    rep.files = [out / REPORT_MD, out / SUMMARY_JSON, out / REPORT_HTML, *pngs]
     return rep

@@ -34,7 +34,11 @@ class _Table(BaseModel):
 
 
 class WallRules(_Table):
-    """[wall]: dice, the end of the wall, dealer rotation (RULES.md section 2)."""
+    """[wall]: dice, the end of the wall, dealer rotation (RULES.md section 2).
+
+    dealer_keeps_on_draw: the dealer keeps the deal when the wall is
+    exhausted (荒庄: a deal that ends without a winner; "draw" in the key's
+    name means that, not drawing a tile)."""
     dice_throws: int = Field(1, ge=1, le=2)
     reserve_stacks: int = Field(0, ge=0, le=30)
     reserve_stacks_per_kong: int = Field(0, ge=0, le=4)
@@ -225,7 +229,8 @@ def resolve_path(config: str | Path) -> Path:
     """A config path, or the name of a shipped config, -> existing Path.
 
     Raises ConfigError naming the shipped configs when neither exists."""
-    p = Path(config)
+    from nbsim.args import config_name
+    p = Path(config_name(config))
     if p.is_file():
         return p
     if p.exists():
@@ -372,6 +377,7 @@ def build_array(cfg: RuleConfig) -> np.ndarray:
 
 def from_dict(data: dict, source: str = "<dict>", overrides=()) -> RuleSet:
     """Validate parsed config data into a RuleSet. Raises ConfigError."""
+    overrides = _overrides(overrides)
     data = apply_overrides(json.loads(json.dumps(data)), overrides, source="--set")
     try:
         cfg = RuleConfig.model_validate(data)
@@ -383,6 +389,12 @@ def from_dict(data: dict, source: str = "<dict>", overrides=()) -> RuleSet:
                    array=build_array(cfg), hash=digest)
 
 
+def _overrides(overrides) -> tuple[str, ...]:
+    """``--set`` overrides as a tuple: one string is one override."""
+    from nbsim.args import text_items
+    return text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError)
+
+
 def load_rules(config: str | Path, overrides=()) -> RuleSet:
     """Load a variant config by path or shipped name, apply ``--set``
     overrides (``"win.min_tai=5"``, ...), validate, and flatten.
@@ -392,7 +404,9 @@ def load_rules(config: str | Path, overrides=()) -> RuleSet:
     Raises:
         ConfigError: bad path, TOML syntax error, unknown key, wrong type or
         out-of-range value; the message names the file, key and what is allowed.
+        ``overrides`` is a list of strings; one string is one override.
     """
+    overrides = _overrides(overrides)
     path = resolve_path(config)
     try:
         text = path.read_text(encoding="utf-8")
@@ -412,6 +426,7 @@ def as_rules(config: RuleSet | str | Path, overrides=()) -> RuleSet:
     Raises:
         ConfigError: as ``load_rules``, or overrides given with a RuleSet.
     """
+    overrides = _overrides(overrides)
     if isinstance(config, RuleSet):
         if overrides:
             raise ConfigError("overrides cannot be applied to an already loaded RuleSet; "

@@ -76,7 +76,7 @@ class RunLock:
         self.command = command
         self._fd: int | None = None
 
-    def acquire(self) -> "RunLock":
+    def acquire(self) -> RunLock:
         """Take the lock or raise RunError naming its holder."""
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -91,7 +91,7 @@ class RunLock:
             raise RunError(f"{self.path.parent} is being written by {_describe(holder)}; "
                            f"wait for it to finish or stop it, then try again") from None
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
-                  "started": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                  "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                   "argv": sys.argv[:8]}
         try:
             os.ftruncate(fd, 0)
@@ -108,7 +108,7 @@ class RunLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         return self.acquire()
 
     def __exit__(self, *exc) -> None:

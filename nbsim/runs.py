@@ -46,9 +46,25 @@ from nbsim import schema as S
 from nbsim.errors import RunError, RunInterrupted
 from nbsim.rules import RuleSet, as_rules
 from nbsim.runfiles import (  # noqa: F401  (re-exported: the public API of a run folder)
-    FOOTER_KEY, LOCK_FILE, MANIFEST, MAX_DEALS, MAX_SEED, PLOT_FILES, REPORT_FILES, REPORT_MD,
-    RUN_FORMAT, SHARD_GLOB, SHARD_PATTERN, SUMMARY_JSON, TMP_PATTERN, read_manifest, scan_run,
-    shard_name, shard_paths, verify_run)
+    FOOTER_KEY,
+    LOCK_FILE,
+    MANIFEST,
+    MAX_DEALS,
+    MAX_SEED,
+    PLOT_FILES,
+    REPORT_FILES,
+    REPORT_MD,
+    RUN_FORMAT,
+    SHARD_GLOB,
+    SHARD_PATTERN,
+    SUMMARY_JSON,
+    TMP_PATTERN,
+    read_manifest,
+    scan_run,
+    shard_name,
+    shard_paths,
+    verify_run,
+)
 from nbsim.runlock import RunLock
 from nbsim.shards import RunSpec, ShardTask, nbsim_version, run_shard  # noqa: F401
 
@@ -113,11 +129,8 @@ def make_spec(config, *, deals, seed, mode="deal", shard_size=None, overrides=()
     if mode == "deal" and (fmt != "deals" or events or policies):
         raise RunError("--format, --events and --policy/--policies need --mode game")
     if mode == "game":
-        from nbsim.game import parse_policies
-        policies = tuple(str(p) for p in policies) if policies else parse_policies()
-        if len(policies) != 4:
-            raise RunError(f"policies: give 4 names, got {policies!r}")
-        parse_policies(policies=",".join(policies))
+        from nbsim.policies import as_policies
+        policies = tuple(p.full for p in as_policies(policies))
     if shard_size is None:
         shard_size = (MATCH_SHARD_SIZE if fmt == "matches" else
                       EVENTS_SHARD_SIZE if events else DEFAULT_SHARD_SIZE)
@@ -442,8 +455,9 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
             ``resume``).
         mode: 'deal' (deal, flower replacement, heavenly-hand check) or
             'game' (deals played out by bots, RULES.md sections 4-8).
-        policies: game mode: policy spec per seat from the dealer (strings,
-            ``nbsim.game.parse_policies``; default value x 4); with
+        policies: game mode: policy name per seat from the dealer
+            (``nbsim.policies.as_policies``: one spec for every seat, or
+            four; default: the default policy, defend); with
             fmt='matches', per player.
         events: game mode: also write the event log (events-*.parquet).
         fmt: game mode: 'deals' (independent deals, the default) or

@@ -31,7 +31,7 @@ SEAT_SUFFIXES = ("e", "s", "w", "n")
 MODES = ("deal", "game")
 IMPLEMENTED_MODES = ("deal", "game")
 
-_DEAL_COLUMNS: list[tuple[str, pl.DataType]] = [
+_DEAL_COLUMNS: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
     ("deal", pl.Int64),
     ("seed", pl.UInt64),
     ("dice", pl.List(pl.UInt8)),
@@ -46,7 +46,7 @@ _DEAL_COLUMNS += [(f"wilds_{s}", pl.UInt8) for s in SEAT_SUFFIXES]
 _SCHEMAS = {"deal": _DEAL_COLUMNS}
 
 
-def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
+def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]]:
     """Game-mode columns after the deal-mode ones (RULES.md sections 4-8).
 
     ==================  ============  ==============================================
@@ -54,16 +54,19 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
     outcome             String        self_drawn, discard, robbing_kong, wall_exhausted
     winner, discarder   String        seat (dealer = E); null when none (discarder:
                                       the robbed player for robbing_kong)
-    win_tile            String        winning tile (notation); null on a draw
+    win_tile            String        winning tile (notation); null when the wall is
+                                      exhausted (no winner)
     context             List(String)  after_kong, last_tile, heavenly, earthly
-    tai                 Int16         total tai of the win (tai variants); null on a draw
+    tai                 Int16         total tai of the win (tai variants); null when
+                                      the wall is exhausted
     tai_<item>          Int16         tai of each item of the variant (0 if it did not apply)
     fan, fu             Int16         Ninghai fan and the winner's fu (fan/fu variants)
     points_<scheme>     Int32         Ninghai points under each scheme
     liable              String        Ninghai three-melds liable seat (null: none)
     fu_e .. fu_n        Int16         each player's own fu (Ninghai)
     pay_e .. pay_n      Int32         net points per seat (zero-sum)
-    wilds_win           UInt8         wild tiles in the winning hand; null on a draw
+    wilds_win           UInt8         wild tiles in the winning hand; null when the
+                                      wall is exhausted
     turns               Int16         discards made
     tiles_left          Int16         tiles still drawable at the end
     kongs               Int8          kongs declared (all players)
@@ -71,7 +74,7 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
     policy_e ..         String        policy of the player in each seat
     ==================  ============  ==============================================
     """
-    cols: list[tuple[str, pl.DataType]] = [
+    cols: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
         ("round_wind", pl.String), ("outcome", pl.String), ("winner", pl.String),
         ("discarder", pl.String), ("win_tile", pl.String), ("context", pl.List(pl.String)),
     ]
@@ -91,7 +94,7 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType]]:
     return cols
 
 
-def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType]]:
+def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]]:
     if mode == "deal":
         return _DEAL_COLUMNS
     if mode == "game":
@@ -104,7 +107,7 @@ def _columns(mode: str, rules=None) -> list[tuple[str, pl.DataType]]:
     raise KeyError(mode)
 
 
-EVENT_COLUMNS: list[tuple[str, pl.DataType]] = [
+EVENT_COLUMNS: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
     ("deal", pl.Int64), ("step", pl.Int32), ("seat", pl.String), ("action", pl.String),
     ("tile", pl.String), ("meld", pl.String), ("from_seat", pl.String), ("pos", pl.Int16),
 ]

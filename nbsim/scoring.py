@@ -1,6 +1,6 @@
 """Score one winning situation from notation: ``score_hand`` and the JSONL
 case format of ``cases/README.md`` (``score_case``, ``case_output``,
-``check_case``).
+``check_case``, and ``check_cases`` for a whole file: ``nbsim score --cases``).
 
 Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (RULES.md sections
 3, 5-8 and 10): parses and checks the notation, loads the rules and the hand
@@ -10,19 +10,21 @@ names what is wrong and what is allowed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
-from nbsim.errors import HandError, NbsimError, TileError
+from nbsim.errors import ConfigError, HandError, NbsimError, TileError
 from nbsim.kernels import codes as C
 from nbsim.rules import RuleSet, as_rules, load_rules
 from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
 
 __all__ = ["ScoreResult", "score_hand", "score_case", "case_output", "check_case",
-           "check_expect", "CASE_FIELDS", "EXPECT_FIELDS"]
+           "check_expect", "check_cases", "CaseResult", "CaseTally", "CASE_FIELDS",
+           "EXPECT_FIELDS"]
 
 WIN_BY_NAMES = C.WIN_BY_NAMES
 CASE_FIELDS = ("id", "config", "hand", "melds", "win_tile", "win_by", "seat", "round",
@@ -85,7 +87,8 @@ _rules_cache: dict[tuple, RuleSet] = {}
 def _rules(config, overrides=()) -> RuleSet:
     if isinstance(config, RuleSet):
         return as_rules(config, overrides)
-    key = (str(config), tuple(overrides))
+    from nbsim.args import config_name
+    key = (str(config_name(config)), tuple(overrides))
     rs = _rules_cache.get(key)
     if rs is None:
         rs = load_rules(config, overrides)
@@ -138,9 +141,8 @@ def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicat
         raise HandError(f"win_tile: expected one tile such as '5p', got {win_tile!r}")
     wt = parse_tile(win_tile, what="win_tile")
     marr = np.zeros((C.MAX_MELDS, 3), dtype=np.int8)
-    if isinstance(melds, str):
-        melds = [melds]
-    melds = list(melds or ())
+    from nbsim.args import text_items
+    melds = list(text_items(melds, "melds", "['pung:777z']", HandError))
     if len(melds) > C.MAX_MELDS:
         raise HandError(f"melds: {len(melds)} melds given, at most {C.MAX_MELDS}")
     for i, m in enumerate(melds):
@@ -168,8 +170,7 @@ def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicat
                 raise HandError(f"flowers {flowers!r}: {KIND_NAMES[k]} is not a flower "
                                 f"(flowers are 1f-8f)")
             fl[k - C.FLOWER0] = 1
-    if isinstance(context, str):
-        context = [context]
+    context = text_items(context, "context", "['after_kong']", HandError)
     ctx = 0
     for c in context or ():
         if c not in C.CONTEXT_NAMES:
@@ -330,7 +331,8 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
     """
     from nbsim.kernels.score import score_win
 
-    rs = _rules(config, tuple(overrides))
+    from nbsim.args import text_items
+    rs = _rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)
     (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fd, fbw, kf) = a
@@ -475,28 +477,206 @@ def run_cases(lines: Iterable[str], rules_cache: dict | None = None):
         yield case_id, case_output(case_id, res), expect, False
 
 
-def format_result(result: ScoreResult, rs: RuleSet | None = None) -> str:
-    """Readable table of a ScoreResult: items, total, points, payments and the
-    legal-win decision with its reason (the ``nbsim score`` single-hand view)."""
+@dataclass(frozen=True)
+class CaseResult:
+    """One scored line of a cases file (``check_cases``).
+
+    case_id: the case's "id" (or "line N"); output: the JSON object
+    ``nbsim score --cases`` prints (``case_output``, or {"id", "error"} for a
+    line that could not be scored); error: the line could not be scored;
+    mismatches: with checking, what differs from the line's "expect" (empty
+    when it matches or without checking)."""
+    case_id: Any
+    output: dict[str, Any]
+    error: bool
+    mismatches: tuple[str, ...] = ()
+
+    def json_line(self) -> str:
+        """The output object as one line of JSON (stdout of ``--cases``)."""
+        return json.dumps(self.output, ensure_ascii=False)
+
+    def mismatch_line(self) -> str | None:
+        """``MISMATCH <id>: ...`` (stderr of ``--cases --check``), or None."""
+        if not self.mismatches:
+            return None
+        return f"MISMATCH {self.case_id}: " + "; ".join(self.mismatches)
+
+
+@dataclass
+class CaseTally:
+    """Counts of a ``check_cases`` run: non-blank lines, lines that could not
+    be scored (errors) and, when checking, lines that matched / did not
+    match their "expect"."""
+    check: bool
+    lines: int = 0
+    errors: int = 0
+    passed: int = 0
+    failed: int = 0
+
+    def summary(self) -> str:
+        """"N passed, M failed" when checking, else "N scored, M errors"."""
+        if self.check:
+            return f"{self.passed} passed, {self.failed} failed"
+        return f"{self.lines - self.errors} scored, {self.errors} errors"
+
+    def exit_code(self) -> int:
+        """Exit status of ``nbsim score --cases``: checking, 1 on any mismatch;
+        otherwise 2 when some line could not be scored; else 0."""
+        if self.check:
+            return 1 if self.failed else 0
+        return 2 if self.errors else 0
+
+
+def check_cases(lines: Iterable[str], *, check: bool = False,
+                on_case: Callable[[CaseResult], None] | None = None,
+                rules_cache: dict | None = None) -> CaseTally:
+    """Score every line of a JSONL cases file in order (``run_cases``) and,
+    with ``check``, compare each output with the line's "expect"
+    (``check_case``). ``on_case`` receives each ``CaseResult`` as soon as
+    its line is scored (``nbsim score --cases`` prints it). Returns the
+    ``CaseTally``; a malformed line counts as an error, never raises."""
+    tally = CaseTally(check=check)
+    for case_id, out, expect, is_err in run_cases(lines, rules_cache):
+        tally.lines += 1
+        tally.errors += is_err
+        mismatches: tuple[str, ...] = ()
+        if check:
+            mismatches = tuple(check_case(expect, out))
+            if mismatches:
+                tally.failed += 1
+            else:
+                tally.passed += 1
+        if on_case is not None:
+            on_case(CaseResult(case_id, out, bool(is_err), mismatches))
+    return tally
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal (Chinese characters take two)."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _width(text))
+
+
+_WAIT_ITEMS = ("chicken_hand", "all_chows", "edge_wait", "closed_wait", "single_wait",
+               "dual_pung_wait")
+
+
+def why_text(result: ScoreResult, rs: RuleSet | None = None) -> str:
+    """The legal-win decision in words, with the numbers behind it
+    ("below the minimum: 3 < 4 tai (three_wilds does not count)"); the
+    rules are docs/rules.md §5 and §10."""
+    why = result.why
+    win = rs.config.win if rs is not None else None
+    if why == "below_min_tai" and win is not None and result.tai_for_min is not None:
+        extra = (" (三财神 three_wilds does not count toward it)"
+                 if result.tai is not None and result.tai != result.tai_for_min else "")
+        return f"below the minimum: {result.tai_for_min} < {win.min_tai} tai{extra}"
+    if why == "pattern_not_allowed" and win is not None:
+        from nbsim.names import tai_label
+        return ("the variant only lets these patterns win: "
+                + ", ".join(tai_label(p) for p in win.allowed_patterns))
+    if why == "wild_discard_rule" and win is not None:
+        rule = win.discard_win_wild_rule
+        what = ("the winning tile only pairs with a wild (财神单吊) in every reading that "
+                "reaches the minimum" if rule == "forbid_wild_pair" else
+                "the winning tile needs a wild in its meld or pair in every reading")
+        return f"no win on a discard when {what} (discard_win_wild_rule = \"{rule}\"); " \
+               f"a self-draw would be a win"
+    if why == "self_draw_only":
+        return "this variant wins only by self-draw or robbing a kong (self_draw_only)"
+    if why == "wild_single_cannot_rob":
+        return "a player waiting on a wild single (抛搭) may not rob a kong"
+    if why == "three_wilds_self_draw_only":
+        return "a hand holding all three wilds may only win by self-draw " \
+               "(three_wilds_self_draw_only)"
+    if why == "not_complete":
+        return "not a complete hand (4 melds + pair, wilds standing for any tile)"
+    return why.replace("_", " ")
+
+
+def absent_items(result: ScoreResult, rs: RuleSet | None = None, *, win_by: str | None = None,
+                 context=()) -> list[str]:
+    """Why items a player might expect do not apply, one sentence each
+    (docs/rules.md §6 and §10): three wilds on a discard win, a last-tile
+    discard win, wait items that need a single waiting kind, items worth 0
+    tai in the variant."""
+    from nbsim.names import tai_label
+    if rs is None or result.fan is not None or not result.complete:
+        return []
+    tai = rs.config.scoring.tai
+    notes = []
+    if result.wilds >= 3 and "three_wilds" in tai and "three_wilds" not in result.items \
+            and win_by not in (None, "self_draw"):
+        notes.append(f"{tai_label('three_wilds')}: needs a self-drawn win; holding the three "
+                     f"wilds on a {win_by.replace('_', ' ')} win scores nothing")
+    if "last_tile" in tuple(context or ()) and win_by != "self_draw":
+        notes.append(f"{tai_label('last_tile_draw')}: needs a self-draw of the last tile; a "
+                     f"discard on the last tile scores nothing extra")
+    if rs.config.win.wait_needs_single_kind and "heavenly" not in tuple(context or ()) and \
+            not any(i in result.items for i in _WAIT_ITEMS):
+        notes.append("no wait item: in this variant edge, closed and single waits need a hand "
+                     "that waits on one kind only (wait_needs_single_kind)")
+    for item, value in tai.items():
+        if value == 0 and item not in result.items and item in ("chicken_hand",
+                                                                "robbing_the_kong"):
+            if item == "chicken_hand" and any(i in result.items for i in _WAIT_ITEMS):
+                continue
+            if item == "robbing_the_kong" and win_by != "robbing_kong":
+                continue
+            notes.append(f"{tai_label(item)}: worth 0 tai in {rs.name}")
+    return notes
+
+
+def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
+                  win_by: str | None = None, indicator: str | None = None,
+                  context=()) -> str:
+    """Readable table of a ScoreResult (the ``nbsim score`` single-hand view):
+    each item with its Chinese name beside the id (清一色 full_flush) and its
+    tai, the total, the wild kinds, the legal-win decision with its reason
+    and the numbers behind it, why an item one might expect does not apply,
+    and the payments. Ninghai: fan and fu with the points of every scheme
+    (and the fan and fu items when the result carries them). ``rs``,
+    ``win_by``, ``indicator`` and ``context`` are the scored situation's
+    (docs/rules.md §5-§8, §10)."""
+    from nbsim.names import WILD, fan_label, fu_label, scheme_label, tai_label
     lines = [f"config: {result.config}"]
+    if indicator and rs is not None:
+        from nbsim.kernels.wilds import wild_kinds
+        kinds = wild_kinds(rs.array, parse_tile(indicator, what="indicator"))
+        lines.append(f"indicator {indicator}: wilds ({WILD}) are "
+                     + " ".join(KIND_NAMES[k] for k in kinds))
     if not result.complete:
         lines.append("not a complete hand (4 melds + pair with the wilds): no reading")
     elif result.fan is None:
-        lines.append(f"{'item':<24}{'tai':>5}")
-        for k, v in result.items.items():
-            lines.append(f"{k:<24}{v:>5}")
-        lines.append(f"{'total':<24}{result.tai:>5}")
-        lines.append(f"{'total without three_wilds':<24} {result.tai_for_min:>3}")
+        rows = [(tai_label(k), v) for k, v in result.items.items()]
+        width = max([27] + [_width(r[0]) + 2 for r in rows])
+        lines.append(f"{_pad('item', width)}{'tai':>5}")
+        for label, v in rows:
+            lines.append(f"{_pad(label, width)}{v:>5}")
+        lines.append(f"{_pad('total', width)}{result.tai:>5}")
+        lines.append(f"{_pad('total without three_wilds', width)}{result.tai_for_min:>5}")
     else:
-        lines.append(f"fan {result.fan}  fu {result.fu}")
-        for k, v in result.points.items():
-            lines.append(f"  {k:<14}{v:>6} points")
+        for family, label in (("fan_items", fan_label), ("fu_items", fu_label)):
+            items = getattr(result, family, None)
+            if items:
+                lines.append(f"{family[:-6]} items: " + ", ".join(
+                    f"{label(k)} {v}" for k, v in items.items()))
+        lines.append(f"fan {result.fan}  fu {result.fu}   (points = (base + fu) x 2^fan rounded "
+                     f"up to 10, capped; 推倒八 100 x 2^fan: docs/rules.md §8)")
+        for k, v in (result.points or {}).items():
+            lines.append(f"  {scheme_label(k):<18}{v:>6} points")
         lines.append(f"silver per payer: {result.silver}")
     lines.append(f"wilds held: {result.wilds}")
     if result.win:
         lines.append("legal win: yes")
     else:
-        lines.append(f"legal win: no ({result.why.replace('_', ' ')})")
+        lines.append(f"legal win: no ({why_text(result, rs)})")
+    for note in absent_items(result, rs, win_by=win_by, context=context):
+        lines.append(f"not counted: {note}")
     if result.payments is not None:
         lines.append("payments: " + "  ".join(f"{k} {v:+d}" for k, v in result.payments.items()))
     elif result.win:

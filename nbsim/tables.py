@@ -1,10 +1,11 @@
 """Build-once, cached-on-disk lookup tables for the hand kernels.
 
-``load_tables()`` returns the tuple that every kernel of ``nbsim.kernels.hand``
-takes as its ``tables`` argument (definitions in ``nbsim/kernels/tables.py``):
+``load_tables()`` returns the named tuple (``nbsim.kernels.tables.Tables``)
+that every kernel of ``nbsim.kernels.hand`` takes as its ``tables`` argument
+(definitions in ``nbsim/kernels/tables.py``); kernels read its fields by name:
 
 ===  ==============  =====================  ======
-pos  name            shape                  dtype
+pos  field           shape                  dtype
 ===  ==============  =====================  ======
 0    suit_need       (5**9, 2)              uint8
 1    honor_need      (5**7, 2)              uint8
@@ -30,6 +31,7 @@ process and per cache directory.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import threading
@@ -40,8 +42,8 @@ import numpy as np
 from nbsim.kernels import tables as KT
 
 TABLES_VERSION = 1
-NAMES = ("suit_need", "honor_need", "suit_shanten", "honor_shanten",
-         "suit_fit_class", "honor_fit_class", "fit_combo_ss", "fit_combo_sh")
+Tables = KT.Tables
+NAMES = Tables._fields      # field names, also the cache file names
 SHAPES = {
     "suit_need": (KT.SUIT_SIZE, 2),
     "honor_need": (KT.HONOR_SIZE, 2),
@@ -53,7 +55,7 @@ SHAPES = {
     "fit_combo_sh": (None, None, KT.N_FIT_COLS),
 }
 
-_memo: dict[str, tuple] = {}
+_memo: dict[str, Tables] = {}
 _lock = threading.Lock()
 
 
@@ -71,7 +73,7 @@ def table_path(name: str, directory: Path | None = None) -> Path:
     return (directory or cache_dir()) / f"{name}_v{TABLES_VERSION}.npy"
 
 
-def build_tables() -> tuple:
+def build_tables() -> Tables:
     """Build every table in memory (no disk access); see the module doc."""
     suit_need = KT.build_need(9, True)
     honor_need = KT.build_need(7, False)
@@ -79,14 +81,15 @@ def build_tables() -> tuple:
     honor_fit = KT.build_fit(7, False)
     suit_cls, suit_rows = KT.build_fit_classes(suit_fit)
     honor_cls, honor_rows = KT.build_fit_classes(honor_fit)
-    return (suit_need, honor_need, suit_fit, honor_fit, suit_cls, honor_cls,
-            KT.build_fit_combo(suit_rows, suit_rows),
-            KT.build_fit_combo(suit_rows, honor_rows))
+    return Tables(suit_need, honor_need, suit_fit, honor_fit, suit_cls, honor_cls,
+                  KT.build_fit_combo(suit_rows, suit_rows),
+                  KT.build_fit_combo(suit_rows, honor_rows))
 
 
 def _shape_ok(name: str, a: np.ndarray) -> bool:
     want = SHAPES[name]
-    return a.ndim == len(want) and all(w is None or w == n for w, n in zip(want, a.shape))
+    return a.ndim == len(want) and all(w is None or w == n
+                                          for w, n in zip(want, a.shape, strict=True))
 
 
 def _spot_ok(name: str, a: np.ndarray) -> bool:
@@ -147,15 +150,13 @@ def _write_atomic(path: Path, a: np.ndarray) -> None:
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
-def load_tables(*, rebuild: bool = False) -> tuple:
-    """The hand-kernel tables (the tuple of the module doc), read-only use.
+def load_tables(*, rebuild: bool = False) -> Tables:
+    """The hand-kernel tables (the named tuple of the module doc), read-only use.
 
     Reads the cache files, or builds and writes them when any is missing,
     unreadable or fails the shape/dtype/spot checks (or when ``rebuild``).
@@ -167,15 +168,15 @@ def load_tables(*, rebuild: bool = False) -> tuple:
     with _lock:
         if not rebuild and key in _memo:
             return _memo[key]
-        arrays = None
+        arrays: Tables | None = None
         if not rebuild:
-            arrays = tuple(_read(table_path(n, directory), n) for n in NAMES)
-            if any(a is None for a in arrays) or not _consistent(arrays):
-                arrays = None
+            read = [_read(table_path(n, directory), n) for n in NAMES]
+            if all(a is not None for a in read) and _consistent(read):
+                arrays = Tables(*read)
         if arrays is None:
             arrays = build_tables()
             try:
-                for n, a in zip(NAMES, arrays):
+                for n, a in zip(NAMES, arrays, strict=True):
                     _write_atomic(table_path(n, directory), a)
             except OSError:
                 pass

@@ -16,7 +16,7 @@ Nothing here uses the lookup tables or nbsim.kernels.hand. Kinds: 0-8 m,
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 N_PLAY = 34
 HONOR0 = 27
@@ -34,7 +34,7 @@ def _chow_starts(k: int) -> list[int]:
     return [a for a in (k - 2, k - 1, k) if a >= suit0 and a - suit0 <= 6]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _decompose(c: tuple, w: int, need_pair: bool) -> bool:
     lo = next((k for k in range(N_PLAY) if c[k] > 0), None)
     if lo is None:
@@ -70,7 +70,7 @@ def _decompose(c: tuple, w: int, need_pair: bool) -> bool:
                 cl2[lo] -= 1
                 wilds = 0
                 ok = True
-                for j, use in zip(others, (use0, use1)):
+                for j, use in zip(others, (use0, use1), strict=True):
                     if use:
                         if cl2[j] <= 0:
                             ok = False

@@ -30,7 +30,7 @@ systems and (points, fan, fu, legal) for Ninghai.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 # ---------------------------------------------------------------- tiles
 SUIT_BASE = {"m": 0, "p": 9, "s": 18, "z": 27, "f": 34}
@@ -127,7 +127,7 @@ def complete(nat: tuple, wilds: int, melds: int, pairs: int) -> bool:
     return _complete(nat, wilds, melds, pairs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _complete(nat, wilds, melds, pairs):
     i = next((k for k in range(34) if nat[k]), None)
     if i is None:
@@ -211,7 +211,7 @@ def _wild_groups(n_melds: int, n_pairs: int, host: bool):
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def readings(nat: tuple, kwin: int, win_nat: bool, wilds: int, win_wild: bool,
              melds: int, pairs: int) -> frozenset:
     """All outcomes for the tiles left (see above)."""
@@ -251,7 +251,7 @@ def readings(nat: tuple, kwin: int, win_nat: bool, wilds: int, win_wild: bool,
                 host_pos = apos if anchor == "*" else None
                 host_wild = False
                 has_wild = False
-                for p, f in zip(others, fills):
+                for p, f in zip(others, fills, strict=True):
                     if f == "n":
                         n2[ks[p]] -= 1
                     elif f == "*":
@@ -417,10 +417,10 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
         return {"error": "bad_seat"}
     if sum(fed.values()) > sum(1 for t, _ in decl if t != "ckong"):
         return {"error": "bad_fed"}
-    if kong_from is not None:
-        if (SEATS.index(kong_from) == s or not selfd or "after_kong" not in ctx
-                or not any(t == "kong" for t, _ in decl)):
-            return {"error": "bad_kong_from"}
+    if kong_from is not None and (SEATS.index(kong_from) == s or not selfd
+                                  or "after_kong" not in ctx
+                                  or not any(t == "kong" for t, _ in decl)):
+        return {"error": "bad_kong_from"}
 
     # ---- the 14 concealed tiles
     nat14 = [0] * 34

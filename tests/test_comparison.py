@@ -86,7 +86,7 @@ def test_compare_two_game_runs(runs, tmp_path):
     a, b = runs
     comp = nbsim.compare([a, b], out=tmp_path / "c")
     labels = [r["label"] for r in comp.runs]
-    assert labels == ["ningbo-3baida", "ningbo-3baida (win.min_tai=5)"]
+    assert labels == ["ningbo-3baida [value]", "ningbo-3baida (win.min_tai=5) [value]"]
     fa, fb = _frame(a), _frame(b)
     for f, lab in ((fa, labels[0]), (fb, labels[1])):
         wins = f.filter(pl.col("outcome") != "wall_exhausted")
@@ -102,10 +102,11 @@ def test_compare_two_game_runs(runs, tmp_path):
         assert sd["count"] == (wins["outcome"] == "self_drawn").sum()
     assert _frame(b)["tai"].drop_nulls().min() >= 5              # the override took effect
     d = {r["key"]: r for r in comp.diff.to_dicts()}
+    assert {r["pairing"] for r in d.values()} == {"independent"}      # seeds 31 and 32
     wa = (fa["outcome"] != "wall_exhausted").sum()
     wb = (fb["outcome"] != "wall_exhausted").sum()
     assert d["win_rate"]["diff"] == pytest.approx(wb / fb.height - wa / fa.height)
-    assert d["win_rate"]["test"] == "Newcombe interval, z test"
+    assert d["win_rate"]["method"] == "Newcombe interval, z test"
     lo, hi = CMP.newcombe_interval(wa, fa.height, wb, fb.height)
     assert (d["win_rate"]["ci_low"], d["win_rate"]["ci_high"]) == pytest.approx((lo, hi))
     ta = fa["tai"].drop_nulls().to_numpy().astype(float)
@@ -118,14 +119,16 @@ def test_compare_two_game_runs(runs, tmp_path):
     assert "mean_fan" not in d                                   # no fan in tai variants
     # files
     names = sorted(p.name for p in comp.files)
-    assert names == ["compare.json", "compare.md", "compare.png"]
+    assert names == ["compare.html", "compare.json", "compare.md", "compare.png",
+                     "compare_diff.png"]
     assert (tmp_path / "c" / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads((tmp_path / "c" / "compare.json").read_text())
     assert [r["label"] for r in data["runs"]] == labels and len(data["diff"]) == len(d)
     md = (tmp_path / "c" / "compare.md").read_text()
-    assert "ningbo-3baida (win.min_tai=5)" in md and "Newcombe" in md
-    for s in ("win rate", "mean tai of wins", "Difference run 2 - run 1", "Welch t"):
+    assert "ningbo-3baida (win.min_tai=5) [value]" in md and "Newcombe" in md
+    for s in ("win rate", "mean tai of wins", "Difference run 2 - run 1", "independent"):
         assert s in comp.text
+    assert d["mean_tai"]["method"] == "Welch t"
 
 
 def test_compare_three_runs_and_labels(runs, tmp_path):
@@ -134,19 +137,25 @@ def test_compare_three_runs_and_labels(runs, tmp_path):
     SIM.simulate("ningbo-3baida", mode="game", deals=300, seed=99, out=c, workers=1)
     comp = CMP.compare([a, b, c])
     labels = [r["label"] for r in comp.runs]
-    assert labels == ["ningbo-3baida seed 31", "ningbo-3baida (win.min_tai=5)",
-                      "ningbo-3baida seed 99"]
-    assert comp.diff is None and comp.files == []
+    assert labels == ["ningbo-3baida [value] seed 31", "ningbo-3baida (win.min_tai=5) [value]",
+                      "ningbo-3baida [value] seed 99"]
+    assert comp.files == []
+    assert set(comp.diff["run"].to_list()) == set(labels[1:])        # run k - run 1
+    assert set(comp.diff["base"].to_list()) == {labels[0]}
     assert comp.table.columns == ["statistic", *labels]
-    assert "Difference" not in comp.text
+    assert "Differences against run 1" in comp.text
     g = tmp_path / "greedy"
     SIM.simulate("ningbo-3baida", mode="game", deals=200, seed=31, out=g, workers=1,
                  policies=("greedy",) * 4)
     assert [r["label"] for r in CMP.compare([a, g]).runs] == [
-        "ningbo-3baida [value,value,value,value]", "ningbo-3baida [greedy,greedy,greedy,greedy]"]
+        "ningbo-3baida [value]", "ningbo-3baida [greedy]"]
     same = CMP.compare([a, a])                                  # same folder twice
-    assert [r["label"] for r in same.runs] == ["ningbo-3baida #1", "ningbo-3baida #2"]
+    assert [r["label"] for r in same.runs] == ["ningbo-3baida [value] #1",
+                                               "ningbo-3baida [value] #2"]
     assert (same.diff["diff"].abs() < 1e-12).all()
+    assert (same.diff["pairing"] == "paired").all()
+    assert any("same folder as run 1" in w for w in same.warnings)
+    assert "WARNING: run 2 is the same folder" in same.text
 
 
 def test_compare_ninghai_with_tai_variant(runs, tmp_path):
@@ -155,11 +164,16 @@ def test_compare_ninghai_with_tai_variant(runs, tmp_path):
     comp = CMP.compare([runs[0], nh])
     keys = set(comp.diff["key"].to_list())
     assert "win_rate" in keys and "mean_tai" not in keys and "mean_points" not in keys
-    p = _est(comp, "mean_points", "ninghai")
+    assert "mean_score" not in keys and "net_E" not in keys            # different units
+    assert any("score differently" in w for w in comp.warnings)
+    head = {r["statistic"]: r for r in comp.headline.to_dicts()}
+    assert head["mean tai of wins (Ninghai: points)"]["ninghai [value]"].endswith(
+        "points (yao_ban_san)")
+    p = _est(comp, "mean_points", "ninghai [value]")
     wins = _frame(nh).filter(pl.col("outcome") != "wall_exhausted")
     assert p["estimate"] == pytest.approx(wins["points_yao_ban_san"].mean())
     row = comp.table.filter(pl.col("statistic") == "mean tai of wins").row(0, named=True)
-    assert row["ninghai"] == "-"
+    assert row["ninghai [value]"] == "-"
 
 
 # ------------------------------------------------------------------ deal runs
@@ -228,3 +242,87 @@ def test_lazy_api():
     assert out.split() == ["nbsim.runs", "nbsim.comparison", "nbsim.replays", "nbsim.duplicate"]
     with pytest.raises(AttributeError):
         nbsim.no_such_thing  # noqa: B018
+
+
+# ------------------------------------------------------------------ paired runs
+@pytest.fixture(scope="module")
+def paired_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("paired")
+    a, b = base / "min4", base / "min5"
+    SIM.simulate("ningbo-3baida", mode="game", deals=1_200, seed=41, out=a)
+    SIM.simulate("ningbo-3baida", mode="game", deals=1_200, seed=41, out=b,
+                 overrides=["win.min_tai=5"])
+    return a, b
+
+
+def test_paired_differences(paired_runs):
+    a, b = paired_runs
+    comp = CMP.compare([a, b])
+    fa, fb = _frame(a), _frame(b)
+    assert fa["hand_e"].to_list() == fb["hand_e"].to_list()           # shared walls
+    d = {r["key"]: r for r in comp.diff.to_dicts()}
+    assert {r["pairing"] for r in d.values()} == {"paired"}
+    # a rate: mean and paired t interval of the per-deal differences (scipy.stats.ttest_rel)
+    wa = (fa["outcome"] != "wall_exhausted").cast(pl.Float64).to_numpy()
+    wb = (fb["outcome"] != "wall_exhausted").cast(pl.Float64).to_numpy()
+    r = stats.ttest_rel(wb, wa)
+    ci = r.confidence_interval(0.95)
+    row = d["win_rate"]
+    assert row["diff"] == pytest.approx(wb.mean() - wa.mean())
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((ci.low, ci.high))
+    assert row["p_value"] == pytest.approx(r.pvalue)
+    assert row["se"] == pytest.approx(np.std(wb - wa, ddof=1) / math.sqrt(len(wa)))
+    # the independent interval is kept beside it
+    lo, hi = CMP.newcombe_interval(int(wa.sum()), len(wa), int(wb.sum()), len(wb))
+    assert (row["indep_ci_low"], row["indep_ci_high"]) == pytest.approx((lo, hi))
+    # net points of a seat: paired t on pay_e
+    pe = stats.ttest_rel(fb["pay_e"].to_numpy().astype(float),
+                         fa["pay_e"].to_numpy().astype(float)).confidence_interval(0.95)
+    assert (d["net_E"]["ci_low"], d["net_E"]["ci_high"]) == pytest.approx((pe.low, pe.high))
+    # mean tai of wins: delta method, checked against its definition
+    ta = fa["tai"].fill_null(0).to_numpy().astype(float)
+    tb = fb["tai"].fill_null(0).to_numpy().astype(float)
+    ra, rb = ta.sum() / wa.sum(), tb.sum() / wb.sum()
+    z = (tb - rb * wb) / wb.mean() - (ta - ra * wa) / wa.mean()
+    se = z.std(ddof=1) / math.sqrt(len(z))
+    row = d["mean_tai"]
+    assert row["diff"] == pytest.approx(rb - ra) and row["se"] == pytest.approx(se)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (rb - ra - stats.norm.ppf(0.975) * se, rb - ra + stats.norm.ppf(0.975) * se))
+    assert "delta method" in row["method"]
+    assert "paired" in comp.text and "indep/paired width" in comp.text
+
+
+def test_headline_and_seat_rows(paired_runs):
+    a, _ = paired_runs
+    comp = CMP.compare(list(paired_runs))
+    f = _frame(a)
+    lab = comp.runs[0]["label"]
+    n = f.height
+    head = [r for r in comp.headline["statistic"].to_list()]
+    assert head[:4] == ["win rate", "wall-exhausted rate (荒庄)",
+                        "self-drawn share of wins (自摸)", "mean tai of wins (Ninghai: points)"]
+    assert [h for h in head if h.startswith("deal-in rate")] == [
+        "deal-in rate E (dealer)", "deal-in rate S", "deal-in rate W", "deal-in rate N"]
+    for s in "ESWN":
+        r = _est(comp, f"deal_in_{s}", lab)
+        assert (r["count"], r["n"]) == (int((f["discarder"] == s).sum()), n)
+        w = _est(comp, f"win_{s}", lab)
+        assert w["count"] == int((f["winner"] == s).sum())
+        p = _est(comp, f"net_{s}", lab)
+        assert p["estimate"] == pytest.approx(f[f"pay_{s.lower()}"].mean())
+    adv = _est(comp, "dealer_advantage", lab)
+    won = f["winner"].drop_nulls()
+    assert adv["estimate"] == pytest.approx(((won == "E").sum() - (won != "E").sum() / 3) / n)
+    assert adv["ci_low"] < adv["estimate"] < adv["ci_high"]
+    assert comp.seats.height == 12
+
+
+def test_compare_same_runs_in_other_folders(paired_runs, tmp_path):
+    import shutil
+    a, _ = paired_runs
+    c = tmp_path / "copy"
+    shutil.copytree(a, c)
+    comp = CMP.compare([a, c])
+    assert any("the same deals" in w for w in comp.warnings)
+    assert (comp.diff["diff"].abs() < 1e-12).all()

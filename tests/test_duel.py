@@ -81,7 +81,7 @@ def test_replay_api_takes_a_config_name_and_checks_bounds(tables):
     assert by_name.row == loaded.row
     with pytest.raises(RunError, match=r"--deal must be 0 \.\. 2\*\*62 - 1"):
         nbsim.replay("ningbo-3baida", 7, 2**62)
-    with pytest.raises(RunError, match="give 4 names"):
+    with pytest.raises(RunError, match="give 4 policies"):
         nbsim.replay("ningbo-3baida", 7, 1, ("value",))
     r = CliRunner().invoke(cli, ["replay", "ningbo-3baida", "--seed", "7",
                                  "--deal", "9223372036854775808"])

@@ -198,8 +198,9 @@ def test_constructed_wall_must_be_a_permutation(tables):
 
 def test_policy_parsing_errors():
     from nbsim.errors import RunError
-    with pytest.raises(RunError, match="allowed: random, greedy, value"):
-        game.parse_policies(policies="value,greedy,smart,value")
+    from nbsim.policies import parse_policies, parse_policy
+    with pytest.raises(RunError, match="allowed: random, greedy, value, defend"):
+        parse_policies(policies="value,greedy,smart,value")
     with pytest.raises(RunError, match="4 policies"):
-        game.parse_policies(policies="value,greedy")
-    assert game.parse_policies() == ("value",) * 4
+        parse_policies(policies="value,greedy")
+    assert parse_policies() == (parse_policy("defend"),) * 4

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.tiles import parse_counts
+
 from naive_hand import naive_complete, naive_fit, naive_shanten, naive_waits
 
 mahjong_shanten = pytest.importorskip("mahjong.shanten")

@@ -57,7 +57,7 @@ def test_seat_tables(run):
 def test_write_report_files(run, tmp_path):
     rep = R.write_report(run, tmp_path / "rep")
     names = sorted(p.name for p in rep.files)
-    assert names == sorted(REPORT_FILES)
+    assert names == sorted(REPORT_FILES + (R.REPORT_HTML,))
     for p in rep.files:
         assert p.is_file() and p.stat().st_size > 0
         if p.suffix == ".png":

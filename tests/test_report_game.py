@@ -87,7 +87,7 @@ def test_outcomes(tai_rep):
     t = {r["event"]: r for r in rep.tables["outcomes"].df.to_dicts()}
     expect = {"win": (wins, n), "self-drawn win": (c["self_drawn"], n),
               "discard win": (c["discard"], n), "robbing the kong": (c["robbing_kong"], n),
-              "wall exhausted (draw)": (c["wall_exhausted"], n),
+              "wall exhausted": (c["wall_exhausted"], n),
               "self-drawn share of wins": (c["self_drawn"], wins)}
     assert set(t) == set(expect)
     for ev, (k, m) in expect.items():
@@ -98,7 +98,7 @@ def test_outcomes(tai_rep):
         assert (row["ci_low"], row["ci_high"]) == pytest.approx((ci.low, ci.high))
     _check_ci(rep.tables["outcomes"].df)
     assert sum(t[e]["count"] for e in ("self-drawn win", "discard win", "robbing the kong",
-                                       "wall exhausted (draw)")) == n
+                                       "wall exhausted")) == n
 
 
 def test_main_table_matches_tables(tai_rep):
@@ -225,7 +225,7 @@ def test_by_seat_and_length(tai_rep):
 def test_write_report_files(tai_run, tmp_path):
     rep = R.write_report(tai_run, tmp_path / "rep")
     names = sorted(p.name for p in rep.files)
-    assert names == sorted(["report.md", "summary.json", "outcomes.png",
+    assert names == sorted(["report.md", "summary.json", "report.html", "outcomes.png",
                             "tai_distribution.png", "tai_items.png", "payments.png"])
     for p in rep.files:
         assert p.is_file() and p.stat().st_size > 0

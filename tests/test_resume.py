@@ -179,9 +179,8 @@ def test_lock_refuses_a_second_writer_and_is_taken_over_when_stale(tmp_path, ref
 
 def test_lock_within_one_process(tmp_path):
     tmp_path.mkdir(exist_ok=True)
-    with RunLock(tmp_path):
-        with pytest.raises(RunError, match=f"process {os.getpid()}"):
-            RunLock(tmp_path).acquire()
+    with RunLock(tmp_path), pytest.raises(RunError, match=f"process {os.getpid()}"):
+        RunLock(tmp_path).acquire()
     with RunLock(tmp_path):                              # released: free again
         pass
 

@@ -4,13 +4,19 @@ that name the file, the key and what is allowed, --set overrides, and
 import tomllib
 
 import pytest
-from click.testing import CliRunner
 
 from nbsim.cli import cli
 from nbsim.errors import ConfigError
 from nbsim.kernels import codes as C
-from nbsim.rules import (_TABLE_MODELS, CONFIG_DIR, RuleSet, as_rules, from_dict, load_rules,
-                         shipped_configs)
+from nbsim.rules import (
+    _TABLE_MODELS,
+    CONFIG_DIR,
+    RuleSet,
+    as_rules,
+    from_dict,
+    load_rules,
+    shipped_configs,
+)
 
 VARIANTS = ["ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",
             "ninghai"]
@@ -24,9 +30,9 @@ def test_the_five_variants_are_shipped():
     assert shipped_configs() == sorted(VARIANTS)
 
 
-@pytest.mark.parametrize("name", VARIANTS)
-def test_every_option_is_written_out(name):
+def test_every_option_is_written_out(shipped_config):
     """Each shipped file names every option of every table (no silent defaults)."""
+    name = shipped_config
     data = _data(name)
     for table, model in _TABLE_MODELS.items():
         node = data
@@ -36,9 +42,8 @@ def test_every_option_is_written_out(name):
             assert key in node, f"{name}: [{table or 'top level'}] lacks {key!r}"
 
 
-@pytest.mark.parametrize("name", VARIANTS)
-def test_resolved_rules_round_trip_through_toml(name):
-    rs = load_rules(name)
+def test_resolved_rules_round_trip_through_toml(shipped_config):
+    rs = load_rules(shipped_config)
     again = from_dict(tomllib.loads(rs.to_toml()), source="round trip")
     assert again.hash == rs.hash
     assert (again.array == rs.array).all()
@@ -131,14 +136,14 @@ def test_as_rules():
         as_rules(rs, ["win.min_tai=5"])
 
 
-def test_rules_command():
-    r = CliRunner().invoke(cli, ["rules", "ningbo-7baida", "--set", "win.min_tai=5"])
+def test_rules_command(runner):
+    r = runner.invoke(cli, ["rules", "ningbo-7baida", "--set", "win.min_tai=5"])
     assert r.exit_code == 0, r.output
     assert r.output.startswith("# ningbo-7baida from ")
     assert "# --set win.min_tai=5" in r.output
     body = tomllib.loads(r.output)
     assert body["win"]["min_tai"] == 5 and body["wilds"]["wilds"] == "7baida"
-    r = CliRunner().invoke(cli, ["rules", "ningbo-3baida", "--set", "win.min_tai=abc"])
+    r = runner.invoke(cli, ["rules", "ningbo-3baida", "--set", "win.min_tai=abc"])
     assert r.exit_code == 2
     assert "Traceback" not in r.output
     assert r.output.strip().splitlines()[-1].startswith("Error: ")

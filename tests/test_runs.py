@@ -168,7 +168,7 @@ def test_out_folder_rules(tmp_path):
     (dict(workers=0), "--workers must be"),
     (dict(events=True), "need --mode game"),
     (dict(mode="game", fmt="rounds"), "unknown --format 'rounds'; allowed: deals, matches"),
-    (dict(mode="game", policies=("value", "greedy")), "give 4 names"),
+    (dict(mode="game", policies=("value", "greedy")), "give 4 policies"),
     (dict(mode="duel"), "unknown mode 'duel'; available modes: deal, game"),
 ])
 def test_bad_arguments(tmp_path, kwargs, msg):

@@ -101,3 +101,30 @@ def test_no_payments_without_discarder_and_for_illegal_wins():
     r = score_hand("ningbo-3baida", hand="234m567p345s67s55m", win_tile="8s", seat="S",
                    indicator="9m", win_by="discard", discarder="E")
     assert not r.win and r.payments is None and r.why == "below_min_tai"
+
+
+def test_check_cases_library_function():
+    """``check_cases`` (what ``nbsim score --cases`` calls): every shared case
+    passes, results arrive in order, and a mismatch and an unscorable line
+    are counted with the exit codes of the command."""
+    from nbsim.scoring import check_cases
+    lines = (Path(__file__).parent / "data" / "scoring_cases.jsonl").read_text().splitlines()
+    seen = []
+    tally = check_cases(lines, check=True, on_case=seen.append)
+    assert [c.case_id for c in seen] == [c["id"] for c in CASES]
+    assert not any(c.mismatches for c in seen)
+    assert (tally.lines, tally.passed, tally.failed) == (50, 50, 0)
+    assert tally.summary() == "50 passed, 0 failed" and tally.exit_code() == 0
+    assert seen[0].json_line() == json.dumps(seen[0].output, ensure_ascii=False)
+    assert seen[0].mismatch_line() is None
+    wrong = dict(CASES[0], expect=dict(CASES[0]["expect"], tai=99))
+    bad = [json.dumps(wrong), "", "{not json"]
+    got = []
+    tally = check_cases(bad, check=True, on_case=got.append)
+    assert (tally.lines, tally.errors, tally.passed, tally.failed) == (2, 1, 0, 2)
+    assert tally.summary() == "0 passed, 2 failed" and tally.exit_code() == 1
+    assert got[0].mismatch_line().startswith(f"MISMATCH {CASES[0]['id']}: tai: expected 99")
+    assert got[1].error and got[1].case_id == "line 3" and "bad JSON" in got[1].output["error"]
+    tally = check_cases(bad)
+    assert (tally.passed, tally.failed) == (0, 0)
+    assert tally.summary() == "1 scored, 1 errors" and tally.exit_code() == 2

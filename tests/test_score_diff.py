@@ -15,7 +15,7 @@ every kind for each wild (feasible up to two wilds).
 """
 import itertools
 import json
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from nbsim.errors import NbsimError
 from nbsim.rules import load_rules
 from nbsim.scoring import score_hand
+
 from reference_scorer import group_kinds, identities_with, reference_score
 from situations import random_situation
 
@@ -55,6 +56,12 @@ CONFIGS = [
      ("wilds.wilds=3baida", "scoring.points.points_scheme=yao_ban_liu",
       "scoring.points.fan_cap=2"), 200, None),
 ]
+
+
+def test_every_shipped_config_is_compared(shipped_config):
+    """Every configs/*.toml has an entry without overrides in CONFIGS, so a
+    new variant cannot miss the differential test below."""
+    assert any(c[1] == shipped_config and not c[2] for c in CONFIGS), shipped_config
 
 
 def _kernel(rs, sit):
@@ -188,7 +195,7 @@ def test_regressions(config, overrides, sit, expect):
 
 
 # ---------------------------------------------------------------- substitution brute force
-@lru_cache(maxsize=None)
+@cache
 def _concrete(nat, wil, kw, win_nat, win_wild, melds, pairs):
     """Readings of tiles with concrete kinds: nat/wil counts of naturals and
     of wilds already given a kind, the winning tile of kind kw (natural or
@@ -300,7 +307,7 @@ def test_reference_agrees_with_substitution(config, overrides, examples, max_w):
 
 # ---------------------------------------------------------------- wait set
 def test_wait_info_matches_hand_wait_mask():
-    """score._wait_info (early exit, candidate filter) gives the same wait set
+    """waits.wait_info (early exit, candidate filter) gives the same wait set
     size (capped at 3) and first kinds as hand.wait_mask on random 13-tile
     hands with 0-4 wilds (RULES.md section 10 exclusions)."""
     import random
@@ -308,7 +315,9 @@ def test_wait_info_matches_hand_wait_mask():
     import numpy as np
 
     from nbsim.kernels.hand import wait_mask
-    from nbsim.kernels.score import IW_LEN, O_MCNT, O_TMP, _wait_info, _wild_set
+    from nbsim.kernels.scratch import IW_LEN, O_MELD_COUNT, O_NAT13
+    from nbsim.kernels.validation import wild_set
+    from nbsim.kernels.waits import wait_info
     from nbsim.tables import load_tables
     tables = load_tables()
     rules = load_rules("ningbo-7baida").array
@@ -317,11 +326,11 @@ def test_wait_info_matches_hand_wait_mask():
     n_seen = [0, 0, 0, 0]
     for _ in range(3000):
         ind = rng.randrange(34)
-        wa, wb, fm, _n = _wild_set(rules, ind)
+        wa, wb, fm, _n = wild_set(rules, ind)
         hand = np.zeros(42, np.int8)
         # mostly ready-looking hands: 4 groups + 1 tile, then noise
         kinds = []
-        for g in range(4):
+        for _group in range(4):
             b = rng.randrange(34)
             if b < 27 and b % 9 < 7 and rng.random() < 0.6:
                 kinds += [b, b + 1, b + 2]
@@ -339,13 +348,13 @@ def test_wait_info_matches_hand_wait_mask():
             if k in (wa, wb):
                 n_w += hand[k]
         nat = np.array([0 if k in (wa, wb) else hand[k] for k in range(34)], np.int64)
-        iw[O_TMP:O_TMP + 34] = nat
-        iw[O_MCNT:O_MCNT + 34] = 0
+        iw[O_NAT13:O_NAT13 + 34] = nat
+        iw[O_MELD_COUNT:O_MELD_COUNT + 34] = 0
         excl = np.array([k in (wa, wb) or hand[k] + (k == ind) >= 4 for k in range(34)])
         out = np.zeros(34, np.bool_)
         n_ref = wait_mask(nat, n_w, excl, tables, out)
         kinds_ref = list(np.flatnonzero(out))
-        n, k0, k1 = _wait_info(iw, hand, ind, wa, wb, fm, n_w, tables)
+        n, k0, k1 = wait_info(iw, hand, ind, wa, wb, fm, n_w, tables)
         assert n == min(n_ref, 3)
         assert [k for k in (k0, k1) if k >= 0] == kinds_ref[:2]
         n_seen[min(n, 3)] += 1

@@ -7,9 +7,10 @@ import os
 import numpy as np
 import pytest
 
-from naive_hand import naive_fit, naive_need
 from nbsim import tables as NT
 from nbsim.kernels import tables as KT
+
+from naive_hand import naive_fit, naive_need
 
 
 @pytest.fixture(scope="module")
@@ -66,29 +67,39 @@ def as_counts(idx: int, n_ranks: int) -> list[int]:
 
 def test_shapes_and_dtypes(tables):
     assert len(tables) == len(NT.NAMES)
-    for name, a in zip(NT.NAMES, tables):
+    for name, a in zip(NT.NAMES, tables, strict=True):
         assert a.dtype == np.uint8, name
         assert NT._shape_ok(name, a), (name, a.shape)
-    assert tables[6].shape[:2] == (tables[4].max() + 1,) * 2
-    assert tables[7].shape[1] == tables[5].max() + 1
+    assert tables.fit_combo_ss.shape[:2] == (tables.suit_fit_class.max() + 1,) * 2
+    assert tables.fit_combo_sh.shape[1] == tables.honor_fit_class.max() + 1
+
+
+def test_tables_are_named_in_position_order(tables):
+    """Kernels read the tables by field name; the fields keep the order of
+    NAMES (the cache file names) and a plain tuple unpacks them the same way."""
+    assert isinstance(tables, NT.Tables) and tables._fields == NT.NAMES
+    for i, name in enumerate(NT.NAMES):
+        assert getattr(tables, name) is tables[i]
 
 
 # ---------------------------------------------------------------- need tables
 
-@pytest.mark.parametrize("n_ranks,pos", [(9, 0), (7, 1)], ids=["suit", "honors"])
-def test_need_vs_naive(tables, n_ranks, pos):
-    need = tables[pos]
+@pytest.mark.parametrize("n_ranks,field", [(9, "suit_need"), (7, "honor_need")],
+                         ids=["suit", "honors"])
+def test_need_vs_naive(tables, n_ranks, field):
+    need = getattr(tables, field)
     for idx in sample_indices(n_ranks, 120, seed=n_ranks):
         c = as_counts(idx, n_ranks)
         assert need[idx, 0] == naive_need(c, False), (digits_of(idx, n_ranks), "melds")
         assert need[idx, 1] == naive_need(c, True), (digits_of(idx, n_ranks), "pair")
 
 
-@pytest.mark.parametrize("n_ranks,pos", [(9, 0), (7, 1)], ids=["suit", "honors"])
-def test_need_arithmetic(tables, n_ranks, pos):
+@pytest.mark.parametrize("n_ranks,field", [(9, "suit_need"), (7, "honor_need")],
+                         ids=["suit", "honors"])
+def test_need_arithmetic(tables, n_ranks, field):
     """naturals + need is 0 mod 3 (melds) or 2 mod 3 (with the pair) everywhere,
     which is.complete relies on; a pair of wilds is never worse than 2 more."""
-    need = tables[pos].astype(np.int64)
+    need = getattr(tables, field).astype(np.int64)
     n = all_digits(n_ranks).sum(axis=1)
     assert ((n + need[:, 0]) % 3 == 0).all()
     assert ((n + need[:, 1]) % 3 == 2).all()
@@ -96,14 +107,15 @@ def test_need_arithmetic(tables, n_ranks, pos):
     assert need[0].tolist() == [0, 2]
 
 
-@pytest.mark.parametrize("n_ranks,need_pos,fit_pos", [(9, 0, 2), (7, 1, 3)],
+@pytest.mark.parametrize("n_ranks,need_field,fit_field",
+                         [(9, "suit_need", "suit_shanten"), (7, "honor_need", "honor_shanten")],
                          ids=["suit", "honors"])
-def test_four_copies_limit_only_matters_with_a_four(tables, n_ranks, need_pos, fit_pos):
+def test_four_copies_limit_only_matters_with_a_four(tables, n_ranks, need_field, fit_field):
     """Exhaustive: the wilds needed with the four-copies limit on the target
     (from the fit table) equal the need table (no limit) on every group
     without a count of 4. shanten() relies on it to skip the exact -1 check."""
-    need = tables[need_pos].astype(np.int64)
-    fit = tables[fit_pos].astype(np.int64)
+    need = getattr(tables, need_field).astype(np.int64)
+    fit = getattr(tables, fit_field).astype(np.int64)
     d = all_digits(n_ranks)
     n = d.sum(axis=1)
     no_four = ~(d == 4).any(axis=1)
@@ -123,9 +135,10 @@ def test_four_copies_limit_only_matters_with_a_four(tables, n_ranks, need_pos, f
 
 # ---------------------------------------------------------------- fit tables
 
-@pytest.mark.parametrize("n_ranks,pos", [(9, 2), (7, 3)], ids=["suit", "honors"])
-def test_fit_vs_naive(tables, n_ranks, pos):
-    fit = tables[pos]
+@pytest.mark.parametrize("n_ranks,field", [(9, "suit_shanten"), (7, "honor_shanten")],
+                         ids=["suit", "honors"])
+def test_fit_vs_naive(tables, n_ranks, field):
+    fit = getattr(tables, field)
     for idx in sample_indices(n_ranks, 60, seed=100 + n_ranks):
         c = as_counts(idx, n_ranks)
         want = [naive_fit(c, m, p) for m in range(5) for p in range(2)]
@@ -133,8 +146,8 @@ def test_fit_vs_naive(tables, n_ranks, pos):
 
 
 def test_fit_monotone_and_bounded(tables):
-    for pos, n_ranks in ((2, 9), (3, 7)):
-        fit = tables[pos].astype(np.int64)
+    for field, n_ranks in (("suit_shanten", 9), ("honor_shanten", 7)):
+        fit = getattr(tables, field).astype(np.int64)
         n = all_digits(n_ranks).sum(axis=1)
         for m in range(5):
             for p in range(2):
@@ -146,7 +159,7 @@ def test_fit_monotone_and_bounded(tables):
 
 
 def test_fit_classes_reproduce_fit(tables):
-    sf, hf, scls, hcls, ss, sh = tables[2], tables[3], tables[4], tables[5], tables[6], tables[7]
+    sf, hf, scls, hcls, ss, sh = tables[2:]
     e_s, e_h = int(scls[0]), int(hcls[0])       # the empty group fits nothing
     assert (ss[scls, e_s] == sf).all()
     assert (sh[scls, e_h] == sf).all()
@@ -157,7 +170,7 @@ def test_fit_classes_reproduce_fit(tables):
 
 
 def test_fit_combos_vs_brute_force(tables):
-    sf, hf, scls, hcls, ss, sh = tables[2], tables[3], tables[4], tables[5], tables[6], tables[7]
+    sf, hf, scls, hcls, ss, sh = tables[2:]
     # one representative row per class
     rows_s = np.zeros((ss.shape[0], 10), dtype=np.int64)
     rows_s[scls] = sf
@@ -187,7 +200,7 @@ def test_cache_round_trip(tmp_path, monkeypatch):
     NT.clear_memo()
     t2 = NT.load_tables()                                  # from disk
     assert t2 is not t1
-    for a, b in zip(t1, t2):
+    for a, b in zip(t1, t2, strict=True):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == mtimes
     NT.clear_memo()
@@ -208,15 +221,15 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch, damage):
     elif damage == "zeros":                                # right header, wrong content
         np.save(path, np.zeros(NT.SHAPES[name], dtype=np.uint8))
     elif damage == "wrong_dtype":
-        np.save(path, good[NT.NAMES.index(name)].astype(np.int16))
+        np.save(path, getattr(good, name).astype(np.int16))
     else:
         path.unlink()
     NT.clear_memo()
     again = NT.load_tables()
-    for a, b in zip(good, again):
+    for a, b in zip(good, again, strict=True):
         assert np.array_equal(a, b)
     reread = np.load(path)
-    assert reread.dtype == np.uint8 and np.array_equal(reread, good[NT.NAMES.index(name)])
+    assert reread.dtype == np.uint8 and np.array_equal(reread, getattr(good, name))
     assert not list(tmp_path.glob("*.tmp"))                 # no temp files left behind
     NT.clear_memo()
 
@@ -228,18 +241,18 @@ def test_inconsistent_class_tables_are_rebuilt(tmp_path, monkeypatch):
     NT.clear_memo()
     good = NT.load_tables()
     path = NT.table_path("suit_fit_class", tmp_path)
-    bad = good[4].copy()
-    bad[777777] = (bad[777777] + 1) % good[6].shape[0]
+    bad = good.suit_fit_class.copy()
+    bad[777777] = (bad[777777] + 1) % good.fit_combo_ss.shape[0]
     np.save(path, bad)
     NT.clear_memo()
     again = NT.load_tables()
-    assert np.array_equal(again[4], good[4])
+    assert np.array_equal(again.suit_fit_class, good.suit_fit_class)
     NT.clear_memo()
 
 
 def test_build_tables_matches_cache(tables):
     fresh = NT.build_tables()
-    for name, a, b in zip(NT.NAMES, tables, fresh):
+    for name, a, b in zip(NT.NAMES, tables, fresh, strict=True):
         assert np.array_equal(a, b), name
 
 

@@ -8,9 +8,19 @@ from hypothesis import strategies as st
 
 from nbsim.errors import TileError
 from nbsim.kernels import codes as C
-from nbsim.tiles import (KIND_NAMES, format_counts, format_meld, format_tiles, kind_name,
-                         parse_counts, parse_meld, parse_seat, parse_tile, parse_tiles,
-                         to_counts)
+from nbsim.tiles import (
+    KIND_NAMES,
+    format_counts,
+    format_meld,
+    format_tiles,
+    kind_name,
+    parse_counts,
+    parse_meld,
+    parse_seat,
+    parse_tile,
+    parse_tiles,
+    to_counts,
+)
 
 
 def test_kind_ids_follow_the_notation():

@@ -38,6 +38,9 @@ SEATINGS = {
     "value": ("value",) * 4,
     "mixed_rgvg": ("random", "greedy", "value", "greedy"),
     "mixed_vrgv": ("value", "random", "greedy", "value"),
+    "defend": ("defend",) * 4,
+    "defend_cautious": ("defend:caution=0.9",) * 4,
+    "mixed_dvdg": ("defend", "value", "defend:caution=0.8", "greedy"),
 }
 QUICK_DEALS = 200          # per variant and seating in `make test` (25 runs)
 LONG_DEALS = 2000          # per variant and seating under -m validate
@@ -656,6 +659,30 @@ def renumber_steps(row, evs):
     return True
 
 
+def kong_after_pung(row, evs):
+    """An exposed kong by a seat that punged, on a discard before its next
+    turn (RULES.md section 4: no kong of any kind until then)."""
+    for i, e in enumerate(evs):
+        if e["action"] != "pung":
+            continue
+        x = e["seat"]
+        for j in range(i + 1, len(evs)):
+            f = evs[j]
+            if f["seat"] == x and f["action"] in ("draw", "chow"):
+                break
+            if f["action"] == "discard" and f["seat"] != x:
+                k = j + 1
+                while k < len(evs) and evs[k]["action"] == "pass_win":
+                    k += 1
+                if k < len(evs) and evs[k]["action"] in ("win", "pung", "chow", "kong"):
+                    break
+                t = f["tile"]
+                evs.insert(k, dict(step=None, seat=x, action="kong", tile=t,
+                                   meld=f"kong:{t[0] * 4}{t[1]}", from_seat=f["seat"], pos=-1))
+                return True
+    return False
+
+
 def wall_exhausted_win_payments(row, evs):
     if row["outcome"] != "wall_exhausted":
         return False
@@ -703,6 +730,8 @@ TAMPERS = [
     (fifth_copy, "ningbo-3baida", "random", "5 copies of"),
     (concealed_kong_of_three, "ningbo-3baida", "random", "concealed kong of"),
     (renumber_steps, "ninghai", "value", "steps"),
+    (kong_after_pung, "ningbo-3baida", "greedy", "after its pung"),
+    (kong_after_pung, "ningbo-7baida", "defend", "after its pung"),
     (change_liable, "ninghai", "value", "row liable"),
     (change_player_fu, "ninghai", "random", "row fu_"),
 ]

@@ -82,8 +82,9 @@ What is checked (see ``tests/test_validator.py`` for the tampering tests)
   from the tail), last_tile (no drawable tile left after the draw), heavenly
   (the dealer's dealt hand), earthly (``dealer_first_discard``: a win on
   the first discard of the deal by a player without melds;
-  ``first_draw``: a non-dealer's first draw with no chow, pung or kong of
-  any kind before it: the engine's reading of "no claim before it").
+  ``first_draw``: a non-dealer's first draw with no claim before it: a
+  chow, pung or exposed kong of a discard; concealed kongs and flower
+  replacements do not count, RULES.md section 6).
   ``kong_from`` is the discarder of an exposed kong whose replacement
   (possibly after flowers) is the winning tile. Ninghai liability is
   recomputed here (engine docstring): the discarder, not ready after the
@@ -391,7 +392,8 @@ class Replay:
         self.indicator = None
         self.wild: set[int] = set()
         self.kongs = 0
-        self.claims = 0            # chows, pungs and kongs of any kind so far
+        self.claims = 0            # chows, pungs and exposed kongs of discards so far
+        self.kong_locked = set()   # seats that punged and may not kong until their next turn
         self.discards = 0
         self.round_wind = 0
         self.first_draw_done = [True, False, False, False]   # the dealer has no first draw
@@ -831,7 +833,6 @@ class Replay:
                     return True
             pungs[0][0] = KONG
         self.kongs += 1
-        self.claims += 1
         drawn = self.draw(cur, True)
         if drawn is None:
             self.finish_exhausted()
@@ -895,6 +896,9 @@ class Replay:
             if self.drawable() <= 0:
                 self.finish_exhausted()
                 return None
+            for o in self.kong_locked:
+                if self.hands[o][d] == 3 and o != cur:
+                    self.stats["kong_lock_bites"] += 1   # it could have konged but for its pung
             # ---- pung / kong / chow
             e = self.peek()
             if e is not None and e["action"] in ("pung", "kong", "chow"):
@@ -922,12 +926,17 @@ class Replay:
                     ho[d] -= 2
                     self.melds[o].append([PUNG, d, cur])
                     self.stats["pung"] += 1
+                    if self.r.no_kong_after_pung:
+                        self.kong_locked.add(o)
                     if not self.r.no_kong_after_pung:
                         return ("pung", o)   # a kong may come before the discard
                     cur = o
                     forbidden = set()
                     continue        # only a discard follows (no_kong_after_pung)
                 if e["action"] == "kong":
+                    if o in self.kong_locked:
+                        self.err(f"{self.where_prev()}: {SEATS[o]} kongs a discard after its pung, "
+                                 f"before its next turn (no_kong_after_pung)")
                     if ho[d] < 3:
                         raise Stop(f"{self.where_prev()}: exposed kong with {ho[d]} "
                                    f"{KIND_NAMES[d]}")
@@ -965,6 +974,7 @@ class Replay:
                     ho[k] -= 1
                 self.melds[o].append([CHOW, lo, cur])
                 self.stats["chow"] += 1
+                self.kong_locked.discard(o)     # a chow is the claimer's turn
                 cur = o
                 forbidden = set()
                 if self.r.forbid_chow_swap and sum(ho) > 2:
@@ -984,6 +994,7 @@ class Replay:
                 continue
             # ---- the next player draws
             nxt = (cur + 1) % 4
+            self.kong_locked.discard(nxt)       # its next turn begins
             first = not self.first_draw_done[nxt]
             self.first_draw_done[nxt] = True
             e = self.peek()

@@ -189,7 +189,7 @@ R_WILDS = 0                     # WILDS_*
 R_DICE_THROWS = 1               # 1 (Ningbo) or 2 (Ninghai, source 004)
 R_RESERVE_STACKS = 2            # stacks kept back at the end of the wall
 R_RESERVE_STACKS_PER_KONG = 3
-R_DEALER_KEEPS_ON_DRAW = 4      # 0/1
+R_DEALER_KEEPS_ON_DRAW = 4      # 0/1: the dealer keeps the deal when the wall is exhausted
 R_ALLOW_CHOW = 5
 R_FORBID_CHOW_SWAP = 6
 R_NO_KONG_AFTER_PUNG = 7
@@ -326,12 +326,6 @@ OUT_DISCARD = 1
 OUT_ROBBING_KONG = 2
 OUT_WALL_EXHAUSTED = 3
 OUTCOME_NAMES = ("self_drawn", "discard", "robbing_kong", "wall_exhausted")
-
-# bot policies
-POLICY_RANDOM = 0
-POLICY_GREEDY = 1
-POLICY_VALUE = 2
-POLICY_NAMES = ("random", "greedy", "value")
 
 # ---------------------------------------------------------------- shanten
 SHANTEN_INVALID = 99   # hand.shanten: tile total or a count out of range

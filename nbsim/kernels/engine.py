@@ -3,9 +3,10 @@
 RULES.md sections 2, 4 and 5. Seats are seat winds: 0 E (the dealer), 1 S,
 2 W, 3 N; play goes 0 -> 1 -> 2 -> 3 -> 0. The wall comes from
 ``nbsim.kernels.wall`` (same seed and deal index -> same wall as deal mode),
-decisions from ``nbsim.kernels.policy`` (each seat has its own random stream
-``rng.STREAM_POLICY + seat``), scoring and payments from
-``nbsim.kernels.score.score_win``.
+decisions from the policies (``nbsim.kernels.policies``: each decision gets
+the deciding seat's public ``View`` only, its parameter row and its own
+random stream ``rng.STREAM_POLICY + seat``), scoring and payments from
+``nbsim.kernels.score.score_one``.
 
 Turn structure
 --------------
@@ -14,14 +15,21 @@ the tail after a kong or a flower) may: win (self-drawn; heavenly on the
 dealer's first turn, earthly on a non-dealer's first draw under
 ``earthly_hand_rule = first_draw``), declare a concealed or added kong (an
 added kong can be robbed; a kong draws a replacement and the turn goes on),
-then must discard. After a pung or chow the player only discards (no kong
-until its next turn when ``no_kong_after_pung``; after a chow the chow-swap
-kinds are forbidden when ``forbid_chow_swap``, unless the chow leaves a
-single tile). A discard is offered to the other players: a win goes first,
-to the first player counterclockwise from the discarder who takes it; then a
-pung or exposed kong (only one player can hold two natural copies); then a
-chow by the next player when ``allow_chow``. Wild tiles are never claimed for
-a meld and never melded. With no claim, the next player draws.
+then must discard. After a chow the player only discards; after a pung too
+when ``no_kong_after_pung``, and then it may make no kong of any kind, an
+exposed kong on a later discard included, until its next turn (its next
+draw or chow; RULES.md section 4). After a chow the chow-swap kinds are
+forbidden when ``forbid_chow_swap``, unless the chow leaves a single tile;
+a wild of a forbidden kind may be discarded. A discard is offered to the
+other players: a win goes first, to the first player counterclockwise from
+the discarder who takes it; then a pung or exposed kong (only one player
+can hold two natural copies); then a chow by the next player when
+``allow_chow``. Wild tiles are never claimed for a meld and never melded.
+With no claim, the next player draws.
+
+Earthly hand under ``first_draw`` (tianyi): a non-dealer's win on its own
+first draw when no claim (chow, pung or exposed kong of a discard) has been
+made in the deal; concealed kongs and flower replacements do not count.
 
 End of the deal
 ---------------
@@ -43,19 +51,35 @@ winner on that discard shows 3 exposed melds of one suit (honors allowed)
 and the discard is of that suit, or shows 3 exposed pungs/kongs and the
 discard is a terminal or an honor.
 
+State
+-----
+``new_state()`` returns a ``Game`` named tuple of arrays, reused from deal to
+deal: the wall (``wall``, ``ws``, ``wild``), every seat's concealed tiles
+(``hands`` int8[4, 42]) and melds (``melds`` int8[4, 4, 3] type, kind, from),
+the public record the policies see (``pub_melds`` with concealed kongs face
+down, ``pond`` / ``pond_flags`` / ``n_pond``, ``passed``, ``visible``,
+``flowers``, ``fed``), the policies' streams and scratch, the scorer's
+scratch, and ``ts`` (int64[TS_LEN]): the scalars of the turn (``TS_*``
+below). The loop of ``_play`` is a sequence of named steps on this state.
+
 Outputs: the result row ``out`` (int64[OUT_LEN], layout ``O_*`` below) and,
 when ``log`` has rows, the event log (int32[m, EV_LEN], ``codes.A_*``).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
-from nbsim.kernels import policy as P
 from nbsim.kernels import rng
 from nbsim.kernels import score as S
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.policies import registry as R
+from nbsim.kernels.policies.common import (CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG,
+                                           split_hand, suit_of)
+from nbsim.kernels.policies.view import MAX_POND, POND_CLAIMED, POND_DRAWN, View, new_scratch
 from nbsim.kernels.wilds import wild_mask
 
 # result row layout (int64[OUT_LEN])
@@ -79,41 +103,103 @@ E_ENGINE_OK = 0
 E_ENGINE_SCORE = 1     # score_win refused a hand the engine built (a bug)
 E_ENGINE_LOOP = 2      # the step limit was reached (a bug)
 
-MAX_POND = 64
 MAX_STEPS = 2000
+
+# turn state (int64[TS_LEN] in Game.ts)
+TS_CUR = 0             # seat to play
+TS_JUST_DREW = 1       # cur holds a freshly drawn (or dealt) tile: 0/1
+TS_HAS_DRAWN = 2       # cur drew a tile this turn (not the dealer's dealt 14): 0/1
+TS_DRAWN = 3           # kind just drawn (the self-drawn winning tile), -1
+TS_REPLACED = 4        # drawn from the tail (kong or flower replacement): 0/1
+TS_KONG_FROM = 5       # seat whose discard cur konged before this draw, -1
+TS_KONG_LOCK = 6       # bit s: seat s punged and may make no kong until its next turn
+TS_AFTER_PUNG = 7      # cur has just punged: 0/1
+TS_FORBID_A = 8        # chow-swap forbidden kinds, -1
+TS_FORBID_B = 9
+TS_N_KONGS = 10
+TS_DISCARDS = 11
+TS_CLAIMS = 12         # chows, pungs and exposed kongs of discards (earthly first_draw)
+TS_FIRST_DRAW = 13     # bit s: seat s has drawn (the dealer has no first draw)
+TS_OUTCOME = 14
+TS_WINNER = 15
+TS_DISCARDER = 16
+TS_WIN_TILE = 17
+TS_WIN_CTX = 18
+TS_LIABLE = 19
+TS_N_LOG = 20
+TS_ROUND_WIND = 21
+TS_INDICATOR = 22
+TS_EARTHLY_RULE = 23   # EARTHLY_* or -1 (the variant has no earthly hand)
+TS_FIRST_LIMITS = 24   # first go-around limits apply to this deal: 0/1
+TS_DECISIONS = 25      # policy decisions asked so far (the no-leak probe counts them)
+TS_LEN = 26
+
+# the no-leak probe (``probe`` int64[PROBE_LEN], or an empty array: off)
+PR_AT = 0              # in: decision number to probe
+PR_SEED = 1            # in: seed of the shuffle of the hidden tiles
+PR_KIND = 2            # out: decision kind probed (Q_*), -1 if never reached
+PR_SEAT = 3            # out: the deciding seat
+PR_ANSWER = 4          # out: the decision with the real hidden tiles
+PR_SHUFFLED = 5        # out: the decision after shuffling them
+PR_MOVED = 6           # out: hidden tiles that changed place (0: nothing to shuffle)
+PROBE_LEN = 7
+Q_WIN = 0
+Q_KONG = 1
+Q_CLAIM = 2
+Q_DISCARD = 3
+
+# step results
+GO_ON = 0              # the turn goes on (discard next)
+NEXT = 1               # restart the loop (a fresh draw or a claim to discard)
+ENDED = 2              # the deal ended (a win, or the wall ran out)
+
+Game = namedtuple("Game", (
+    "wall", "work", "st", "ws", "wild", "hands", "melds", "n_melds", "pub_melds", "flowers",
+    "visible", "fed", "pond", "pond_flags", "n_pond", "passed", "prng", "pscr", "res", "nat",
+    "allowed", "opts", "fl8", "fed_row", "fed_col", "chow_ok", "may_win", "no_win", "iw",
+    "ts", "hands_bak", "wall_bak", "pool", "prng_bak", "probe_rng"))
 
 
 @njit(cache=True)
 def new_state():
-    """Scratch arrays for ``play_deal`` (allocate once per batch, reuse)."""
-    wall = np.zeros(C.N_TILES, np.uint8)
-    work = np.zeros(C.N_TILES, np.uint8)
-    st = np.zeros(rng.RNG_LEN, np.uint64)
-    ws = np.zeros(W.WS_LEN, np.int64)
-    wild = np.zeros(C.N_KINDS, np.bool_)
-    hands = np.zeros((4, C.N_KINDS), np.int8)
-    melds = np.zeros((4, C.MAX_MELDS, 3), np.int8)
-    n_melds = np.zeros(4, np.int64)
-    flowers = np.zeros(4, np.uint8)
-    visible = np.zeros(C.N_KINDS, np.int8)
-    fed = np.zeros((4, 4), np.int8)
-    prng = np.zeros((4, rng.RNG_LEN), np.uint64)
-    res = np.zeros(C.RES_LEN, np.int64)
-    nat = np.zeros(C.N_PLAY, np.int8)
-    tmp = np.zeros(C.N_PLAY, np.int8)
-    allowed = np.zeros(C.N_KINDS, np.bool_)
-    opts = np.zeros((8, 2), np.int64)
-    fl8 = np.zeros(C.N_FLOWERS, np.int8)
-    fed_row = np.zeros(4, np.int8)
-    fed_col = np.zeros(4, np.int8)
-    chow_ok = np.zeros(3, np.bool_)
-    may_win = np.zeros(4, np.bool_)
-    # known illegal wins, [seat, kind]: on a discard; [seat, N_KINDS + kind]: self-drawn
-    no_win = np.zeros((4, 2 * C.N_KINDS), np.bool_)
-    iw = np.zeros(S.IW_LEN, np.int64)       # the scorer's scratch (score.new_scratch)
-    return (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-            prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-            no_win, iw)
+    """A fresh ``Game`` state for ``play_deal`` (allocate once per batch, reuse)."""
+    return Game(
+        np.zeros(C.N_TILES, np.uint8),                 # wall: tile id per draw-order position
+        np.zeros(C.N_TILES, np.uint8),                 # work: shuffle scratch
+        np.zeros(rng.RNG_LEN, np.uint64),              # st: the wall stream
+        np.zeros(W.WS_LEN, np.int64),                  # ws: wall state
+        np.zeros(C.N_KINDS, np.bool_),                 # wild kinds
+        np.zeros((4, C.N_KINDS), np.int8),             # hands
+        np.zeros((4, C.MAX_MELDS, 3), np.int8),        # melds
+        np.zeros(4, np.int64),                         # n_melds
+        np.zeros((4, C.MAX_MELDS, 3), np.int8),        # pub_melds
+        np.zeros(4, np.uint8),                         # flowers (bit masks)
+        np.zeros(C.N_KINDS, np.int8),                  # visible
+        np.zeros((4, 4), np.int8),                     # fed
+        np.zeros((4, MAX_POND), np.int8),              # pond
+        np.zeros((4, MAX_POND), np.int8),              # pond_flags
+        np.zeros(4, np.int64),                         # n_pond
+        np.zeros((4, C.N_KINDS), np.bool_),            # passed
+        np.zeros((4, rng.RNG_LEN), np.uint64),         # prng: the policies' streams
+        new_scratch(),                                 # pscr: the policies' scratch
+        np.zeros(C.RES_LEN, np.int64),                 # res: the scorer's result
+        np.zeros(C.N_PLAY, np.int8),                   # nat
+        np.zeros(C.N_KINDS, np.bool_),                 # allowed discards
+        np.zeros((8, 2), np.int64),                    # opts: kong options
+        np.zeros(C.N_FLOWERS, np.int8),                # fl8
+        np.zeros(4, np.int8),                          # fed_row
+        np.zeros(4, np.int8),                          # fed_col
+        np.zeros(3, np.bool_),                         # chow_ok
+        np.zeros(4, np.bool_),                         # may_win
+        # known illegal wins, [seat, kind]: on a discard; [seat, N_KINDS + kind]: self-drawn
+        np.zeros((4, 2 * C.N_KINDS), np.bool_),        # no_win
+        np.zeros(S.IW_LEN, np.int64),                  # iw: the scorer's scratch
+        np.zeros(TS_LEN, np.int64),                    # ts: turn state
+        np.zeros((4, C.N_KINDS), np.int8),             # hands_bak (probe)
+        np.zeros(C.N_TILES, np.uint8),                 # wall_bak (probe)
+        np.zeros(C.N_TILES, np.uint8),                 # pool (probe)
+        np.zeros(rng.RNG_LEN, np.uint64),              # prng_bak (probe)
+        np.zeros(rng.RNG_LEN, np.uint64))              # probe_rng
 
 
 @njit(cache=True, inline="always")
@@ -129,11 +215,209 @@ def log_event(log, n_log, seat, action, tile, meld, frm, pos):
     return n_log + 1
 
 
+@njit(cache=True, inline="always")
+def _log(g, log, seat, action, tile, meld, frm, pos):
+    g.ts[TS_N_LOG] = log_event(log, g.ts[TS_N_LOG], seat, action, tile, meld, frm, pos)
+
+
+# ------------------------------------------------------------------ the public view
+@njit(cache=True, inline="always")
+def make_view(rules, tables, g, seat):
+    """The public ``View`` of ``seat`` (nbsim.kernels.policies.view): its own
+    hand and melds, and the table as every player sees it."""
+    ts = g.ts
+    return View(rules, tables, seat, ts[TS_CUR], ts[TS_ROUND_WIND], ts[TS_INDICATOR],
+                W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
+                g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
+                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed)
+
+
+@nrt_free
+def _shuffle_hidden(g, seat):
+    """No-leak probe: shuffle everything ``seat`` cannot see, consistently
+    with what it can: the other seats' concealed tiles (each keeps its count;
+    non-wild flowers never enter a hand) and the undrawn wall. The current
+    hands and wall are saved in ``hands_bak`` / ``wall_bak`` first. Returns
+    the number of hidden tiles that changed place."""
+    ws = g.ws
+    st = g.probe_rng
+    for s in range(4):
+        for k in range(C.N_KINDS):
+            g.hands_bak[s, k] = g.hands[s, k]
+    for p in range(C.N_TILES):
+        g.wall_bak[p] = g.wall[p]
+    # the pool: the others' concealed tiles (as tile ids of their kind) and the
+    # undrawn wall positions that hold no non-wild flower, in a scratch order
+    pool = g.pool
+    n = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        for k in range(C.N_KINDS):
+            for c in range(g.hands[s, k]):
+                pool[n] = k * 4 + c if k < C.N_PLAY else 102 + k
+                n += 1
+    lo = ws[W.WS_LIVE]
+    hi = ws[W.WS_TAIL]
+    for p in range(lo, hi + 1):
+        if p == ws[W.WS_INDICATOR]:
+            continue
+        k = W.tile_kind(np.int64(g.wall[p]))
+        if k >= C.FLOWER0 and not g.wild[k]:
+            continue
+        pool[n] = g.wall[p]
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng.below(st, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    # deal the pool back: the hands first (same counts), then the wall slots
+    j = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        cnt = 0
+        for k in range(C.N_KINDS):
+            cnt += g.hands[s, k]
+            g.hands[s, k] = 0
+        for c in range(cnt):
+            g.hands[s, W.tile_kind(np.int64(pool[j]))] += 1
+            j += 1
+    for p in range(lo, hi + 1):
+        if p == ws[W.WS_INDICATOR]:
+            continue
+        k = W.tile_kind(np.int64(g.wall[p]))
+        if k >= C.FLOWER0 and not g.wild[k]:
+            continue
+        g.wall[p] = pool[j]
+        j += 1
+    moved = 0
+    for s in range(4):
+        for k in range(C.N_KINDS):
+            d = g.hands[s, k] - g.hands_bak[s, k]
+            moved += d if d > 0 else 0
+    for p in range(lo, hi + 1):
+        if g.wall[p] != g.wall_bak[p]:
+            moved += 1
+    return moved
+
+
+@nrt_free
+def _restore_hidden(g):
+    for s in range(4):
+        for k in range(C.N_KINDS):
+            g.hands[s, k] = g.hands_bak[s, k]
+    for p in range(C.N_TILES):
+        g.wall[p] = g.wall_bak[p]
+
+
+@njit(cache=True, inline="always")
+def _probe_due(g, probe):
+    """Count a decision; True when it is the one the probe asks for."""
+    i = g.ts[TS_DECISIONS]
+    g.ts[TS_DECISIONS] = i + 1
+    return probe.shape[0] > 0 and probe[PR_AT] == i
+
+
+@nrt_free
+def _probe_begin(g, probe, seat):
+    for i in range(rng.RNG_LEN):
+        g.prng_bak[i] = g.prng[seat, i]
+    rng.stream_init(np.uint64(probe[PR_SEED]), probe[PR_AT], rng.STREAM_USER, g.probe_rng)
+
+
+@nrt_free
+def _probe_swap(g, probe, seat):
+    """Between the two answers: rewind the seat's stream and shuffle."""
+    for i in range(rng.RNG_LEN):
+        g.prng[seat, i] = g.prng_bak[i]
+    probe[PR_MOVED] = _shuffle_hidden(g, seat)
+
+
+@nrt_free
+def _probe_end(g, probe, kind, seat, answer, shuffled):
+    _restore_hidden(g)
+    probe[PR_KIND] = kind
+    probe[PR_SEAT] = seat
+    probe[PR_ANSWER] = answer
+    probe[PR_SHUFFLED] = shuffled
+
+
+# ------------------------------------------------------------------ decisions
+@nrt_free
+def _ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
+    """Does ``seat`` take its legal win on ``tile``?"""
+    code = policies[seat]
+    due = _probe_due(g, probe)
+    if due:
+        _probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.want_win(code, v, params[seat], g.prng[seat], g.pscr, tile, win_by)
+    if due:
+        _probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.want_win(code, v2, params[seat], g.prng[seat], g.pscr, tile, win_by)
+        _probe_end(g, probe, Q_WIN, seat, 1 if a else 0, 1 if b else 0)
+    return a
+
+
+@nrt_free
+def _ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
+    code = policies[seat]
+    due = _probe_due(g, probe)
+    if due:
+        _probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_kong(code, v, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+    if due:
+        _probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_kong(code, v2, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+        _probe_end(g, probe, Q_KONG, seat, a, b)
+    return a
+
+
+@nrt_free
+def _ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, can_kong):
+    code = policies[seat]
+    due = _probe_due(g, probe)
+    if due:
+        _probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_claim(code, v, params[seat], g.prng[seat], g.pscr, tile, can_pung, can_kong,
+                       g.chow_ok)
+    if due:
+        _probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_claim(code, v2, params[seat], g.prng[seat], g.pscr, tile, can_pung,
+                           can_kong, g.chow_ok)
+        _probe_end(g, probe, Q_CLAIM, seat, a, b)
+    return a
+
+
+@nrt_free
+def _ask_discard(rules, tables, g, policies, params, probe, seat):
+    code = policies[seat]
+    due = _probe_due(g, probe)
+    if due:
+        _probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_discard(code, v, params[seat], g.prng[seat], g.pscr, g.allowed)
+    if due:
+        _probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_discard(code, v2, params[seat], g.prng[seat], g.pscr, g.allowed)
+        _probe_end(g, probe, Q_DISCARD, seat, a, b)
+    return a
+
+
+# ------------------------------------------------------------------ helpers
 @nrt_free
 def _complete_with(tables, wild, hand, nat, tile):
     """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
     tile)? nat: int8[34] scratch."""
-    w = P.split_hand(hand, wild, nat)
+    w = split_hand(hand, wild, nat)
     if wild[tile]:
         w += 1
     else:
@@ -148,11 +432,10 @@ def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     holds a wild and three or more of a kind (then a wild may have to act as
     a fifth copy, which the shanten does not see). A filter only: wins are
     always checked exactly. Also forgets the seat's ``no_win`` marks (its
-    hand changed). (Helpers called every step take only the arrays they use:
-    unpacking the whole state costs a reference count per array.)"""
+    hand changed)."""
     for k in range(2 * C.N_KINDS):
         no_win[seat, k] = False
-    w = P.split_hand(hand, wild, nat)
+    w = split_hand(hand, wild, nat)
     risky = False
     if w > 0:
         for k in range(C.N_PLAY):
@@ -162,49 +445,43 @@ def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
 
 
 @nrt_free
-def _try_win(rules, tables, state, seat, tile, win_by, ctx, round_wind, indicator,
-             discarder, kong_from, liable, out):
+def _try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, liable, out):
     """Score ``seat`` winning on ``tile`` (the tile is NOT in its hand; call
     ``_complete_with`` first). Returns True when the win is legal; the result
-    is left in the state's ``res``. A scorer error on a hand the engine built
-    is a bug: it is flagged in out[O_ERROR] and the win refused."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win, iw) = state
+    is left in ``g.res``. A scorer error on a hand the engine built is a bug:
+    it is flagged in out[O_ERROR] and the win refused."""
     for f in range(C.N_FLOWERS):
-        fl8[f] = 1 if flowers[seat] & (1 << f) else 0
+        g.fl8[f] = 1 if g.flowers[seat] & (1 << f) else 0
     for s in range(4):
-        fed_row[s] = fed[seat, s]
-        fed_col[s] = fed[s, seat]
-    err = S.score_one(rules, tables, hands[seat], melds[seat], n_melds[seat], fl8, tile,
-                      win_by, ctx, seat, round_wind, indicator, discarder, fed_row, fed_col,
-                      kong_from, liable, res, iw)
+        g.fed_row[s] = g.fed[seat, s]
+        g.fed_col[s] = g.fed[s, seat]
+    err = S.score_one(rules, tables, g.hands[seat], g.melds[seat], g.n_melds[seat], g.fl8,
+                      tile, win_by, ctx, seat, g.ts[TS_ROUND_WIND], g.ts[TS_INDICATOR],
+                      discarder, g.fed_row, g.fed_col, kong_from, liable, g.res, g.iw)
     if err != C.OK:
         out[O_ERROR] = E_ENGINE_SCORE
         return False
-    return res[C.RES_WIN] == 1
+    return g.res[C.RES_WIN] == 1
 
 
 @nrt_free
-def _liable(rules, tables, state, winner, discarder, tile):
+def _liable(rules, tables, g, winner, discarder, tile):
     """Ninghai three-melds liability (see the module doc): the liable seat or -1."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win, iw) = state
     if not rules[C.R_THREE_MELDS_LIABILITY] or discarder < 0:
         return -1
+    melds = g.melds
     n_exp = 0
     n_pung = 0
     suit = -1
     one_suit = True
-    for i in range(n_melds[winner]):
+    for i in range(g.n_melds[winner]):
         t = melds[winner, i, C.MELD_TYPE]
         if t == C.MELD_CKONG:
             continue
         n_exp += 1
         if t != C.MELD_CHOW:
             n_pung += 1
-        s = P.suit_of(melds[winner, i, C.MELD_KIND])
+        s = suit_of(melds[winner, i, C.MELD_KIND])
         if s < 3:
             if suit < 0:
                 suit = s
@@ -213,7 +490,7 @@ def _liable(rules, tables, state, winner, discarder, tile):
     if n_exp < 3:
         return -1
     hit = False
-    ts = P.suit_of(tile)
+    ts = suit_of(tile)
     if one_suit and ((suit >= 0 and ts == suit) or (suit < 0 and ts == 3)):
         hit = True
     if n_pung >= 3:
@@ -221,21 +498,24 @@ def _liable(rules, tables, state, winner, discarder, tile):
             hit = True
     if not hit:
         return -1
-    w = P.split_hand(hands[discarder], wild, nat)
-    if H.fit_shanten(nat, w, n_melds[discarder], tables) >= 1:
+    w = split_hand(g.hands[discarder], g.wild, g.nat)
+    if H.fit_shanten(g.nat, w, g.n_melds[discarder], tables) >= 1:
         return discarder
     return -1
 
 
 @nrt_free
-def _draw(rules, wall, ws, wild, hands, flowers, visible, seat, from_tail, log, n_log, n_kongs):
+def _draw(rules, g, seat, from_tail, log):
     """Draw for ``seat`` (live end, or the tail for a replacement), setting
-    non-wild flowers aside and replacing them from the tail. Returns
-    (kind drawn or -1 if the wall ran out, replaced: bool, n_log)."""
+    non-wild flowers aside and replacing them from the tail. Sets TS_DRAWN,
+    TS_REPLACED, TS_JUST_DREW and TS_HAS_DRAWN; returns False when the wall
+    ran out (then nothing was drawn)."""
+    ts = g.ts
+    ws = g.ws
     replaced = from_tail
     while True:
-        if W.drawable_left(rules, ws, n_kongs) <= 0:
-            return -1, replaced, n_log
+        if W.drawable_left(rules, ws, ts[TS_N_KONGS]) <= 0:
+            return False
         if from_tail:
             p = W.draw_tail(ws)
             act = C.A_REPLACE
@@ -243,18 +523,22 @@ def _draw(rules, wall, ws, wild, hands, flowers, visible, seat, from_tail, log, 
             p = W.draw_live(ws)
             act = C.A_DRAW
         if p < 0:
-            return -1, replaced, n_log
-        k = W.tile_kind(np.int64(wall[p]))
-        n_log = log_event(log, n_log, seat, act, k, -1, -1, p)
-        if k >= C.FLOWER0 and not wild[k]:
-            flowers[seat] |= np.uint8(1 << (k - C.FLOWER0))
-            visible[k] += 1
-            n_log = log_event(log, n_log, seat, C.A_FLOWER, k, -1, -1, -1)
+            return False
+        k = W.tile_kind(np.int64(g.wall[p]))
+        _log(g, log, seat, act, k, -1, -1, p)
+        if k >= C.FLOWER0 and not g.wild[k]:
+            g.flowers[seat] |= np.uint8(1 << (k - C.FLOWER0))
+            g.visible[k] += 1
+            _log(g, log, seat, C.A_FLOWER, k, -1, -1, -1)
             from_tail = True
             replaced = True
             continue
-        hands[seat, k] += 1
-        return k, replaced, n_log
+        g.hands[seat, k] += 1
+        ts[TS_DRAWN] = k
+        ts[TS_REPLACED] = 1 if replaced else 0
+        ts[TS_JUST_DREW] = 1
+        ts[TS_HAS_DRAWN] = 1
+        return True
 
 
 @nrt_free
@@ -280,52 +564,511 @@ def _kong_options(wild, hand, melds, n_melds, opts):
 
 
 @nrt_free
-def _fu_all(rules, state, winner, out):
+def _add_meld(g, seat, typ, kind, frm):
+    """Append a declared meld to ``seat``'s melds and to the public record
+    (a concealed kong lies face down: kind -1 there)."""
+    m = g.n_melds[seat]
+    g.melds[seat, m, C.MELD_TYPE] = typ
+    g.melds[seat, m, C.MELD_KIND] = kind
+    g.melds[seat, m, C.MELD_FROM] = frm
+    g.pub_melds[seat, m, C.MELD_TYPE] = typ
+    g.pub_melds[seat, m, C.MELD_KIND] = -1 if typ == C.MELD_CKONG else kind
+    g.pub_melds[seat, m, C.MELD_FROM] = frm
+    g.n_melds[seat] = m + 1
+
+
+@nrt_free
+def _fu_all(rules, g, winner, out):
     """Ninghai: each player's own fu (the winner's from its score)."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win, iw) = state
     for s in range(4):
         if s == winner:
-            out[O_FU + s] = res[C.RES_FU]
+            out[O_FU + s] = g.res[C.RES_FU]
             continue
         for f in range(C.N_FLOWERS):
-            fl8[f] = 1 if flowers[s] & (1 << f) else 0
-        out[O_FU + s] = S.player_fu(rules, hands[s], melds[s], n_melds[s], fl8)
+            g.fl8[f] = 1 if g.flowers[s] & (1 << f) else 0
+        out[O_FU + s] = S.player_fu(rules, g.hands[s], g.melds[s], g.n_melds[s], g.fl8)
+
+
+@nrt_free
+def _set_win(g, outcome, winner, discarder, tile, ctx, liable):
+    ts = g.ts
+    ts[TS_OUTCOME] = outcome
+    ts[TS_WINNER] = winner
+    ts[TS_DISCARDER] = discarder
+    ts[TS_WIN_TILE] = tile
+    ts[TS_WIN_CTX] = ctx
+    ts[TS_LIABLE] = liable
+
+
+# ------------------------------------------------------------------ the steps of a turn
+@nrt_free
+def _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
+           dealt_flowers):
+    """Reset the state for a deal from a set-up wall, deal the hands with
+    the flower replacement, and seed the policies' streams."""
+    g.hands[:] = 0
+    g.melds[:] = 0
+    g.pub_melds[:] = 0
+    g.n_melds[:] = 0
+    g.flowers[:] = 0
+    g.visible[:] = 0
+    g.fed[:] = 0
+    g.n_pond[:] = 0
+    g.passed[:] = False
+    ts = g.ts
+    ts[:] = 0
+    out[:] = 0
+    out[O_WINNER] = -1
+    out[O_DISCARDER] = -1
+    out[O_WIN_TILE] = -1
+    out[O_LIABLE] = -1
+    ws = g.ws
+    indicator = ws[W.WS_IND_KIND]
+    n_log = W.log_setup(ws, log, 0)
+    ts[TS_N_LOG] = W.deal_hands(g.wall, ws, g.wild, g.hands, g.flowers, log, n_log)
+    for s in range(4):        # element copies: array-to-array slice assignment needs NRT
+        dealt_flowers[s] = g.flowers[s]
+        for k in range(C.N_KINDS):
+            dealt_hands[s, k] = g.hands[s, k]
+    for s in range(4):
+        rng.stream_init(seed, deal, rng.STREAM_POLICY + s, g.prng[s])
+        for f in range(C.N_FLOWERS):
+            if g.flowers[s] & (1 << f):
+                g.visible[C.FLOWER0 + f] += 1
+    if indicator >= 0:
+        g.visible[indicator] += 1
+    for s in range(4):
+        for k in range(2 * C.N_KINDS):
+            g.no_win[s, k] = False
+    g.may_win[0] = True
+    for s in range(1, 4):
+        _update_may_win(tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win, g.no_win, s)
+    first_rule = rules[C.R_FIRST_ROUND]
+    ts[TS_FIRST_LIMITS] = 1 if (restrict_first and first_rule != C.FIRST_ROUND_OFF) else 0
+    earthly = rules[C.R_EARTHLY_RULE]
+    if rules[C.R_TAI + C.T_EARTHLY_HAND] == C.TAI_ABSENT:
+        earthly = -1          # the variant has no earthly hand: no such context
+    ts[TS_EARTHLY_RULE] = earthly
+    ts[TS_ROUND_WIND] = round_wind
+    ts[TS_INDICATOR] = indicator
+    ts[TS_CUR] = 0
+    ts[TS_JUST_DREW] = 1      # the dealer holds its dealt 14 tiles
+    ts[TS_HAS_DRAWN] = 0
+    ts[TS_DRAWN] = -1
+    ts[TS_KONG_FROM] = -1
+    ts[TS_FORBID_A] = -1
+    ts[TS_FORBID_B] = -1
+    ts[TS_FIRST_DRAW] = 1     # the dealer has no first draw
+    ts[TS_OUTCOME] = C.OUT_WALL_EXHAUSTED
+    ts[TS_WINNER] = -1
+    ts[TS_DISCARDER] = -1
+    ts[TS_WIN_TILE] = -1
+    ts[TS_LIABLE] = -1
+
+
+@nrt_free
+def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+    """The seat to play holds a fresh tile: may it win, and does it? True
+    when it won (the deal ends)."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    drawn = ts[TS_DRAWN]
+    wild = g.wild
+    if drawn < 0:
+        # the dealer's 14 dealt tiles: take one natural tile out as the
+        # "winning" tile (no wait item applies to a heavenly hand)
+        for k in range(C.N_KINDS):
+            if g.hands[cur, k] > 0 and (drawn < 0 or not wild[k]):
+                drawn = k
+        ts[TS_DRAWN] = drawn
+        ctx = C.CTX_HEAVENLY
+    else:
+        ctx = 0
+        if ts[TS_REPLACED]:
+            ctx |= C.CTX_AFTER_KONG
+        if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) == 0:
+            ctx |= C.CTX_LAST_TILE
+        if (ts[TS_EARTHLY_RULE] == C.EARTHLY_FIRST_DRAW and cur != 0 and ts[TS_CLAIMS] == 0
+                and not (ts[TS_FIRST_DRAW] >> cur) & 1):
+            ctx |= C.CTX_EARTHLY
+    ts[TS_FIRST_DRAW] |= 1 << cur
+    g.hands[cur, drawn] -= 1
+    won = False
+    if ((ctx != 0 or not g.no_win[cur, C.N_KINDS + drawn])
+            and _complete_with(tables, wild, g.hands[cur], g.nat, drawn)):
+        kong_from = ts[TS_KONG_FROM] if ts[TS_REPLACED] else -1
+        won = _try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, -1, kong_from, -1,
+                       out)
+        if not won and ctx == 0:
+            # complete but not a legal self-drawn win: the same until cur's
+            # hand or flowers change (_update_may_win forgets it)
+            g.no_win[cur, C.N_KINDS + drawn] = True
+    g.hands[cur, drawn] += 1
+    if won:
+        if _ask_win(rules, tables, g, policies, params, probe, cur, drawn, C.WIN_SELF_DRAW):
+            _set_win(g, C.OUT_SELF_DRAWN, cur, -1, drawn, ctx, -1)
+            _log(g, log, cur, C.A_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
+            return True
+        _log(g, log, cur, C.A_PASS_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
+    return False
+
+
+@nrt_free
+def _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
+    """Offer the tile of cur's added kong of ``k`` to the others
+    (counterclockwise): True when one robs it (the deal ends)."""
+    for d in range(1, 4):
+        o = (cur + d) % 4
+        if (g.may_win[o] and _complete_with(tables, g.wild, g.hands[o], g.nat, k)
+                and _try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, 0, cur, -1, -1, out)):
+            if _ask_win(rules, tables, g, policies, params, probe, o, k, C.WIN_ROBBING_KONG):
+                _set_win(g, C.OUT_ROBBING_KONG, o, cur, k, 0, -1)
+                _log(g, log, o, C.A_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
+                return True
+            _log(g, log, o, C.A_PASS_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
+        g.passed[o, k] = True
+    return False
+
+
+@nrt_free
+def _own_kong(rules, tables, g, policies, params, probe, out, log):
+    """Own-turn kongs: the seat to play may declare a concealed or an added
+    kong (an added kong may be robbed), then draws a replacement. Returns
+    GO_ON (no kong: discard next), NEXT (kong made, replacement drawn) or
+    ENDED (robbed, or no replacement)."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    if (ts[TS_KONG_LOCK] >> cur) & 1:
+        return GO_ON
+    if ts[TS_FIRST_LIMITS] and ts[TS_DISCARDS] < 4:
+        return GO_ON
+    if W.drawable_left(rules, g.ws, ts[TS_N_KONGS] + 1) <= 0:
+        return GO_ON
+    n_opt = _kong_options(g.wild, g.hands[cur], g.melds[cur], g.n_melds[cur], g.opts)
+    if n_opt == 0:
+        return GO_ON
+    j = _ask_kong(rules, tables, g, policies, params, probe, cur, n_opt)
+    if j < 0:
+        return GO_ON
+    typ = g.opts[j, 0]
+    k = g.opts[j, 1]
+    if typ == C.MELD_KONG:
+        # added kong: declared, then the others may rob it
+        g.hands[cur, k] -= 1
+        _log(g, log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
+        g.visible[k] += 1
+        if _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
+            return ENDED
+        for i in range(g.n_melds[cur]):
+            if g.melds[cur, i, C.MELD_TYPE] == C.MELD_PUNG and g.melds[cur, i, C.MELD_KIND] == k:
+                g.melds[cur, i, C.MELD_TYPE] = C.MELD_KONG
+                g.pub_melds[cur, i, C.MELD_TYPE] = C.MELD_KONG
+    else:
+        g.hands[cur, k] -= 4
+        _add_meld(g, cur, C.MELD_CKONG, k, -1)
+        _log(g, log, cur, C.A_CONCEALED_KONG, k, -1, -1, -1)
+    ts[TS_N_KONGS] += 1
+    ts[TS_KONG_FROM] = -1
+    ts[TS_AFTER_PUNG] = 0
+    if not _draw(rules, g, cur, True, log):
+        return ENDED
+    return NEXT
+
+
+@nrt_free
+def _discard(rules, tables, g, policies, params, probe, log):
+    """The seat to play discards (within the chow-swap and first go-around
+    limits). Returns the kind discarded."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    hand = g.hands[cur]
+    allowed = g.allowed
+    forbid_a = ts[TS_FORBID_A]
+    forbid_b = ts[TS_FORBID_B]
+    n_hand = 0
+    for k in range(C.N_KINDS):
+        n_hand += hand[k]
+    any_allowed = False
+    for k in range(C.N_KINDS):
+        a = hand[k] > 0
+        # a wild of a forbidden kind may go: as a wild it cannot make the chow
+        if a and (k == forbid_a or k == forbid_b) and n_hand > 2:
+            a = False
+        allowed[k] = a
+        any_allowed = any_allowed or a
+    if not any_allowed:
+        for k in range(C.N_KINDS):
+            allowed[k] = hand[k] > 0
+    if ts[TS_FIRST_LIMITS] and ts[TS_DISCARDS] < 4:
+        has_mp = False
+        for k in range(C.SOU0):
+            if allowed[k]:
+                has_mp = True
+        if has_mp:
+            for k in range(C.SOU0, C.N_KINDS):
+                allowed[k] = False
+    d = _ask_discard(rules, tables, g, policies, params, probe, cur)
+    hand[d] -= 1
+    g.visible[d] += 1
+    ts[TS_DISCARDS] += 1
+    _log(g, log, cur, C.A_DISCARD, d, -1, -1, -1)
+    just_drew = ts[TS_JUST_DREW] != 0
+    drawn = ts[TS_DRAWN]
+    n = g.n_pond[cur]
+    if n < MAX_POND:
+        g.pond[cur, n] = d
+        g.pond_flags[cur, n] = POND_DRAWN if (just_drew and ts[TS_HAS_DRAWN] and d == drawn) else 0
+        g.n_pond[cur] = n + 1
+    for k in range(C.N_KINDS):
+        g.passed[cur, k] = False
+    if not (just_drew and not ts[TS_REPLACED] and d == drawn):
+        # the hand changed (a drawn tile kept, a claim, a kong or a flower);
+        # discarding the tile just drawn from the live wall leaves the hand and
+        # flowers as they were, and the marks stay valid
+        _update_may_win(tables, g.wild, hand, g.n_melds[cur], g.nat, g.may_win, g.no_win, cur)
+    ts[TS_JUST_DREW] = 0
+    ts[TS_HAS_DRAWN] = 0
+    ts[TS_AFTER_PUNG] = 0
+    ts[TS_FORBID_A] = -1
+    ts[TS_FORBID_B] = -1
+    ts[TS_REPLACED] = 0
+    ts[TS_KONG_FROM] = -1
+    return d
+
+
+@nrt_free
+def _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
+    """Offer the discard ``d`` of the seat to play to the others,
+    counterclockwise: True when one wins on it (the deal ends). Otherwise
+    every other seat has let ``d`` go by (``passed``)."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    dealer_first = cur == 0 and ts[TS_DISCARDS] == 1
+    for dd in range(1, 4):
+        o = (cur + dd) % 4
+        ctx = 0
+        if (dealer_first and ts[TS_EARTHLY_RULE] == C.EARTHLY_DEALER_FIRST_DISCARD
+                and g.n_melds[o] == 0):
+            ctx |= C.CTX_EARTHLY
+        if not g.may_win[o] or (g.no_win[o, d] and ctx == 0):
+            continue
+        if not _complete_with(tables, g.wild, g.hands[o], g.nat, d):
+            continue
+        lia = _liable(rules, tables, g, o, cur, d)
+        legal = _try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, -1, lia, out)
+        if not legal and ctx == 0:
+            # complete but not a legal discard win: the same until o's hand
+            # changes (fed counts only change payments)
+            g.no_win[o, d] = True
+        if legal:
+            if _ask_win(rules, tables, g, policies, params, probe, o, d, C.WIN_DISCARD):
+                _set_win(g, C.OUT_DISCARD, o, cur, d, ctx, lia)
+                g.visible[d] -= 1
+                _log(g, log, o, C.A_WIN, d, C.WIN_DISCARD, cur, -1)
+                return True
+            _log(g, log, o, C.A_PASS_WIN, d, C.WIN_DISCARD, cur, -1)
+    for dd in range(1, 4):
+        g.passed[(cur + dd) % 4, d] = True
+    return False
+
+
+@nrt_free
+def _claim(rules, tables, g, policies, params, probe, log, d):
+    """Pung, exposed kong or chow of the discard ``d``. Returns GO_ON (no
+    claim: the next seat draws), NEXT (claimed: the claimer plays on) or
+    ENDED (the wall ran out on a kong's replacement)."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    wild = g.wild
+    hands = g.hands
+    if wild[d] or d >= C.N_PLAY or (ts[TS_FIRST_LIMITS] and ts[TS_DISCARDS] <= 4):
+        return GO_ON
+    claimer = -1
+    action = CLAIM_PASS
+    for dd in range(1, 4):
+        o = (cur + dd) % 4
+        if hands[o, d] >= 2:
+            can_k = (hands[o, d] == 3 and not (ts[TS_KONG_LOCK] >> o) & 1
+                     and W.drawable_left(rules, g.ws, ts[TS_N_KONGS] + 1) > 0)
+            g.chow_ok[:] = False
+            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, True, can_k)
+            if a == CLAIM_PUNG or a == CLAIM_KONG:
+                claimer = o
+                action = a
+            break
+    if claimer < 0 and rules[C.R_ALLOW_CHOW] and d < C.HONOR0:
+        o = (cur + 1) % 4
+        r = d % 9
+        any_chow = False
+        for j in range(3):
+            lo = d - j
+            ok = r - j >= 0 and r - j + 2 <= 8
+            if ok:
+                for t in range(3):
+                    if lo + t != d and (hands[o, lo + t] == 0 or wild[lo + t]):
+                        ok = False
+            g.chow_ok[j] = ok
+            any_chow = any_chow or ok
+        if any_chow:
+            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, False, False)
+            if a >= CLAIM_CHOW:
+                claimer = o
+                action = a
+    if claimer < 0:
+        return GO_ON
+    g.fed[claimer, cur] += 1
+    ts[TS_CLAIMS] += 1
+    p = g.n_pond[cur] - 1
+    if p >= 0:
+        g.pond_flags[cur, p] |= POND_CLAIMED
+    if action == CLAIM_PUNG:
+        hands[claimer, d] -= 2
+        g.visible[d] += 2
+        _add_meld(g, claimer, C.MELD_PUNG, d, cur)
+        _log(g, log, claimer, C.A_PUNG, d, d, cur, -1)
+        ts[TS_CUR] = claimer
+        if rules[C.R_NO_KONG_AFTER_PUNG]:
+            ts[TS_KONG_LOCK] |= 1 << claimer
+        ts[TS_AFTER_PUNG] = 1
+        return NEXT
+    if action == CLAIM_KONG:
+        hands[claimer, d] -= 3
+        g.visible[d] += 3
+        _add_meld(g, claimer, C.MELD_KONG, d, cur)
+        _log(g, log, claimer, C.A_KONG, d, d, cur, -1)
+        ts[TS_N_KONGS] += 1
+        ts[TS_CUR] = claimer
+        if not _draw(rules, g, claimer, True, log):
+            return ENDED
+        ts[TS_KONG_FROM] = cur
+        return NEXT
+    # chow: the claimer's turn (it ends a kong lock from an earlier pung)
+    j = action - CLAIM_CHOW
+    lo = d - j
+    for t in range(3):
+        if lo + t != d:
+            hands[claimer, lo + t] -= 1
+            g.visible[lo + t] += 1
+    _add_meld(g, claimer, C.MELD_CHOW, lo, cur)
+    _log(g, log, claimer, C.A_CHOW, d, lo, cur, -1)
+    ts[TS_CUR] = claimer
+    ts[TS_KONG_LOCK] &= ~(1 << claimer)
+    if rules[C.R_FORBID_CHOW_SWAP]:
+        # kinds that would make the same chow with the two hand tiles
+        ts[TS_FORBID_A] = d
+        if j != 1:
+            # an end chow: the other end of the two hand tiles too
+            other = lo + 3 if j == 0 else lo - 1
+            if other >= 0 and other // 9 == lo // 9 and other < C.HONOR0 and not wild[other]:
+                ts[TS_FORBID_B] = other    # a wild cannot repeat the chow
+    return NEXT
+
+
+@nrt_free
+def _finish(rules, g, out):
+    """Write the result row from the end of the deal."""
+    ts = g.ts
+    winner = ts[TS_WINNER]
+    if winner < 0:
+        g.res[:] = 0
+    out[O_OUTCOME] = ts[TS_OUTCOME]
+    out[O_WINNER] = winner
+    out[O_DISCARDER] = ts[TS_DISCARDER]
+    out[O_TURNS] = ts[TS_DISCARDS]
+    out[O_TILES_LEFT] = W.drawable_left(rules, g.ws, ts[TS_N_KONGS])
+    out[O_N_KONGS] = ts[TS_N_KONGS]
+    out[O_WIN_TILE] = ts[TS_WIN_TILE]
+    out[O_CTX] = ts[TS_WIN_CTX]
+    out[O_LIABLE] = ts[TS_LIABLE]
+    for s in range(4):
+        out[O_N_MELDS + s] = g.n_melds[s]
+    if winner >= 0:
+        for i in range(C.RES_LEN):
+            out[O_SCORE + i] = g.res[i]
+    if rules[C.R_SYSTEM] == C.SYSTEM_FAN_FU:
+        _fu_all(rules, g, winner, out)
+
+
+@nrt_free
+def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g, out,
+          log, dealt_hands, dealt_flowers, probe):
+    """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
+    _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
+           dealt_flowers)
+    ts = g.ts
+    steps = 0
+    while True:
+        steps += 1
+        if steps > MAX_STEPS:
+            out[O_ERROR] = E_ENGINE_LOOP
+            break
+        if ts[TS_JUST_DREW]:
+            if _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+                break
+        if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
+            r = _own_kong(rules, tables, g, policies, params, probe, out, log)
+            if r == ENDED:
+                break
+            if r == NEXT:
+                continue
+        d = _discard(rules, tables, g, policies, params, probe, log)
+        if _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
+            break
+        if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) <= 0:
+            break
+        r = _claim(rules, tables, g, policies, params, probe, log, d)
+        if r == ENDED:
+            break
+        if r == NEXT:
+            continue
+        # the next seat draws: its turn begins (a kong lock from its pung ends)
+        nxt = (ts[TS_CUR] + 1) % 4
+        ts[TS_CUR] = nxt
+        ts[TS_KONG_LOCK] &= ~(1 << nxt)
+        if not _draw(rules, g, nxt, False, log):
+            break
+    if ts[TS_WINNER] < 0:
+        _log(g, log, -1, C.A_EXHAUSTED, -1, -1, -1, -1)
+    _finish(rules, g, out)
+    n_log = ts[TS_N_LOG]
+    out[O_N_EVENTS] = n_log
+    return n_log
 
 
 @njit(cache=True)
-def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, state,
-              out, log, dealt_hands, dealt_flowers):
+def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+              out, log, dealt_hands, dealt_flowers, probe):
     """Play deal ``deal`` of seed ``seed`` to its end.
 
     rules: int64[R_LEN]; tables: nbsim.tables.load_tables(); seed: uint64;
     deal: int (the wall is deal mode's wall of (seed, deal)); round_wind: 0..3;
     restrict_first: bool, apply the first go-around limits of
-    ``first_round_restrictions`` to this deal; policies: int64[4] POLICY_* per
-    seat (seat 0 = the dealer); state: ``new_state()``; out: int64[OUT_LEN]
-    (written); log: int32[m, EV_LEN] event rows (m = 0: no log);
-    dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the hands
-    and set-aside flowers right after the deal and flower replacement.
-    Returns the number of events (which may exceed m: only the first m are
-    written).
+    ``first_round_restrictions`` to this deal; policies: int64[4] policy codes
+    per seat (seat 0 = the dealer; ``policies.table``); params:
+    float64[4, MAX_PARAMS] each seat's policy parameters; g: ``new_state()``;
+    out: int64[OUT_LEN] (written); log: int32[m, EV_LEN] event rows (m = 0: no
+    log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the
+    hands and set-aside flowers right after the deal and flower replacement;
+    probe: int64[PROBE_LEN] to check one decision for hidden information
+    (``PR_*``), or an empty array. Returns the number of events (which may
+    exceed m: only the first m are written).
     """
-    wall, work, st, ws, wild = state[0], state[1], state[2], state[3], state[4]
-    W.wall_setup(rules, seed, deal, True, wall, work, st, ws, wild)
-    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out,
-                 log, dealt_hands, dealt_flowers)
+    W.wall_setup(rules, seed, deal, True, g.wall, g.work, g.st, g.ws, g.wild)
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+                 out, log, dealt_hands, dealt_flowers, probe)
 
 
 @njit(cache=True)
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
-              restrict_first, policies, state, out, log, dealt_hands, dealt_flowers):
+              restrict_first, policies, params, g, out, log, dealt_hands, dealt_flowers,
+              probe):
     """Play a deal from a given wall (constructed walls in tests, replays of
     recorded walls): ``tiles`` uint8[144] physical tile ids in draw order
     (position 0 is the first live tile, 143 the first tail tile, see
     ``kernels/wall.py``), ``dice`` int64[4] (for the record only),
     ``indicator_pos`` the indicator's position or -1. The policies' random
     streams are those of (seed, deal). Otherwise as ``play_deal``."""
-    wall, ws, wild = state[0], state[3], state[4]
+    wall, ws, wild = g.wall, g.ws, g.wild
     for i in range(C.N_TILES):
         wall[i] = tiles[i]
     ws[:] = 0
@@ -343,380 +1086,5 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
         kind = W.tile_kind(np.int64(wall[indicator_pos]))
     ws[W.WS_IND_KIND] = kind
     ws[W.WS_N_WILDS] = wild_mask(rules, kind, wild)
-    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out,
-                 log, dealt_hands, dealt_flowers)
-
-
-@nrt_free
-def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out, log,
-          dealt_hands, dealt_flowers):
-    """The deal from a set-up wall (state's wall, ws and wild) to its end."""
-    (wall, work, st, ws, wild, hands, melds, n_melds, flowers, visible, fed,
-     prng, res, nat, tmp, allowed, opts, fl8, fed_row, fed_col, chow_ok, may_win,
-     no_win, iw) = state
-    hands[:] = 0
-    melds[:] = 0
-    n_melds[:] = 0
-    flowers[:] = 0
-    visible[:] = 0
-    fed[:] = 0
-    out[:] = 0
-    out[O_WINNER] = -1
-    out[O_DISCARDER] = -1
-    out[O_WIN_TILE] = -1
-    out[O_LIABLE] = -1
-    indicator = ws[W.WS_IND_KIND]
-    n_log = W.log_setup(ws, log, 0)
-    n_log = W.deal_hands(wall, ws, wild, hands, flowers, log, n_log)
-    for s in range(4):        # element copies: array-to-array slice assignment needs NRT
-        dealt_flowers[s] = flowers[s]
-        for k in range(C.N_KINDS):
-            dealt_hands[s, k] = hands[s, k]
-    for s in range(4):
-        rng.stream_init(seed, deal, rng.STREAM_POLICY + s, prng[s])
-        for f in range(C.N_FLOWERS):
-            if flowers[s] & (1 << f):
-                visible[C.FLOWER0 + f] += 1
-    if indicator >= 0:
-        visible[indicator] += 1
-    for s in range(4):         # the state is reused across deals
-        for k in range(2 * C.N_KINDS):
-            no_win[s, k] = False
-    may_win[0] = True
-    for s in range(1, 4):
-        _update_may_win(tables, wild, hands[s], n_melds[s], nat, may_win, no_win, s)
-    first_rule = rules[C.R_FIRST_ROUND]
-    first_limits = restrict_first and first_rule != C.FIRST_ROUND_OFF
-    earthly_rule = rules[C.R_EARTHLY_RULE]
-    if rules[C.R_TAI + C.T_EARTHLY_HAND] == C.TAI_ABSENT:
-        earthly_rule = -1          # the variant has no earthly hand: no such context
-
-    cur = 0
-    just_drew = True          # cur holds a freshly drawn (or dealt) tile
-    drawn = -1                # kind just drawn (the self-drawn winning tile)
-    replaced = False          # drawn from the tail (kong or flower replacement)
-    kong_from = -1            # seat whose discard cur konged before this draw
-    pung_lock = False         # no kong until cur's next turn
-    after_pung = False        # cur has just punged (kongs only if not pung_lock)
-    forbid_a = -1             # chow-swap forbidden kinds
-    forbid_b = -1
-    n_kongs = 0
-    discards = 0
-    claims = 0                # chows/pungs/kongs made (any kind of kong)
-    first_draw_done = 1       # bit s: seat s has drawn (the dealer has no first draw)
-    outcome = C.OUT_WALL_EXHAUSTED
-    winner = -1
-    discarder = -1
-    win_tile = -1
-    win_ctx = 0
-    liable = -1
-    steps = 0
-    while True:
-        steps += 1
-        if steps > MAX_STEPS:
-            out[O_ERROR] = E_ENGINE_LOOP
-            break
-        pol = policies[cur]
-        if just_drew:
-            # ---------------------------------------------- self-drawn win
-            if drawn < 0:
-                # the dealer's 14 dealt tiles: take one natural tile out as the
-                # "winning" tile (no wait item applies to a heavenly hand)
-                for k in range(C.N_KINDS):
-                    if hands[cur, k] > 0 and (drawn < 0 or not wild[k]):
-                        drawn = k
-                ctx = C.CTX_HEAVENLY
-            else:
-                ctx = 0
-                if replaced:
-                    ctx |= C.CTX_AFTER_KONG
-                if W.drawable_left(rules, ws, n_kongs) == 0:
-                    ctx |= C.CTX_LAST_TILE
-                if (earthly_rule == C.EARTHLY_FIRST_DRAW and cur != 0 and claims == 0
-                        and not (first_draw_done >> cur) & 1):
-                    ctx |= C.CTX_EARTHLY
-            first_draw_done |= 1 << cur
-            hands[cur, drawn] -= 1
-            won = False
-            if ((ctx != 0 or not no_win[cur, C.N_KINDS + drawn])
-                    and _complete_with(tables, wild, hands[cur], nat, drawn)):
-                won = _try_win(rules, tables, state, cur, drawn, C.WIN_SELF_DRAW, ctx,
-                               round_wind, indicator, -1, kong_from if replaced else -1, -1,
-                               out)
-                if not won and ctx == 0:
-                    # complete but not a legal self-drawn win: the same until
-                    # cur's hand or flowers change (_update_may_win forgets it)
-                    no_win[cur, C.N_KINDS + drawn] = True
-            hands[cur, drawn] += 1
-            if won:
-                if P.want_win(pol, prng[cur]):
-                    outcome = C.OUT_SELF_DRAWN
-                    winner = cur
-                    win_tile = drawn
-                    win_ctx = ctx
-                    n_log = log_event(log, n_log, cur, C.A_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
-                    break
-                n_log = log_event(log, n_log, cur, C.A_PASS_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
-        if just_drew or after_pung:
-            # ---------------------------------------------- kongs on own turn
-            can_kong = not pung_lock and not (first_limits and discards < 4)
-            if can_kong and W.drawable_left(rules, ws, n_kongs + 1) > 0:
-                n_opt = _kong_options(wild, hands[cur], melds[cur], n_melds[cur], opts)
-                j = P.choose_kong(pol, rules, tables, hands[cur], wild, melds[cur],
-                                  n_melds[cur], cur, round_wind, flowers[cur], opts, n_opt,
-                                  prng[cur], nat, tmp)
-                if j >= 0:
-                    typ = opts[j, 0]
-                    k = opts[j, 1]
-                    if typ == C.MELD_KONG:
-                        # added kong: declared, then the others may rob it
-                        robbed = False
-                        hands[cur, k] -= 1
-                        n_log = log_event(log, n_log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
-                        for d in range(1, 4):
-                            o = (cur + d) % 4
-                            if not may_win[o] or not _complete_with(tables, wild, hands[o],
-                                                                    nat, k):
-                                continue
-                            if _try_win(rules, tables, state, o, k, C.WIN_ROBBING_KONG, 0,
-                                        round_wind, indicator, cur, -1, -1, out):
-                                if P.want_win(policies[o], prng[o]):
-                                    outcome = C.OUT_ROBBING_KONG
-                                    winner = o
-                                    discarder = cur
-                                    win_tile = k
-                                    n_log = log_event(log, n_log, o, C.A_WIN, k,
-                                                      C.WIN_ROBBING_KONG, cur, -1)
-                                    robbed = True
-                                    break
-                                n_log = log_event(log, n_log, o, C.A_PASS_WIN, k,
-                                                  C.WIN_ROBBING_KONG, cur, -1)
-                        if robbed:
-                            visible[k] += 1
-                            break
-                        for i in range(n_melds[cur]):
-                            if (melds[cur, i, C.MELD_TYPE] == C.MELD_PUNG
-                                    and melds[cur, i, C.MELD_KIND] == k):
-                                melds[cur, i, C.MELD_TYPE] = C.MELD_KONG
-                        visible[k] += 1
-                    else:
-                        hands[cur, k] -= 4
-                        m = n_melds[cur]
-                        melds[cur, m, C.MELD_TYPE] = C.MELD_CKONG
-                        melds[cur, m, C.MELD_KIND] = k
-                        melds[cur, m, C.MELD_FROM] = -1
-                        n_melds[cur] = m + 1
-                        n_log = log_event(log, n_log, cur, C.A_CONCEALED_KONG, k, -1, -1, -1)
-                    n_kongs += 1
-                    claims += 1
-                    drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers,
-                                                   visible, cur, True, log, n_log, n_kongs)
-                    kong_from = -1
-                    after_pung = False
-                    if drawn < 0:
-                        break
-                    just_drew = True
-                    continue
-        # -------------------------------------------------- discard
-        n_hand = 0
-        for k in range(C.N_KINDS):
-            n_hand += hands[cur, k]
-        any_allowed = False
-        for k in range(C.N_KINDS):
-            a = hands[cur, k] > 0
-            if a and (k == forbid_a or k == forbid_b) and n_hand > 2:
-                a = False
-            allowed[k] = a
-            any_allowed = any_allowed or a
-        if not any_allowed:
-            for k in range(C.N_KINDS):
-                allowed[k] = hands[cur, k] > 0
-        if first_limits and discards < 4:
-            has_mp = False
-            for k in range(C.SOU0):
-                if allowed[k]:
-                    has_mp = True
-            if has_mp:
-                for k in range(C.SOU0, C.N_KINDS):
-                    allowed[k] = False
-        d = P.choose_discard(pol, rules, tables, hands[cur], wild, melds[cur], n_melds[cur],
-                             visible, allowed, cur, round_wind, flowers[cur], prng[cur],
-                             nat, tmp)
-        hands[cur, d] -= 1
-        visible[d] += 1
-        discards += 1
-        n_log = log_event(log, n_log, cur, C.A_DISCARD, d, -1, -1, -1)
-        if not (just_drew and not replaced and d == drawn):
-            # the hand changed (a drawn tile kept, a claim, a kong or a
-            # flower); discarding the tile just drawn from the live wall leaves
-            # the hand and flowers as they were, and the marks stay valid
-            _update_may_win(tables, wild, hands[cur], n_melds[cur], nat, may_win, no_win, cur)
-        dealer_first = cur == 0 and discards == 1
-        just_drew = False
-        pung_lock = False
-        after_pung = False
-        forbid_a = -1
-        forbid_b = -1
-        replaced = False
-        kong_from = -1
-        # -------------------------------------------------- claims: win first
-        won = False
-        for dd in range(1, 4):
-            o = (cur + dd) % 4
-            ctx = 0
-            if (dealer_first and earthly_rule == C.EARTHLY_DEALER_FIRST_DISCARD
-                    and n_melds[o] == 0):
-                ctx |= C.CTX_EARTHLY
-            if not may_win[o] or (no_win[o, d] and ctx == 0):
-                continue
-            if not _complete_with(tables, wild, hands[o], nat, d):
-                continue
-            lia = _liable(rules, tables, state, o, cur, d)
-            legal = _try_win(rules, tables, state, o, d, C.WIN_DISCARD, ctx, round_wind,
-                             indicator, cur, -1, lia, out)
-            if not legal and ctx == 0:
-                # complete but not a legal discard win: the same until o's
-                # hand changes (fed counts only change payments)
-                no_win[o, d] = True
-            if legal:
-                if P.want_win(policies[o], prng[o]):
-                    outcome = C.OUT_DISCARD
-                    winner = o
-                    discarder = cur
-                    win_tile = d
-                    win_ctx = ctx
-                    liable = lia
-                    visible[d] -= 1
-                    n_log = log_event(log, n_log, o, C.A_WIN, d, C.WIN_DISCARD, cur, -1)
-                    won = True
-                    break
-                n_log = log_event(log, n_log, o, C.A_PASS_WIN, d, C.WIN_DISCARD, cur, -1)
-        if won:
-            break
-        left = W.drawable_left(rules, ws, n_kongs)
-        if left <= 0:
-            break
-        # -------------------------------------------------- pung / kong / chow
-        claimer = -1
-        action = P.CLAIM_PASS
-        if not wild[d] and d < C.N_PLAY and not (first_limits and discards <= 4):
-            for dd in range(1, 4):
-                o = (cur + dd) % 4
-                if hands[o, d] >= 2:
-                    can_k = hands[o, d] == 3 and W.drawable_left(rules, ws, n_kongs + 1) > 0
-                    chow_ok[:] = False
-                    a = P.choose_claim(policies[o], rules, tables, hands[o], wild, melds[o],
-                                       n_melds[o], o, round_wind, flowers[o], d, True, can_k,
-                                       chow_ok, prng[o], nat, tmp)
-                    if a == P.CLAIM_PUNG or a == P.CLAIM_KONG:
-                        claimer = o
-                        action = a
-                    break
-            if claimer < 0 and rules[C.R_ALLOW_CHOW] and d < C.HONOR0:
-                o = (cur + 1) % 4
-                r = d % 9
-                any_chow = False
-                for j in range(3):
-                    lo = d - j
-                    ok = r - j >= 0 and r - j + 2 <= 8
-                    if ok:
-                        for t in range(3):
-                            if lo + t != d and (hands[o, lo + t] == 0 or wild[lo + t]):
-                                ok = False
-                    chow_ok[j] = ok
-                    any_chow = any_chow or ok
-                if any_chow:
-                    a = P.choose_claim(policies[o], rules, tables, hands[o], wild, melds[o],
-                                       n_melds[o], o, round_wind, flowers[o], d, False, False,
-                                       chow_ok, prng[o], nat, tmp)
-                    if a >= P.CLAIM_CHOW:
-                        claimer = o
-                        action = a
-        if claimer >= 0:
-            m = n_melds[claimer]
-            melds[claimer, m, C.MELD_KIND] = d
-            melds[claimer, m, C.MELD_FROM] = cur
-            fed[claimer, cur] += 1
-            claims += 1
-            if action == P.CLAIM_PUNG:
-                hands[claimer, d] -= 2
-                visible[d] += 2
-                melds[claimer, m, C.MELD_TYPE] = C.MELD_PUNG
-                n_log = log_event(log, n_log, claimer, C.A_PUNG, d, d, cur, -1)
-                n_melds[claimer] = m + 1
-                cur = claimer
-                pung_lock = rules[C.R_NO_KONG_AFTER_PUNG] != 0
-                after_pung = True
-                continue
-            if action == P.CLAIM_KONG:
-                hands[claimer, d] -= 3
-                visible[d] += 3
-                melds[claimer, m, C.MELD_TYPE] = C.MELD_KONG
-                n_log = log_event(log, n_log, claimer, C.A_KONG, d, d, cur, -1)
-                n_melds[claimer] = m + 1
-                n_kongs += 1
-                feeder = cur
-                cur = claimer
-                drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible,
-                                               cur, True, log, n_log, n_kongs)
-                if drawn < 0:
-                    break
-                kong_from = feeder
-                just_drew = True
-                continue
-            # chow
-            j = action - P.CLAIM_CHOW
-            lo = d - j
-            for t in range(3):
-                if lo + t != d:
-                    hands[claimer, lo + t] -= 1
-                    visible[lo + t] += 1
-            melds[claimer, m, C.MELD_TYPE] = C.MELD_CHOW
-            melds[claimer, m, C.MELD_KIND] = lo
-            n_log = log_event(log, n_log, claimer, C.A_CHOW, d, lo, cur, -1)
-            n_melds[claimer] = m + 1
-            cur = claimer
-            if rules[C.R_FORBID_CHOW_SWAP]:
-                # kinds that would make the same chow with the two hand tiles
-                if j == 1:
-                    forbid_a = d            # gap chow: only the claimed kind
-                else:
-                    forbid_a = d
-                    # the other end of the two hand tiles
-                    if j == 0:
-                        other = lo + 3      # hand tiles lo+1, lo+2 -> lo+3 also
-                    else:
-                        other = lo - 1      # hand tiles lo, lo+1 -> lo-1 also
-                    if (other >= 0 and other // 9 == lo // 9 and other < C.HONOR0
-                            and not wild[other]):
-                        forbid_b = other    # a wild cannot repeat the chow
-            continue
-        # -------------------------------------------------- next player draws
-        cur = (cur + 1) % 4
-        drawn, replaced, n_log = _draw(rules, wall, ws, wild, hands, flowers, visible, cur,
-                                       False, log, n_log, n_kongs)
-        if drawn < 0:
-            break
-        just_drew = True
-    # ------------------------------------------------------ the end
-    if winner < 0:
-        n_log = log_event(log, n_log, -1, C.A_EXHAUSTED, -1, -1, -1, -1)
-        res[:] = 0
-    out[O_OUTCOME] = outcome
-    out[O_WINNER] = winner
-    out[O_DISCARDER] = discarder
-    out[O_TURNS] = discards
-    out[O_TILES_LEFT] = W.drawable_left(rules, ws, n_kongs)
-    out[O_N_KONGS] = n_kongs
-    out[O_WIN_TILE] = win_tile
-    out[O_CTX] = win_ctx
-    out[O_LIABLE] = liable
-    for s in range(4):
-        out[O_N_MELDS + s] = n_melds[s]
-    if winner >= 0:
-        for i in range(C.RES_LEN):
-            out[O_SCORE + i] = res[i]
-    if rules[C.R_SYSTEM] == C.SYSTEM_FAN_FU:
-        _fu_all(rules, state, winner, out)
-    out[O_N_EVENTS] = n_log
-    return n_log
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+                 out, log, dealt_hands, dealt_flowers, probe)

@@ -25,9 +25,9 @@ def _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, 
                    complete, i):
     """Fill row i of the deal-mode columns from the dealt hands (written by
     play_deal) and the wall state (same meaning as ``batch.deal_batch``)."""
-    ws = state[3]
-    wild = state[4]
-    nat = state[13]
+    ws = state.ws
+    wild = state.wild
+    nat = state.nat
     for s in range(4):
         w = 0
         for k in range(C.N_KINDS):
@@ -43,14 +43,14 @@ def _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, 
 
 
 @njit(cache=True)
-def _play_one(rules, tables, seed, deal, round_wind, restrict_first, policies, state, out_row,
-              melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice, indicator, complete,
-              i):
+def _play_one(rules, tables, seed, deal, round_wind, restrict_first, policies, params, state,
+              out_row, melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
+              complete, i, probe):
     n_log = E.play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies,
-                        state, out_row, log, dealt_hands[i], dealt_flowers[i])
+                        params, state, out_row, log, dealt_hands[i], dealt_flowers[i], probe)
     _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
                    complete, i)
-    melds = state[6]
+    melds = state.melds
     for s in range(4):
         for m in range(C.MAX_MELDS):
             for c in range(3):
@@ -59,12 +59,14 @@ def _play_one(rules, tables, seed, deal, round_wind, restrict_first, policies, s
 
 
 @njit(cache=True, nogil=True)
-def game_batch(rules, tables, seed, start, policies, with_events, out, melds_out,
+def game_batch(rules, tables, seed, start, policies, params, with_events, out, melds_out,
                round_winds, dealt_hands, dealt_flowers, wilds_held, dice, indicator, complete,
                events, event_deal, event_step):
     """Independent deals ``start .. start + n - 1`` of ``seed`` played out.
 
-    policies: int64[4] POLICY_* per seat (seat 0 = dealer). Outputs (n rows):
+    policies: int64[4] policy codes per seat (seat 0 = dealer;
+    ``policies.table``); params: float64[4, MAX_PARAMS] their parameters
+    per seat. Outputs (n rows):
     out int64[n, engine.OUT_LEN]; melds_out int8[n, 4, 4, 3] final declared
     melds per seat; round_winds int8[n]; dealt_hands int8[n, 4, 42],
     dealt_flowers uint8[n, 4], wilds_held uint8[n, 4], dice uint8[n, 4],
@@ -77,6 +79,7 @@ def game_batch(rules, tables, seed, start, policies, with_events, out, melds_out
     state = E.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     rw = np.zeros(rng.RNG_LEN, np.uint64)
+    no_probe = np.zeros(0, np.int64)
     # independent deals are never "the first hand of a match"; every_hand applies
     every_hand = rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
     n_ev = 0
@@ -85,9 +88,9 @@ def game_batch(rules, tables, seed, start, policies, with_events, out, melds_out
         rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
         round_wind = rng.below(rw, 4)
         round_winds[i] = round_wind
-        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, state,
-                          out[i], melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice,
-                          indicator, complete, i)
+        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, params,
+                          state, out[i], melds_out, log, dealt_hands, dealt_flowers, wilds_held,
+                          dice, indicator, complete, i, no_probe)
         if with_events:
             m = min(n_log, MAX_EVENTS)
             for r in range(m):
@@ -107,8 +110,8 @@ def match_seed(seed, match):
 
 
 @njit(cache=True, nogil=True)
-def match_batch(rules, tables, seed, match_start, n_matches, player_policies, with_events,
-                out, melds_out, round_winds, dealt_hands, dealt_flowers, wilds_held, dice,
+def match_batch(rules, tables, seed, match_start, n_matches, player_policies, player_params,
+                with_events, out, melds_out, round_winds, dealt_hands, dealt_flowers, wilds_held, dice,
                 indicator, complete, match_of, deal_in_match, players, totals, events,
                 event_deal, event_step):
     """Whole matches ``match_start .. match_start + n_matches - 1``.
@@ -120,7 +123,8 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, wi
     advances E -> S -> W -> N; the match ends after the North round.
     ``first_round_restrictions`` apply to the first deal of the match
     ("first_hand") or to every deal ("every_hand"). Players keep their
-    policy (player_policies int64[4], by player) as they change seats.
+    policy (player_policies int64[4] and player_params float64[4, MAX_PARAMS],
+    by player) as they change seats.
 
     Rows are appended per deal, up to out.shape[0] rows (the caller sizes the
     outputs for n_matches * MAX_MATCH_DEALS or grows them). Per row, besides
@@ -132,6 +136,8 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, wi
     state = E.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     pol = np.zeros(4, np.int64)
+    par = np.zeros_like(player_params)
+    no_probe = np.zeros(0, np.int64)
     row = 0
     n_ev = 0
     cap = out.shape[0]
@@ -150,13 +156,15 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, wi
             for s in range(4):
                 p = (dealer + s) % 4
                 pol[s] = player_policies[p]
+                for q in range(par.shape[1]):
+                    par[s, q] = player_params[p, q]
                 players[row, s] = p
             restrict = first_rule == C.FIRST_ROUND_EVERY_HAND or (
                 first_rule == C.FIRST_ROUND_FIRST_HAND and j == 0)
             round_winds[row] = round_wind
-            n_log = _play_one(rules, tables, mseed, j, round_wind, restrict, pol, state,
+            n_log = _play_one(rules, tables, mseed, j, round_wind, restrict, pol, par, state,
                               out[row], melds_out, log, dealt_hands, dealt_flowers, wilds_held,
-                              dice, indicator, complete, row)
+                              dice, indicator, complete, row, no_probe)
             match_of[row] = m
             deal_in_match[row] = j
             for s in range(4):
@@ -186,19 +194,48 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, wi
 
 @njit(cache=True)
 def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, policies,
-              out, melds_out, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
-              complete, log):
+              params, out, melds_out, dealt_hands, dealt_flowers, wilds_held, dice_out,
+              indicator, complete, log):
     """One deal played from a given wall (``engine.play_wall``) into row 0 of
     the game_batch outputs; the event log goes to ``log``. Returns the number
     of events."""
     state = E.new_state()
     n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
-                        False, policies, state, out[0], log, dealt_hands[0], dealt_flowers[0])
+                        False, policies, params, state, out[0], log, dealt_hands[0],
+                        dealt_flowers[0], np.zeros(0, np.int64))
     _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
                    complete, 0)
-    melds = state[6]
+    melds = state.melds
     for s in range(4):
         for m in range(C.MAX_MELDS):
             for c in range(3):
                 melds_out[0, s, m, c] = melds[s, m, c]
     return n_log
+
+
+@njit(cache=True)
+def probe_batch(rules, tables, seed, start, policies, params, probes):
+    """The no-leak check (``engine.PR_*``): independent deal ``start + i`` is
+    played with the probe row ``probes[i]`` (int64[n, PROBE_LEN]; PR_AT and
+    PR_SEED in, the rest written), which answers decision PR_AT twice: with
+    the real hidden tiles and after shuffling every tile the deciding seat
+    cannot see. The deals themselves are played as ``game_batch`` plays
+    them. Returns the number of probes whose two answers differ."""
+    state = E.new_state()
+    log = np.zeros((0, C.EV_LEN), np.int32)
+    out = np.zeros(E.OUT_LEN, np.int64)
+    rw = np.zeros(rng.RNG_LEN, np.uint64)
+    hands = np.zeros((4, C.N_KINDS), np.int8)
+    flowers = np.zeros(4, np.uint8)
+    every_hand = rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
+    bad = 0
+    for i in range(probes.shape[0]):
+        deal = start + i
+        rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
+        round_wind = rng.below(rw, 4)
+        probes[i, E.PR_KIND] = -1
+        E.play_deal(rules, tables, seed, deal, round_wind, every_hand, policies, params, state,
+                    out, log, hands, flowers, probes[i])
+        if probes[i, E.PR_KIND] >= 0 and probes[i, E.PR_ANSWER] != probes[i, E.PR_SHUFFLED]:
+            bad += 1
+    return bad

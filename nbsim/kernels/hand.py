@@ -8,10 +8,11 @@ a kind (RULES.md section 3). Only the standard form counts (RULES.md section 5):
 k melds (chows/pungs; honors only pungs) + 1 pair from 3k + 2 concealed tiles;
 declared melds are not passed.
 
-``tables`` is the tuple returned by ``nbsim.tables.load_tables()``:
-``(suit_need, honor_need, suit_shanten, honor_shanten, suit_fit_class,
-honor_fit_class, fit_combo_ss, fit_combo_sh)`` (definitions in
-nbsim/kernels/tables.py). A suit's table index is ``sum(c[r] * 5**r)``.
+``tables`` is the named tuple returned by ``nbsim.tables.load_tables()``
+(``nbsim.kernels.tables.Tables``: suit_need, honor_need, suit_shanten,
+honor_shanten, suit_fit_class, honor_fit_class, fit_combo_ss, fit_combo_sh;
+definitions in nbsim/kernels/tables.py), read by field name. A suit's table
+index is ``sum(c[r] * 5**r)``.
 
 Public kernels (all ``@njit(cache=True)``, allocation-free, one thread):
 ``is_complete``, ``is_complete_batch``, ``wait_mask``, ``shanten``,
@@ -20,10 +21,9 @@ helpers ``suit_index`` / ``honor_index``. Batch versions write into
 caller-provided outputs. Throughput: benchmarks/bench_hand.py.
 """
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
-from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.jit import njit, nrt_free
 
 
 @njit(cache=True, inline="always")
@@ -89,15 +89,15 @@ def group_needs(i0, i1, i2, i3, tables):
     """Wild needs of the four groups (m, p, s, honors) at indices i0..i3:
     (a0, a1, a2, a3, d0, d1, d2, d3), int64 each; a_g = wilds group g needs
     to become melds only, d_g = the extra wilds it needs to also hold the
-    pair (tables[0] / tables[1]: the suit and honor need tables)."""
-    sn = tables[0]
-    hn = tables[1]
-    a0 = np.int64(sn[i0, 0])
-    a1 = np.int64(sn[i1, 0])
-    a2 = np.int64(sn[i2, 0])
-    a3 = np.int64(hn[i3, 0])
-    return (a0, a1, a2, a3, np.int64(sn[i0, 1]) - a0, np.int64(sn[i1, 1]) - a1,
-            np.int64(sn[i2, 1]) - a2, np.int64(hn[i3, 1]) - a3)
+    pair (``tables.suit_need`` / ``tables.honor_need``)."""
+    suit_need = tables.suit_need
+    honor_need = tables.honor_need
+    a0 = np.int64(suit_need[i0, 0])
+    a1 = np.int64(suit_need[i1, 0])
+    a2 = np.int64(suit_need[i2, 0])
+    a3 = np.int64(honor_need[i3, 0])
+    return (a0, a1, a2, a3, np.int64(suit_need[i0, 1]) - a0, np.int64(suit_need[i1, 1]) - a1,
+            np.int64(suit_need[i2, 1]) - a2, np.int64(honor_need[i3, 1]) - a3)
 
 
 @njit(cache=True, inline="always")
@@ -106,8 +106,8 @@ def completes_with_step(g, j, n_wilds, needs, sn, hn):
     to j (one natural tile added to group g), do n_wilds wilds complete it
     (k melds + 1 pair)? The other groups keep their needs and the pair goes
     where it costs least; the leftover wilds must form whole melds. sn, hn:
-    tables[0], tables[1] (taken out of the tuple once by the caller: every
-    tuple access costs a reference count)."""
+    ``tables.suit_need``, ``tables.honor_need`` (taken out of the tuple once
+    by the caller: with reference counting on, every tuple access costs one)."""
     a0, a1, a2, a3, d0, d1, d2, d3 = needs
     if g == 0:
         s_oth = a1 + a2 + a3
@@ -202,8 +202,8 @@ def wait_mask(counts, n_wilds, excluded, tables, out):
     if not ok or n_wilds < 0 or (total + n_wilds) % 3 != 1:
         return 0
     needs = group_needs(i0, i1, i2, i3, tables)
-    sn = tables[0]
-    hn = tables[1]
+    sn = tables.suit_need
+    hn = tables.honor_need
     n = 0
     for g in range(4):
         idx = i0 if g == 0 else (i1 if g == 1 else (i2 if g == 2 else i3))
@@ -225,10 +225,10 @@ def _best_fit(i0, i1, i2, i3, k, tables):
     (m, p, s, honors given by their indices): the m+p combo row and the
     s+honors combo row, then the best split of the k melds and the pair.
     (Scalar indexing only: no array views, so no reference counting.)"""
-    scls = tables[4]
-    hcls = tables[5]
-    ss = tables[6]
-    sh = tables[7]
+    scls = tables.suit_fit_class
+    hcls = tables.honor_fit_class
+    ss = tables.fit_combo_ss
+    sh = tables.fit_combo_sh
     a = scls[i0]
     b = scls[i1]
     c = scls[i2]
@@ -255,14 +255,14 @@ def _fit_shanten(counts, n_wilds, n_declared, tables, strict):
     if t > 3 * k + 2 or (strict and t < 3 * k + 1):
         return C.SHANTEN_INVALID
     s = 3 * k + 1 - n_wilds - _best_fit(i0, i1, i2, i3, k, tables)
-    if has_four and s >= 0 and n_wilds > 0 and t == 3 * k + 2:
-        # a wild acting as a fifth copy can complete a hand that the <= 4
-        # target misses; the exact check decides -1. Only a hand holding 4 of
-        # a kind can need it (the need tables with and without the
-        # four-copies limit agree on every group without a count of 4:
-        # tests/test_tables.py checks all indices).
-        if _complete_from_idx(i0, i1, i2, i3, n_wilds, tables):
-            s = -1
+    # a wild acting as a fifth copy can complete a hand that the <= 4
+    # target misses; the exact check decides -1. Only a hand holding 4 of
+    # a kind can need it (the need tables with and without the
+    # four-copies limit agree on every group without a count of 4:
+    # tests/test_tables.py checks all indices).
+    if (has_four and s >= 0 and n_wilds > 0 and t == 3 * k + 2
+            and _complete_from_idx(i0, i1, i2, i3, n_wilds, tables)):
+        s = -1
     return s
 
 
@@ -321,9 +321,9 @@ def shanten_batch(counts2d, n_wilds1d, n_declared1d, tables, out_int):
         if (ok and n_wilds >= 0 and n_declared >= 0 and n_declared <= 4
                 and t <= 3 * k + 2 and t >= 3 * k + 1):
             s = 3 * k + 1 - n_wilds - _best_fit(i0, i1, i2, i3, k, tables)
-            if has_four and s >= 0 and n_wilds > 0 and t == 3 * k + 2:
-                if _complete_from_idx(i0, i1, i2, i3, n_wilds, tables):
-                    s = -1
+            if (has_four and s >= 0 and n_wilds > 0 and t == 3 * k + 2
+                    and _complete_from_idx(i0, i1, i2, i3, n_wilds, tables)):
+                s = -1
         out_int[i] = s
         if s == -1:
             n_complete += 1

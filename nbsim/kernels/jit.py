@@ -10,8 +10,18 @@ array (they write into scratch arrays their caller owns) do not need NRT:
 ``nrt_free`` compiles them without it (numba's ``_nrt=False`` option), which
 made played deals about 35% faster with identical results. A kernel that
 allocates (np.zeros, np.empty, array copies) must keep ``njit``.
+
+Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
+module first sets up numba's cache folder (``numba_cache.configure``), which
+has to happen before any ``cache=True`` decorator runs.
 """
 from numba import njit
+
+from nbsim.kernels import numba_cache
+
+numba_cache.configure()
+
+__all__ = ["njit", "nrt_free"]
 
 
 def nrt_free(fn=None, **options):

@@ -33,7 +33,8 @@ walls of existing runs):
     STREAM_USER = 16       first id free for later tools (duels, replays)
 """
 import numpy as np
-from numba import njit
+
+from nbsim.kernels.jit import njit
 
 STREAM_WALL = 0
 STREAM_DICE = 1

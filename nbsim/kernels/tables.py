@@ -21,17 +21,32 @@ names the row and ``fit_combo_ss[a, b]`` / ``fit_combo_sh[a, h]`` hold the
 combined fit of two groups (M melds + P pairs split between them).
 
 The nbsim.tables module builds these once and caches them on disk; kernels
-receive them as one tuple argument ``tables = (suit_need, honor_need,
-suit_shanten, honor_shanten, suit_fit_class, honor_fit_class, fit_combo_ss,
-fit_combo_sh)`` (the first four are the tables named in the task; the last
-four are derived from them).
+receive them as one named tuple argument ``tables`` (``Tables`` below) and
+read its fields by name, e.g. ``tables.suit_need``. The fit tables are
+stored under the names ``suit_shanten`` / ``honor_shanten`` (the name of
+their cache files); the last four fields are derived from them.
 """
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
+
+from nbsim.kernels.jit import njit
 
 SUIT_SIZE = 5 ** 9        # 1_953_125 suit indices
 HONOR_SIZE = 5 ** 7       # 78_125 honor indices
 N_FIT_COLS = 10           # m = 0..4 melds x p = 0..1 pairs
+
+Tables = namedtuple("Tables", ("suit_need", "honor_need", "suit_shanten", "honor_shanten",
+                               "suit_fit_class", "honor_fit_class", "fit_combo_ss",
+                               "fit_combo_sh"))
+Tables.__doc__ = """The lookup tables every hand kernel takes as ``tables`` (all uint8):
+suit_need [5**9, 2] and honor_need [5**7, 2] (wilds needed, ``build_need``);
+suit_shanten [5**9, 10] and honor_shanten [5**7, 10] (the fit tables,
+``build_fit``); suit_fit_class [5**9] and honor_fit_class [5**7] (fit row
+classes, ``build_fit_classes``); fit_combo_ss [n_sc, n_sc, 10] and
+fit_combo_sh [n_sc, n_hc, 10] (two groups' combined fit,
+``build_fit_combo``). A named tuple: Numba reads a field by name as cheaply
+as by position, and ``nbsim.tables.load_tables()`` builds it."""
 
 
 @njit(cache=True)
@@ -176,7 +191,7 @@ def _mark_targets(n_ranks, with_chows, max_melds):
 def _down_closure(flag, n_ranks):
     """In place: flag[x] |= flag[y] for every y >= x (digit-wise)."""
     p = 1
-    for r in range(n_ranks):
+    for _ in range(n_ranks):
         block = p * 5
         n_hi = flag.shape[0] // block
         for hi in range(n_hi):
@@ -193,7 +208,7 @@ def _down_closure(flag, n_ranks):
 def _prefix_max(g, n_ranks):
     """In place: g[x] = max of g[y] over every y <= x (digit-wise)."""
     p = 1
-    for r in range(n_ranks):
+    for _ in range(n_ranks):
         block = p * 5
         n_hi = g.shape[0] // block
         for hi in range(n_hi):

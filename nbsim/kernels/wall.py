@@ -78,10 +78,10 @@ draws as many replacements from the tail end, repeating until no non-wild
 flower is in hand. Wild flowers stay in the hand (RULES.md section 3).
 """
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
+from nbsim.kernels.jit import njit
 from nbsim.kernels.wilds import wild_mask
 
 # wall state layout (int64[WS_LEN])

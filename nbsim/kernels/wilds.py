@@ -1,8 +1,8 @@
 """Wild kinds (百搭 / 财神) from the flipped indicator (RULES.md section 3)."""
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
+from nbsim.kernels.jit import njit
 
 
 @njit(cache=True)

@@ -1,47 +1,17 @@
-"""Bot policies (Numba): the decisions of one player from what that player sees.
+"""Helpers shared by the policies (Numba): natural counts, tile usefulness,
+and the value policy's targets (open hand, flushes, all pungs) with their
+shanten and estimated worth.
 
-A policy receives only a player's view: its own concealed tiles (``hand``,
-int8[42] counts, wild tiles at their own kind), its own declared melds, the
-wild kinds (``wild``, bool[42]), the counts of every tile visible on the table
-(``visible``, int8[42]: discards, melds, set-aside flowers, the indicator), its
-seat wind, the round wind, the flowers it set aside, the number of tiles still
-drawable, and its own random stream (``prng``, uint64[rng.RNG_LEN]). It never
-sees another hand or the wall order. The engine asks four kinds of question:
-
-* ``want_win``: take a legal win (self-drawn, on a discard, or robbing a kong)?
-* ``choose_kong``: on its own turn, declare one of the possible concealed or
-  added kongs, or none?
-* ``choose_claim``: on another player's discard, pass, pung, kong or chow?
-* ``choose_discard``: which kind to discard (from the allowed kinds)?
-
-Policies (``codes.POLICY_*``):
-
-* ``random``: a uniformly random legal action at every decision (the baseline,
-  and a fuzzer for the engine).
-* ``greedy``: minimises wild-aware shanten; ties broken by tile usefulness
-  (fewer neighbours is discarded first), never a wild while another discard is
-  as good; claims when the claim lowers shanten; always wins.
-* ``value``: plays for the tai minimum. Each decision it scores a set of
-  targets (open hand, full flush and half flush in each suit, all pungs) by
-  the target's shanten and an estimate of the tai the hand would score with
-  it, read from the variant's tai (or fan) table; it discards toward the best
-  target and declines claims that break it; always wins.
-
-Kinds of claim answered by ``choose_claim``: ``CLAIM_PASS``, ``CLAIM_PUNG``,
-``CLAIM_KONG``, ``CLAIM_CHOW + j`` for chow option j (0: the discard is the
-lowest tile, 1: the middle, 2: the highest).
+Encodings as in ``nbsim.kernels.hand``: ``nat`` int8[34] natural counts
+(wilds removed), group indices from ``hand.group_indices``. The target
+machinery is shared by ``value`` and ``defend`` (RULES.md sections 5, 6, 8:
+the items a target scores are read from the variant's tai or fan table).
 """
 from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
-from nbsim.kernels import rng
 from nbsim.kernels.jit import nrt_free
-
-CLAIM_PASS = 0
-CLAIM_PUNG = 1
-CLAIM_KONG = 2
-CLAIM_CHOW = 3          # + j, j = 0, 1, 2
 
 # value-policy targets
 TG_OPEN = 0
@@ -51,7 +21,6 @@ TG_ALL_PUNGS = 7
 N_TARGETS = 8
 
 BIG = 1 << 30
-
 
 # ------------------------------------------------------------------ basics
 @njit(cache=True, inline="always")
@@ -271,7 +240,17 @@ def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
                   flowers, tmp):
     """The value policy's target for the current hand: the feasible target
     with the lowest cost = shanten + 1.5 x the estimated shortfall below the
-    tai minimum - 0.1 x the estimated value. Targets outside a variant's
+    tai minimum - 0.1 x the estimated value (``target_by_cost``)."""
+    return target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
+                          flowers, tmp, 1.5, 0.1)
+
+
+@nrt_free
+def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind, flowers,
+                   tmp, short_weight, value_weight):
+    """The feasible target (TG_*) with the lowest cost = shanten +
+    ``short_weight`` x the estimated shortfall below the tai minimum -
+    ``value_weight`` x the estimated value. Targets outside a variant's
     allowed_patterns are skipped (the open hand among them)."""
     min_tai = rules[C.R_MIN_TAI]
     allowed = rules[C.R_ALLOWED_PATTERNS]
@@ -294,45 +273,50 @@ def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
         short = min_tai - v
         if short < 0.0:
             short = 0.0
-        cost = s + 1.5 * short - 0.1 * v
+        cost = s + short_weight * short - value_weight * v
         if cost < best_cost:
             best_cost = cost
             best = t
     return best
 
 
-# ------------------------------------------------------------------ decisions
-@nrt_free
-def want_win(policy, prng):
-    """Take a legal win? random: a fair coin; greedy and value: always."""
-    if policy == C.POLICY_RANDOM:
-        return rng.below(prng, 2) == 0
-    return True
 
 
+# ------------------------------------------------------------------ claim codes
+CLAIM_PASS = 0
+CLAIM_PUNG = 1
+CLAIM_KONG = 2
+CLAIM_CHOW = 3          # + j, j = 0 (the discard is the lowest tile), 1 (middle), 2 (highest)
+
+
+# ------------------------------------------------------------------ view helpers
+@njit(cache=True, inline="always")
+def own_wilds(view, nat):
+    """Natural counts of the deciding seat's hand into ``nat``; returns its wilds."""
+    return split_hand(view.hand, view.wild, nat)
+
+
+@njit(cache=True, inline="always")
+def view_target(view, nat, n_wilds, tmp):
+    """The value policy's target (``choose_target``) for the deciding seat."""
+    s = view.seat
+    return choose_target(view.rules, view.tables, nat, n_wilds, view.own_melds,
+                         view.n_melds[s], s, view.round_wind, view.flowers[s], tmp)
+
+
+# ------------------------------------------------------------------ decisions toward a target
 @nrt_free
-def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, allowed,
-                   seat, round_wind, flowers, prng, nat, tmp):
-    """Kind to discard (0..41) from ``hand`` (3k+2 tiles), among the kinds with
-    ``allowed[k]`` True (the engine applies the chow-swap and first go-around
-    restrictions; at least one allowed kind is held). nat, tmp: int8[34]
-    scratch."""
-    n_opts = 0
-    for k in range(C.N_KINDS):
-        if hand[k] > 0 and allowed[k]:
-            n_opts += 1
-    if policy == C.POLICY_RANDOM:
-        j = rng.below(prng, n_opts)
-        for k in range(C.N_KINDS):
-            if hand[k] > 0 and allowed[k]:
-                if j == 0:
-                    return k
-                j -= 1
+def discard_toward(view, allowed, target, nat):
+    """The allowed kind whose discard leaves the lowest shanten toward
+    ``target`` (TG_*), then the lowest open-hand shanten, then the least
+    useful tile (``usefulness``; a tile outside the target counts as useless,
+    a wild as the most useful). Returns the kind, or -1 if none is allowed.
+    nat: int8[34] scratch."""
+    hand = view.hand
+    wild = view.wild
+    n_melds = view.n_melds[view.seat]
+    tables = view.tables
     w = split_hand(hand, wild, nat)
-    target = TG_OPEN
-    if policy == C.POLICY_VALUE:
-        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
-                               flowers, tmp)
     i0, i1, i2, i3 = H.group_indices(nat)
     best_k = -1
     best_s = BIG
@@ -352,7 +336,7 @@ def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, a
             j1 = i1 - p if g == 1 else i1
             j2 = i2 - p if g == 2 else i2
             j3 = i3 - p if g == 3 else i3
-            u = usefulness(nat, k, visible)
+            u = usefulness(nat, k, view.visible)
             if target != TG_OPEN and not kind_in_target(target, k):
                 u -= 100
         if target == TG_ALL_PUNGS:
@@ -375,22 +359,13 @@ def choose_discard(policy, rules, tables, hand, wild, melds, n_melds, visible, a
 
 
 @nrt_free
-def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
-                flowers, options, n_options, prng, nat, tmp):
-    """On its own turn (3k+2 tiles), declare a kong? options: int64[n, 2] rows
-    (meld type MELD_CKONG or MELD_KONG (added), kind). Returns the option
-    index, or -1 for none. greedy/value: the first kong that does not raise
-    (target) shanten."""
-    if n_options == 0:
-        return -1
-    if policy == C.POLICY_RANDOM:
-        j = rng.below(prng, n_options + 1)
-        return j - 1
-    w = split_hand(hand, wild, nat)
-    target = TG_OPEN
-    if policy == C.POLICY_VALUE:
-        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
-                               flowers, tmp)
+def kong_toward(view, options, n_options, target, in_target_only, nat, tmp):
+    """The first kong option (rows (MELD_CKONG or MELD_KONG, kind) of
+    ``options``) that does not raise the shanten toward ``target``; with
+    ``in_target_only`` only kongs of a kind inside the target. -1: none."""
+    w = split_hand(view.hand, view.wild, nat)
+    n_melds = view.n_melds[view.seat]
+    tables = view.tables
     s0 = target_shanten(target, nat, w, n_melds, tables, tmp)
     for j in range(n_options):
         k = options[j, 1]
@@ -402,7 +377,7 @@ def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_w
             nat[k] -= 1
             s = target_shanten(target, nat, w, n_melds, tables, tmp)
             nat[k] += 1
-        if policy == C.POLICY_VALUE and not kind_in_target(target, k):
+        if in_target_only and not kind_in_target(target, k):
             continue
         if s <= s0:
             return j
@@ -410,8 +385,8 @@ def choose_kong(policy, rules, tables, hand, wild, melds, n_melds, seat, round_w
 
 
 @nrt_free
-def _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat, round_wind):
-    """choose_claim toward all pungs: a pung or kong if it does not raise the
+def claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong):
+    """A claim toward all pungs: a kong or pung if it does not raise the
     pungs shanten (a pung keeps the target whenever it fits); never a chow."""
     s0 = pungs_shanten(nat, w, n_melds)
     if can_kong:
@@ -430,50 +405,18 @@ def _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat,
 
 
 @nrt_free
-def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_wind,
-                 flowers, tile, can_pung, can_kong, chow_ok, prng, nat, tmp):
-    """Answer another player's discard of ``tile``: CLAIM_PASS, CLAIM_PUNG,
-    CLAIM_KONG or CLAIM_CHOW + j. can_pung/can_kong: bool; chow_ok: bool[3]
-    (option j: the discard is the lowest (0), middle (1) or highest (2) tile).
-    greedy: the claim with the lowest shanten afterwards if lower than now
-    (a kong if it does not raise it); value: the same toward its target, only
-    for claims whose meld fits the target, and a pung of a scoring honor
-    (dragon, seat or round wind) when it does not raise shanten."""
-    n_opt = 1 + (1 if can_pung else 0) + (1 if can_kong else 0)
-    for j in range(3):
-        if chow_ok[j]:
-            n_opt += 1
-    if n_opt == 1:
-        return CLAIM_PASS
-    if policy == C.POLICY_RANDOM:
-        j = rng.below(prng, n_opt)
-        if j == 0:
-            return CLAIM_PASS
-        j -= 1
-        if can_pung:
-            if j == 0:
-                return CLAIM_PUNG
-            j -= 1
-        if can_kong:
-            if j == 0:
-                return CLAIM_KONG
-            j -= 1
-        for c in range(3):
-            if chow_ok[c]:
-                if j == 0:
-                    return CLAIM_CHOW + c
-                j -= 1
-        return CLAIM_PASS
-    w = split_hand(hand, wild, nat)
-    target = TG_OPEN
-    if policy == C.POLICY_VALUE:
-        target = choose_target(rules, tables, nat, w, melds, n_melds, seat, round_wind,
-                               flowers, tmp)
-        if not kind_in_target(target, tile):
-            return CLAIM_PASS
+def claim_toward(view, tile, can_pung, can_kong, chow_ok, target, honor_pungs, keep_ok, nat):
+    """The claim on ``tile`` that lowers the shanten toward ``target`` most
+    (a kong if it does not raise it; with ``honor_pungs`` also a pung of a
+    scoring honor (dragon, seat or round wind) that does not raise it; with
+    ``keep_ok`` any pung or chow that does not raise it). Returns CLAIM_*;
+    CLAIM_PASS when nothing helps."""
+    seat = view.seat
+    n_melds = view.n_melds[seat]
+    tables = view.tables
+    w = split_hand(view.hand, view.wild, nat)
     if target == TG_ALL_PUNGS:
-        return _claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong, policy, seat,
-                                   round_wind)
+        return claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong)
     # every option removes hand tiles of the claimed kind's group only: work
     # on the group indices (hand.kind_step) instead of recounting the hand
     i0, i1, i2, i3 = H.group_indices(nat)
@@ -482,7 +425,7 @@ def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_
     best = CLAIM_PASS
     best_s = s0
     scoring_honor = tile >= C.HONOR0 and (tile >= C.WHITE or tile - C.EAST == seat
-                                          or tile - C.EAST == round_wind)
+                                          or tile - C.EAST == view.round_wind)
     for take in (3, 2):
         if (take == 3 and not can_kong) or (take == 2 and not can_pung):
             continue
@@ -494,8 +437,8 @@ def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_
             if s <= best_s:
                 best_s = s
                 best = CLAIM_KONG
-        elif s < best_s or (policy == C.POLICY_VALUE and scoring_honor and s <= s0
-                            and best == CLAIM_PASS):
+        elif s < best_s or (s <= s0 and best == CLAIM_PASS
+                            and (keep_ok or (honor_pungs and scoring_honor))):
             best_s = s
             best = CLAIM_PUNG
     for c in range(3):
@@ -509,7 +452,7 @@ def choose_claim(policy, rules, tables, hand, wild, melds, n_melds, seat, round_
                 d += H.kind_step(lo + e)[1]
         s = target_fit(target, i0 - d if g == 0 else i0, i1 - d if g == 1 else i1,
                        i2 - d if g == 2 else i2, i3, w, n_melds + 1, tables)
-        if s < best_s:
+        if s < best_s or (keep_ok and s <= s0 and best == CLAIM_PASS):
             best_s = s
             best = CLAIM_CHOW + c
     return best

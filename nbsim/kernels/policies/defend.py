@@ -1,0 +1,303 @@
+"""The ``defend`` policy: plays both ways, for the points the variant pays.
+
+Offence (``value``'s targets, and better where it can be):
+
+* the same targets and hand-value estimate as ``value``
+  (``common.choose_target``: open hand, flushes, all pungs; honor pungs,
+  seat and round winds, seat flowers held, read from the variant's table);
+* among discards that keep the hand equally close, the one that leaves the
+  most unseen tiles that bring it closer (tile acceptance, parameter
+  ``speed``) instead of value's neighbour count;
+* bound pairs (三包, RULES.md section 7): a third claim from the same
+  discarder binds that player (it pays 5T on a self-drawn win, 4T or 5T
+  when it deals in), so a claim that completes the binding is taken when it
+  keeps the hand as close (parameter ``bind``).
+
+Defence (``threat.py``, from the public view only): each opponent's chance of
+being ready, what its win would cost, each kind's chance of being its
+wait, and the cost of feeding it a binding third meld or a kong. A discard
+is chosen by expected value:
+
+    score(k) = gain x P(win | the hand after discarding k)
+               - caution_weight(caution) x danger(k)
+
+with gain = the hand's estimated worth (T, from the variant's tai table) x
+what a win collects, P(win) from the shanten, the tile acceptance and the
+tiles left (``win_chance``, measured), and danger(k) in points (``threat.fill_danger``).
+``caution`` 0 pushes exactly like ``value`` plus the offence above; 1 folds
+(discards the safest tile) as soon as a threat shows.
+
+Wins: it takes every legal win (declining never helped in duels).
+Decision signatures: ``registry.py``; parameters: ``table.py``.
+"""
+
+from nbsim.kernels import codes as C
+from nbsim.kernels import hand as H
+from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.policies.common import (BIG, CLAIM_PASS, TG_ALL_PUNGS, TG_OPEN,
+                                           claim_toward, estimate_value, kind_in_target,
+                                           kong_toward, pungs_shanten, split_hand,
+                                           target_by_cost, target_fit, usefulness)
+from nbsim.kernels.policies.table import param_index
+from nbsim.kernels.policies.threat import caution_weight, fill_danger
+from nbsim.kernels.policies.view import unseen
+
+P_CAUTION = param_index("defend", "caution")
+P_BIND = param_index("defend", "bind")
+P_SPEED = param_index("defend", "speed")
+P_SHORT = param_index("defend", "short")
+P_WORTH = param_index("defend", "worth")
+
+# P(win) of the hand by its shanten after the discard (rows 0..6: 0 = ready)
+# and the tiles left (columns: 0-7, 8-15, ..., 88 and more). Measured on
+# 2,000 ningbo-3baida deals of value self-play (benchmarks/calibrate_threat.py)
+# and smoothed, and made to fall with the shanten in every column (the
+# ready row is raised where few early ready hands made it noisy); a ready
+# hand wins about a third of the time (many are below the minimum on a
+# discard).
+WIN_TABLE = (
+    (0.06, 0.16, 0.24, 0.29, 0.32, 0.33, 0.35, 0.35, 0.37, 0.37, 0.36, 0.36),
+    (0.0, 0.04, 0.07, 0.10, 0.14, 0.17, 0.20, 0.25, 0.29, 0.33, 0.345, 0.345),
+    (0.0, 0.0, 0.0, 0.011, 0.035, 0.064, 0.085, 0.115, 0.161, 0.204, 0.258, 0.295),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.039, 0.068, 0.093, 0.145, 0.192, 0.241),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.005, 0.031, 0.092, 0.163, 0.21),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.07, 0.148, 0.196),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.05, 0.12, 0.18),
+)
+ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
+
+
+@nrt_free
+def want_win(view, params, prng, scr, tile, win_by):
+    """Always: every legal win is taken."""
+    return True
+
+
+@nrt_free
+def _target(view, params, nat, w, tmp):
+    """The target (``common.target_by_cost``) with the ``short`` and ``worth``
+    weights (value's 1.5 and 0.1 by default)."""
+    s = view.seat
+    return target_by_cost(view.rules, view.tables, nat, w, view.own_melds, view.n_melds[s], s,
+                          view.round_wind, view.flowers[s], tmp, params[P_SHORT],
+                          params[P_WORTH])
+
+
+@nrt_free
+def choose_kong(view, params, prng, scr, options, n_options):
+    """As ``value``: the first kong inside the target that keeps its shanten."""
+    w = split_hand(view.hand, view.wild, scr.nat)
+    target = _target(view, params, scr.nat, w, scr.tmp)
+    return kong_toward(view, options, n_options, target, True, scr.nat, scr.tmp)
+
+
+@nrt_free
+def _binds(view, discarder):
+    """Would a claim from ``discarder`` bind it (its third meld to the
+    deciding seat) in a variant whose payments know bound pairs?"""
+    rule = view.rules[C.R_PAYMENT_RULE]
+    if rule != C.PAY_NINGBO and rule != C.PAY_NINGBO_5X:
+        return False
+    return view.fed[view.seat, discarder] == 2
+
+
+@nrt_free
+def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+    """As ``value``, and a claim that binds the discarder when it keeps the
+    hand as close to its target (``bind`` > 0)."""
+    w = split_hand(view.hand, view.wild, scr.nat)
+    target = _target(view, params, scr.nat, w, scr.tmp)
+    if not kind_in_target(target, tile):
+        return CLAIM_PASS
+    keep = params[P_BIND] > 0.0 and _binds(view, view.to_play)
+    return claim_toward(view, tile, can_pung, can_kong, chow_ok, target, True, keep, scr.nat)
+
+
+@nrt_free
+def win_chance(s, accept_ratio, speed, tiles_left):
+    """P(win) of a hand ``s`` steps from ready after the discard
+    (``WIN_TABLE``), moved by its tile acceptance: ``accept_ratio`` is its
+    acceptance over the best candidate's (1 when not measured); a hand with
+    less acceptance than the best lies between its own row and the next
+    one, never below a hand one step further away."""
+    if s > 6:
+        return 0.0
+    b = tiles_left // 8
+    if b > 11:
+        b = 11
+    p = WIN_TABLE[s][b]
+    q = WIN_TABLE[s + 1][b] if s < 6 else 0.0
+    a = ACCEPT_SHARE * (speed if speed < 2.0 else 2.0)
+    if a > 1.0:
+        a = 1.0
+    return q + (p - q) * ((1.0 - a) + a * accept_ratio)
+
+
+@nrt_free
+def acceptance(view, nat, w, n_melds, target, s_ref, i0, i1, i2, i3):
+    """Unseen tiles whose draw brings the hand (``nat``, 3k + 1 tiles, with
+    group indices i0..i3) closer than ``s_ref`` to ``target``: natural kinds
+    by their unseen copies, and every unseen wild."""
+    tables = view.tables
+    n = 0
+    for t in range(C.N_PLAY):
+        if view.wild[t] or nat[t] >= 4:
+            continue
+        u = unseen(view, t)
+        if u == 0 or not kind_in_target(target, t):
+            continue
+        if target == TG_ALL_PUNGS:
+            nat[t] += 1
+            s = pungs_shanten(nat, w, n_melds)
+            nat[t] -= 1
+        else:
+            g, p = H.kind_step(t)
+            s = target_fit(target, i0 + p if g == 0 else i0, i1 + p if g == 1 else i1,
+                           i2 + p if g == 2 else i2, i3 + p if g == 3 else i3, w, n_melds,
+                           tables)
+        if s < s_ref:
+            n += u
+    for k in range(C.N_KINDS):
+        if view.wild[k]:
+            if k < C.N_PLAY:
+                n += unseen(view, k)
+            else:
+                n += max(0, 1 - view.visible[k] - view.hand[k])
+    return n
+
+
+@nrt_free
+def _gain(view, nat, w, target):
+    """Points a win of the deciding seat's hand would collect: its estimated
+    T (tai at least the minimum, plus base points) times the payers' units
+    (about 2.4 T: self-drawn 3 T, on a discard 2 T; bound players pay more)."""
+    rules = view.rules
+    seat = view.seat
+    v = estimate_value(rules, target, nat, w, view.own_melds, view.n_melds[seat], seat,
+                       view.round_wind, view.flowers[seat])
+    if rules[C.R_SYSTEM] == C.SYSTEM_FAN_FU:
+        return 3.0 * 60.0 * (2.0 ** min(v, 3.0))
+    t = v if v > rules[C.R_MIN_TAI] else float(rules[C.R_MIN_TAI])
+    t += rules[C.R_BASE_POINTS]
+    units = 2.4
+    for o in range(4):
+        if o != seat and view.fed[seat, o] >= 3:
+            units += 2.0
+    return units * t
+
+
+@nrt_free
+def choose_discard(view, params, prng, scr, allowed):
+    """The allowed kind with the best expected value (see the module doc);
+    ties go to value's order (target shanten, open shanten, usefulness)."""
+    hand = view.hand
+    wild = view.wild
+    tables = view.tables
+    nat = scr.nat
+    seat = view.seat
+    n_melds = view.n_melds[seat]
+    caution = params[P_CAUTION]
+    bind = params[P_BIND]
+    speed = params[P_SPEED]
+    lam = caution_weight(caution)
+    w = split_hand(hand, wild, nat)
+    target = _target(view, params, nat, w, scr.tmp)
+    if lam > 0.0:
+        fill_danger(view, scr, bind)
+    i0, i1, i2, i3 = H.group_indices(nat)
+    sh = scr.iwork          # [k]: target shanten, [42 + ...] unused
+    acc = scr.work          # [k]: tile acceptance
+    best_s = BIG
+    n_best = 0
+    for k in range(C.N_KINDS):
+        sh[k] = BIG
+        if hand[k] == 0 or not allowed[k]:
+            continue
+        if wild[k]:
+            ww = w - 1
+            j0, j1, j2, j3 = i0, i1, i2, i3
+        else:
+            ww = w
+            g, p = H.kind_step(k)
+            j0 = i0 - p if g == 0 else i0
+            j1 = i1 - p if g == 1 else i1
+            j2 = i2 - p if g == 2 else i2
+            j3 = i3 - p if g == 3 else i3
+        if target == TG_ALL_PUNGS:
+            if not wild[k]:
+                nat[k] -= 1
+            s = pungs_shanten(nat, ww, n_melds)
+            if not wild[k]:
+                nat[k] += 1
+        else:
+            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
+        sh[k] = s
+        if s < best_s:
+            best_s = s
+            n_best = 1
+        elif s == best_s:
+            n_best += 1
+    # tile acceptance of the closest candidates (only when it can decide)
+    acc_max = 0.0
+    measure = speed > 0.0 and n_best > 1
+    for k in range(C.N_KINDS):
+        acc[k] = 0.0
+        if measure and sh[k] == best_s:
+            if wild[k]:
+                ww = w - 1
+                a = acceptance(view, nat, ww, n_melds, target, best_s, i0, i1, i2, i3)
+            else:
+                nat[k] -= 1
+                g, p = H.kind_step(k)
+                a = acceptance(view, nat, w, n_melds, target, best_s,
+                               i0 - p if g == 0 else i0, i1 - p if g == 1 else i1,
+                               i2 - p if g == 2 else i2, i3 - p if g == 3 else i3)
+                nat[k] += 1
+            acc[k] = a
+            if a > acc_max:
+                acc_max = a
+    gain = _gain(view, nat, w, target)
+    tl = view.tiles_left
+    best_k = -1
+    best_v = -1e300
+    best_s2 = BIG
+    best_u = BIG
+    best_sk = BIG
+    for k in range(C.N_KINDS):
+        s = sh[k]
+        if s >= BIG:
+            continue
+        ratio = 1.0
+        if measure and s == best_s and acc_max > 0.0:
+            ratio = acc[k] / acc_max
+        v = gain * win_chance(s if s >= 0 else 0, ratio, speed, tl)
+        if lam > 0.0:
+            v -= lam * scr.danger[k]
+        # value's tie-break: the open-hand shanten, then usefulness
+        if wild[k]:
+            ww = w - 1
+            u = 1000
+            s2 = s
+            if target != TG_OPEN:
+                s2 = H.fit_shanten_idx(i0, i1, i2, i3, ww, n_melds, tables)
+        else:
+            g, p = H.kind_step(k)
+            u = usefulness(nat, k, view.visible)
+            if target != TG_OPEN and not kind_in_target(target, k):
+                u -= 100
+            s2 = s
+            if target != TG_OPEN:
+                s2 = H.fit_shanten_idx(i0 - p if g == 0 else i0, i1 - p if g == 1 else i1,
+                                       i2 - p if g == 2 else i2, i3 - p if g == 3 else i3, w,
+                                       n_melds, tables)
+        better = v > best_v + 1e-9
+        if not better and v > best_v - 1e-9:
+            better = (s < best_sk or (s == best_sk and (s2 < best_s2
+                                                         or (s2 == best_s2 and u < best_u))))
+        if better:
+            best_v = v
+            best_k = k
+            best_sk = s
+            best_s2 = s2
+            best_u = u
+    return best_k

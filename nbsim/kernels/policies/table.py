@@ -1,0 +1,99 @@
+"""The policy table: every bot policy nbsim has, with its parameters.
+
+This is the one registry of policies. The engine (``registry.py`` builds its
+dispatch from it, in this order: a policy's code is its index here), the
+command line (``--policy`` / ``--policies`` choices and ``NAME:key=value``
+parameters), the run manifest and the documentation all read it. It is plain
+Python (no numba), so the command line can read it without loading the
+kernels.
+
+Adding a policy: write ``nbsim/kernels/policies/<module>.py`` with the four
+decisions (``want_win``, ``choose_kong``, ``choose_claim``,
+``choose_discard``; signatures in ``registry.py``) and add one
+``PolicySpec`` row below. Nothing else changes.
+
+Parameters are floats passed to the kernels at run time (one float64 row
+per seat, ``MAX_PARAMS`` long, in the order listed here), never compiled-in
+constants: tuning a parameter needs no recompilation.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Param(NamedTuple):
+    """One policy parameter: name, default, allowed range [lo, hi], meaning."""
+    name: str
+    default: float
+    lo: float
+    hi: float
+    doc: str
+
+
+class PolicySpec(NamedTuple):
+    """One policy: its name (what users type), the kernel module in
+    ``nbsim/kernels/policies/``, a one-line summary and its parameters."""
+    name: str
+    module: str
+    summary: str
+    params: tuple[Param, ...] = ()
+
+
+MAX_PARAMS = 8
+
+POLICY_TABLE: tuple[PolicySpec, ...] = (
+    PolicySpec(
+        "random", "random_play",
+        "a uniformly random legal action at every decision (the baseline, and a fuzzer "
+        "for the engine)"),
+    PolicySpec(
+        "greedy", "greedy",
+        "minimises shanten (tiles from ready), breaks ties by tile usefulness, claims "
+        "whatever lowers shanten, always wins"),
+    PolicySpec(
+        "value", "value",
+        "plays for the tai minimum: picks a target (open hand, a flush, all pungs) by "
+        "shanten and the tai it would score, discards toward it, always wins"),
+    PolicySpec(
+        "defend", "defend",
+        "the strongest policy: value's targets plus tile acceptance, honours, winds, "
+        "seat flowers and bound pairs (三包) on offence; reads each opponent's "
+        "threat from what shows and pushes or folds by expected value",
+        (Param("caution", 0.3, 0.0, 1.0,
+               "0 pushes like value (defence off); 1 folds as soon as a threat shows; "
+               "the default is the strongest setting found by duels"),
+         Param("bind", 1.0, 0.0, 2.0,
+               "weight of bound-pair (三包) liability, for and against this player "
+               "(0 ignores bound pairs)"),
+         Param("speed", 1.0, 0.0, 2.0,
+               "weight of tile acceptance (tiles that improve the hand) when discards "
+               "are otherwise equal (0: value's tie-break)"),
+         Param("short", 1.5, 0.0, 5.0,
+               "target choice: cost per tai a target falls short of the minimum "
+               "(value: 1.5)"),
+         Param("worth", 0.1, 0.0, 1.0,
+               "target choice: cost saved per tai a target is worth (value: 0.1)"))),
+)
+
+NAMES: tuple[str, ...] = tuple(p.name for p in POLICY_TABLE)
+DEFAULT_POLICY = "defend"
+
+
+def code_of(name: str) -> int:
+    """The kernel code (index in POLICY_TABLE) of a policy name; KeyError if unknown."""
+    for i, p in enumerate(POLICY_TABLE):
+        if p.name == name:
+            return i
+    raise KeyError(name)
+
+
+def param_index(policy: str, param: str) -> int:
+    """Position of a parameter in its policy's float64 parameter row."""
+    spec = POLICY_TABLE[code_of(policy)]
+    for i, p in enumerate(spec.params):
+        if p.name == param:
+            return i
+    raise KeyError(f"{policy}:{param}")
+
+
+assert all(len(p.params) <= MAX_PARAMS for p in POLICY_TABLE)

@@ -1,0 +1,103 @@
+"""What a player sees when it decides: the public table view (``View``) and
+the policies' scratch arrays (``Scratch``).
+
+The engine builds one ``View`` for the seat to decide (``engine.make_view``)
+and passes it, the seat's parameter row and random stream to the policy.
+A policy reads nothing else: no other player's concealed tiles, no wall
+order. Everything in a View is what that player would know at a real table
+(RULES.md sections 2-4; DESIGN.md, "Policies and the public view"):
+
+========== ====================== ==============================================
+field      type                   meaning
+========== ====================== ==============================================
+rules      int64[R_LEN]           the variant's rules (``codes.R_*``)
+tables     lookup-table tuple     ``nbsim.tables.load_tables()``
+seat       int64                  the deciding seat (0 E = dealer, 1 S, 2 W, 3 N)
+to_play    int64                  the seat whose turn it is (for a claim: the
+                                  discarder)
+round_wind int64                  0..3
+indicator  int64                  indicator kind, -1 without wilds
+tiles_left int64                  drawable tiles left in the wall
+turn       int64                  discards made so far in the deal
+n_kongs    int64                  kongs declared so far (all seats)
+hand       int8[42]               own concealed tiles (counts by kind; wilds at
+                                  their own kind)
+own_melds  int8[4, 3]             own declared melds (type, kind, from seat)
+melds      int8[4, 4, 3]          every seat's declared melds as the table
+                                  shows them: a concealed kong lies face down,
+                                  its kind is -1 (own: see own_melds)
+n_melds    int64[4]               declared melds per seat
+flowers    uint8[4]               flowers set aside per seat (bit f: flower f)
+visible    int8[42]               copies of each kind face up on the table:
+                                  discards (claimed or not), melds but
+                                  concealed kongs, flowers, the indicator
+wild       bool[42]               the wild kinds
+pond       int8[4, MAX_POND]      each seat's discards in order (kinds)
+pond_flags int8[4, MAX_POND]      per discard: POND_DRAWN (it was the tile just
+                                  drawn), POND_CLAIMED (someone claimed it)
+n_pond     int64[4]               discards per seat
+passed     bool[4, 42]            kinds each seat let go by since its own last
+                                  discard (discards and added-kong tiles of the
+                                  others it could have won on and did not)
+fed        int8[4, 4]             bound-pair counts: fed[a, b] = melds a claimed
+                                  from b's discards (RULES.md section 7)
+========== ====================== ==============================================
+
+A seat's concealed tile count is public too (``concealed_count``).
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from nbsim.kernels import codes as C
+
+MAX_POND = 40            # discards one seat can make in a deal (143 tiles / 4 + claims)
+POND_DRAWN = 1           # the discard was the tile just drawn (摸打)
+POND_CLAIMED = 2         # the discard was claimed for a meld
+
+View = namedtuple("View", (
+    "rules", "tables", "seat", "to_play", "round_wind", "indicator", "tiles_left", "turn",
+    "n_kongs", "hand", "own_melds", "melds", "n_melds", "flowers", "visible", "wild", "pond",
+    "pond_flags", "n_pond", "passed", "fed"))
+
+# policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
+# vectors (danger per kind, per seat threat and worth, a general one)
+Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "threat", "worth", "work",
+                                 "iwork"))
+
+N_WORK = 64
+
+
+@njit(cache=True)
+def new_scratch():
+    """Fresh policy scratch arrays (allocate once per batch)."""
+    return Scratch(np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_PLAY, np.int8),
+                   np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
+                   np.zeros(4, np.float64), np.zeros(4, np.float64),
+                   np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64))
+
+
+@njit(cache=True, inline="always")
+def concealed_count(view, s):
+    """Concealed tiles of seat ``s``: the deciding seat's own count, or for
+    another seat 13 - 3 x its melds (public; it is not holding a drawn
+    tile while the deciding seat decides)."""
+    if s == view.seat:
+        t = 0
+        for k in range(C.N_KINDS):
+            t += view.hand[k]
+        return t
+    return 13 - 3 * view.n_melds[s]
+
+
+@njit(cache=True, inline="always")
+def unseen(view, k):
+    """Copies of kind ``k`` (0..33) the deciding seat has not seen: 4 minus
+    the visible copies and its own (concealed hand and concealed kongs)."""
+    u = 4 - view.visible[k] - view.hand[k]
+    for i in range(view.n_melds[view.seat]):
+        if (view.own_melds[i, C.MELD_TYPE] == C.MELD_CKONG
+                and view.own_melds[i, C.MELD_KIND] == k):
+            u -= 4
+    return u if u > 0 else 0

@@ -1,0 +1,149 @@
+"""docs/rules.md: every section the code, configs and README cite exists,
+and its tables agree with the shipped configs and the names table."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from nbsim import names as N
+from nbsim.kernels import codes as C
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+VARIANTS = {"3baida": "ningbo-3baida", "tianyi": "ningbo-3baida-tianyi",
+            "7baida": "ningbo-7baida", "tcy": "ningbo-tongchengyou", "ninghai": "ninghai"}
+CONFIGS = {short: tomllib.loads((ROOT / "configs" / f"{name}.toml").read_text(encoding="utf-8"))
+           for short, name in VARIANTS.items()}
+
+
+def _sections() -> set[str]:
+    top = set(re.findall(r"^## (\d+)\. ", DOC, re.M))
+    sub = set(re.findall(r"^### (\d+\.\d+) ", DOC, re.M))
+    return top | sub
+
+
+def _cited_files():
+    files = list((ROOT / "nbsim").rglob("*.py")) + list((ROOT / "configs").glob("*.toml"))
+    return files + [ROOT / "README.md"]
+
+
+def _citations(text: str) -> list[str]:
+    """Section numbers cited as 'docs/rules.md §6', '§7-§8', '§10.3', and the
+    older 'RULES.md section 6' / 'sections 5-8 and 10' (same numbering)."""
+    out = []
+    for m in re.finditer(r"docs/rules\.md((?:[ ,/and-]*§\d+(?:\.\d+)?)+)", text):
+        out += re.findall(r"§(\d+(?:\.\d+)?)", m.group(1))
+    for m in re.finditer(r"RULES\.md,? sections? ([\d ,\-and]+)", text):
+        for part in re.findall(r"\d+(?:-\d+)?", m.group(1)):
+            lo, _, hi = part.partition("-")
+            out += [str(i) for i in range(int(lo), int(hi or lo) + 1)]
+    return out
+
+
+def test_cited_sections_exist():
+    sections = _sections()
+    assert {str(i) for i in range(1, 11)} <= sections
+    missing = []
+    n = 0
+    for f in _cited_files():
+        for sec in _citations(f.read_text(encoding="utf-8")):
+            n += 1
+            if sec not in sections:
+                missing.append(f"{f.relative_to(ROOT)}: §{sec}")
+    assert n > 20                              # the scan finds the citations
+    assert not missing, missing
+
+
+def test_citation_parser():
+    assert _citations("see docs/rules.md §4-§5 and docs/rules.md §10.3") == ["4", "5", "10.3"]
+    assert _citations("(RULES.md sections 5-8 and 10)") == ["5", "6", "7", "8", "10"]
+    assert "12" not in _sections()
+
+
+def _table(heading: str, first_col: str) -> list[list[str]]:
+    """Rows of the first Markdown table after ``heading`` whose header starts
+    with ``first_col``."""
+    part = DOC[DOC.index(heading):]
+    lines = part.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"| {first_col} |"))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in ln.strip().strip("|").split("|")])
+    return rows
+
+
+def test_tai_table_matches_configs():
+    rows = _table("## 6. Ningbo tai", "id")
+    assert [r[0].strip("`") for r in rows] == list(C.TAI_ITEMS)
+    for r in rows:
+        item = r[0].strip("`")
+        assert r[1] == N.TAI_NAMES[item], item
+        for short, cell in zip(("3baida", "tianyi", "7baida", "tcy"), r[2:6]):
+            value = CONFIGS[short]["scoring"]["tai"].get(item)
+            assert cell == ("-" if value is None else str(value)), (item, short)
+        assert re.fullmatch(r"[0-9 ,();a-z]+", r[6]), r[6]          # source numbers
+
+
+def test_fan_fu_tables_match_ninghai():
+    fan = _table("## 8. Ninghai scoring", "id")
+    assert [r[0].strip("`") for r in fan] == list(C.FAN_ITEMS)
+    for r in fan:
+        item = r[0].strip("`")
+        assert r[1] == N.FAN_NAMES[item]
+        assert r[2].split()[0] == str(CONFIGS["ninghai"]["scoring"]["fan"][item])
+    part = DOC[DOC.index("The fu (`[scoring.fu]`"):]
+    lines = part.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("| id |"))
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")]
+            for ln in lines[start + 2:] if ln.startswith("|")]
+    rows = rows[:len(C.FU_ITEMS)]
+    assert [r[0].strip("`") for r in rows] == list(C.FU_ITEMS)
+    for r in rows:
+        item = r[0].strip("`")
+        assert r[1] == N.FU_NAMES[item]
+        assert r[2] == str(CONFIGS["ninghai"]["scoring"]["fu"][item])
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return str(v)
+
+
+def test_option_table_matches_configs():
+    rows = _table("## 9. Variants and options", "option")
+    seen = set()
+    for r in rows:
+        key = r[0].strip("`")
+        seen.add(key)
+        *tables, name = key.split(".")
+        for short, cell in zip(VARIANTS, r[1:6]):
+            node = CONFIGS[short]
+            for t in tables:
+                node = node[t]
+            assert cell == _toml_value(node[name]), (key, short)
+    # every scalar option of the configs is in the table
+    cfg = CONFIGS["3baida"]
+    expected = {f"{t}.{k}" for t in ("wall", "wilds", "claims", "win", "payments")
+                for k in cfg[t]}
+    expected |= {f"scoring.{k}" for k, v in cfg["scoring"].items() if not isinstance(v, dict)}
+    expected |= {f"scoring.points.{k}" for k in cfg["scoring"]["points"]}
+    assert expected == seen
+
+
+@pytest.mark.parametrize("short", list(VARIANTS))
+def test_seat_flowers_described(short):
+    sf = CONFIGS[short]["flowers"]["seat_flowers"]
+    text = ", ".join(f"{seat} {' '.join(sf[seat])}" for seat in "ESWN")
+    words = {"E": "East", "S": "South", "W": "West", "N": "North"}
+    want = ", ".join(f"{words[s]} {' '.join(sf[s])}" for s in "ESWN")
+    assert want in " ".join(DOC.split()), text

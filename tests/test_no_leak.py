@@ -1,0 +1,105 @@
+"""No hidden information reaches a policy.
+
+At sampled decision points of real deals (every policy, every variant), the
+engine answers the decision twice: once as played, and once after shuffling
+everything the deciding seat cannot see, consistently with what it can: the
+other seats' concealed tiles (each keeps its count; no non-wild flower enters a
+hand) and the order of the undrawn wall (``engine.PR_*``,
+``games.probe_batch``). Every answer must be the same. A policy reads only
+its ``View`` (nbsim/kernels/policies/view.py), so a difference would mean the
+view leaks a hidden tile.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nbsim.kernels import engine as KE
+from nbsim.kernels import games as KG
+from nbsim.kernels.policies.table import NAMES
+from nbsim.policies import as_policies, kernel_arrays
+from pathlib import Path
+
+from nbsim.rules import load_rules
+from nbsim.tables import load_tables
+
+SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return load_tables()
+
+
+def _probes(n_deals: int, max_decision: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    probes = np.zeros((n_deals, KE.PROBE_LEN), np.int64)
+    probes[:, KE.PR_AT] = rng.integers(0, max_decision, n_deals)
+    probes[:, KE.PR_SEED] = rng.integers(0, 2**62, n_deals)
+    return probes
+
+
+@pytest.mark.parametrize("variant", SHIPPED)
+def test_decisions_ignore_hidden_tiles(variant, tables):
+    rs = load_rules(variant)
+    mixes = [tuple([p] * 4) for p in NAMES] + [("defend", "value", "random", "greedy")]
+    kinds = np.zeros(4, np.int64)
+    moved = 0
+    for j, mix in enumerate(mixes):
+        codes, params = kernel_arrays(as_policies(mix))
+        probes = _probes(150, 120, 100 + j)
+        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), codes, params,
+                             probes)
+        hit = probes[:, KE.PR_KIND] >= 0
+        assert bad == 0, (variant, mix, probes[hit & (probes[:, KE.PR_ANSWER]
+                                                     != probes[:, KE.PR_SHUFFLED])][:3])
+        for q in range(4):
+            kinds[q] += int((probes[hit, KE.PR_KIND] == q).sum())
+        moved += int(probes[hit, KE.PR_MOVED].sum())
+    # the probes reached every kind of decision and really moved hidden tiles
+    assert kinds[KE.Q_DISCARD] > 100 and kinds[KE.Q_CLAIM] > 10 and kinds[KE.Q_WIN] > 0, kinds
+    assert moved > 1000
+
+
+def test_shuffle_moves_only_hidden_tiles(tables):
+    """The probe's shuffle keeps everything the deciding seat sees and
+    really moves what it cannot (so the check above can fail)."""
+    rs = load_rules("ningbo-3baida")
+    codes, params = kernel_arrays(as_policies("value"))
+    g = KE.new_state()
+    out = np.zeros(KE.OUT_LEN, np.int64)
+    hands = np.zeros((4, 42), np.int8)
+    flowers = np.zeros(4, np.uint8)
+    # stop the deal early: the probe at decision 30 restores the state, so
+    # play it, then shuffle the final state of a deal that went long
+    for deal in range(20):
+        KE.play_deal(rs.array, tables, np.uint64(5), deal, 0, False, codes, params, g, out,
+                     np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64))
+        if out[KE.O_TILES_LEFT] > 30:
+            break
+    before_hands = g.hands.copy()
+    before_wall = g.wall.copy()
+    lo, hi = int(g.ws[0]), int(g.ws[1])
+    seat = 2
+    KE.rng.stream_init(np.uint64(9), 0, KE.rng.STREAM_USER, g.probe_rng)
+    moved = KE._shuffle_hidden(g, seat)
+    assert moved > 0
+    assert (g.hands[seat] == before_hands[seat]).all()
+    assert (g.hands.sum(axis=1) == before_hands.sum(axis=1)).all()
+    for k in range(34, 42):
+        if not g.wild[k]:
+            assert not g.hands[:, k].any()      # no set-aside kind of flower enters a hand
+
+    def kinds(hs, wall):
+        from nbsim.kernels.wall import tile_kind
+        c = np.zeros(42, np.int64)
+        for s in range(4):
+            if s != seat:
+                c += hs[s]
+        for p in range(lo, hi + 1):
+            c[tile_kind(int(wall[p]))] += 1
+        return c
+    assert (kinds(g.hands, g.wall) == kinds(before_hands, before_wall)).all()
+    assert (g.wall[:lo] == before_wall[:lo]).all() and (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
+    KE._restore_hidden(g)
+    assert (g.hands == before_hands).all() and (g.wall == before_wall).all()

@@ -1,0 +1,147 @@
+"""The package around the kernels: ``import nbsim`` stays free of numba,
+every kernel caches where ``numba_cache`` says, every CLI command is
+documented, and the tai item names agree with their ``T_*`` codes."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import click
+import pytest
+
+import nbsim
+from nbsim.cli import cli
+from nbsim.kernels import codes as C
+from nbsim.kernels import numba_cache
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL_MODULES = sorted(
+    "nbsim.kernels." + ".".join(p.relative_to(numba_cache.KERNELS_DIR).with_suffix("").parts)
+    for p in numba_cache.KERNELS_DIR.rglob("*.py") if p.name != "__init__.py")
+
+
+def _python(code: str, **env: str) -> str:
+    """Run ``code`` in a fresh interpreter; returns its stdout (fails on an error)."""
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                       text=True, env={**os.environ, **env}, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+# ---------------------------------------------------------------- lazy numba
+def test_import_nbsim_does_not_import_numba():
+    out = _python("""
+        import sys
+        import nbsim
+        import nbsim.kernels.codes
+        nbsim.load_rules("ninghai")
+        print("numba" in sys.modules)
+    """)
+    assert out.strip() == "False"
+
+
+def test_rules_command_does_not_import_numba():
+    out = _python("""
+        import sys
+        from nbsim.cli import main
+        try:
+            main(["rules", "ningbo-3baida"])
+        except SystemExit as e:
+            assert e.code == 0, e.code
+        print("numba" in sys.modules)
+    """)
+    assert out.rstrip().splitlines()[-1] == "False"
+    assert out.startswith("# ningbo-3baida from ")
+
+
+@pytest.mark.parametrize("module", KERNEL_MODULES)
+def test_every_kernel_caches_in_the_nbsim_folder(module, tmp_path):
+    """Imported alone in a fresh interpreter, every cached kernel of a module
+    caches in numba_cache's folder (the module imports its decorators from
+    nbsim.kernels.jit, directly or through another kernel module)."""
+    out = _python(f"""
+        import importlib
+        from numba.core.caching import NullCache
+        from numba.core.dispatcher import Dispatcher
+        mod = importlib.import_module({module!r})
+        n = 0
+        for name, obj in vars(mod).items():
+            if isinstance(obj, Dispatcher) and obj.__module__ == mod.__name__:
+                if not isinstance(obj._cache, NullCache):
+                    n += 1
+                    print(name, obj._cache._cache_path)
+        print(n)
+    """, NBSIM_NUMBA_CACHE=str(tmp_path))
+    *lines, n = out.strip().splitlines()
+    src = (ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
+    n_decorated = src.count("\n@njit(cache=True") + src.count("\n@nrt_free")
+    assert int(n) == n_decorated
+    for line in lines:
+        name, path = line.split(" ", 1)
+        assert Path(path).is_relative_to(tmp_path), (name, path)
+
+
+def test_cache_folder_hash_covers_every_kernel_file(tmp_path, monkeypatch):
+    """Any edit to any .py file under nbsim/kernels, in a subpackage too,
+    names a new cache folder; other files and the numba version as documented."""
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "policies" / "b.py").write_text("y = 1\n")
+    (tmp_path / "notes.txt").write_text("not a source\n")
+    monkeypatch.setattr(numba_cache, "KERNELS_DIR", tmp_path)
+    monkeypatch.delenv("NBSIM_NUMBA_CACHE", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    first = numba_cache.cache_folder("0.1")
+    assert first.parent == tmp_path / "cache" and first.name.startswith("numba-")
+    (tmp_path / "notes.txt").write_text("changed\n")
+    assert numba_cache.cache_folder("0.1") == first
+    (tmp_path / "policies" / "b.py").write_text("y = 2\n")
+    second = numba_cache.cache_folder("0.1")
+    assert second != first
+    assert numba_cache.cache_folder("0.2") != second
+    monkeypatch.setenv("NBSIM_NUMBA_CACHE", str(tmp_path / "explicit"))
+    assert numba_cache.cache_folder("0.1") == tmp_path / "explicit"
+
+
+# ---------------------------------------------------------------- the CLI
+COMMANDS = sorted(cli.commands)
+
+
+def test_the_cli_has_commands():
+    assert {"rules", "score", "simulate", "report", "compare", "replay", "duel"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_and_is_in_the_readme(name, runner):
+    cmd = cli.commands[name]
+    assert (cmd.help or "").strip(), f"nbsim {name} has no help text"
+    assert cmd.get_short_help_str().strip()
+    for param in cmd.params:
+        if isinstance(param, click.Option):
+            assert (param.help or "").strip(), f"nbsim {name} {param.opts[0]} has no help text"
+    r = runner.invoke(cli, [name, "--help"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("Usage: ") and f" {name} " in r.output.splitlines()[0]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"nbsim {name} " in readme, f"README.md shows no `nbsim {name}` example"
+
+
+# ---------------------------------------------------------------- codes
+@pytest.mark.parametrize("names,prefix,count", [
+    (C.TAI_ITEMS, "T_", C.N_TAI), (C.FAN_ITEMS, "F_", C.N_FAN), (C.FU_ITEMS, "FU_", C.N_FU)])
+def test_item_names_agree_with_their_codes(names, prefix, count):
+    """TAI_ITEMS[i] is the item of T_<NAME> == i, and no T_* code lacks a
+    name (the same for the Ninghai fan F_* and fu FU_* items)."""
+    assert len(names) == count == len(set(names))
+    for i, name in enumerate(names):
+        assert getattr(C, prefix + name.upper()) == i, name
+    codes = {k for k, v in vars(C).items() if k.startswith(prefix) and isinstance(v, int)}
+    assert codes == {prefix + n.upper() for n in names}
+
+
+def test_public_api_names_resolve():
+    for name in nbsim.__all__:
+        assert getattr(nbsim, name) is not None, name

@@ -1,0 +1,140 @@
+"""The policy table and policy specs (nbsim.policies, kernels/policies/table.py)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import nbsim
+from nbsim.cli import cli
+from nbsim.errors import RunError
+from nbsim.kernels.policies import table as T
+from nbsim.policies import (DEFAULT_POLICY, Policy, as_policies, describe, kernel_arrays,
+                            label, parse_policies, parse_policy)
+
+
+def test_table_is_consistent():
+    names = [p.name for p in T.POLICY_TABLE]
+    assert len(set(names)) == len(names) and DEFAULT_POLICY in names
+    for i, spec in enumerate(T.POLICY_TABLE):
+        assert T.code_of(spec.name) == i
+        for j, p in enumerate(spec.params):
+            assert p.lo <= p.default <= p.hi, (spec.name, p)
+            assert T.param_index(spec.name, p.name) == j
+
+
+def test_every_policy_module_has_the_four_decisions():
+    import importlib
+    for spec in T.POLICY_TABLE:
+        m = importlib.import_module(f"nbsim.kernels.policies.{spec.module}")
+        for d in ("want_win", "choose_kong", "choose_claim", "choose_discard"):
+            assert callable(getattr(m, d)), (spec.name, d)
+
+
+@pytest.mark.parametrize("text,name,spec,full", [
+    ("value", "value", "value", "value"),
+    ("defend", "defend", "defend", None),
+    ("defend:caution=0.8", "defend", "defend:caution=0.8", None),
+    (" defend : caution = 0.8 : bind=0 ", "defend", "defend:caution=0.8:bind=0", None),
+])
+def test_parse_policy(text, name, spec, full):
+    p = parse_policy(text)
+    assert p.name == name and p.spec == spec
+    defaults = {q.name: q.default for q in T.POLICY_TABLE[T.code_of(name)].params}
+    assert [k for k, _ in p.params] == list(defaults)
+    if full is not None:
+        assert p.full == full
+    # the full text parses back to the same policy
+    assert parse_policy(p.full) == p and parse_policy(p.spec) == p
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("smart", "unknown policy 'smart'; allowed: random, greedy, value, defend"),
+    ("defend:cautoin=0.5", "has no parameter 'cautoin'; its parameters: caution"),
+    ("defend:caution=2", "caution must be a number 0 .. 1"),
+    ("defend:caution=x", "caution must be a number 0 .. 1"),
+    ("defend:caution", "must be key=value"),
+    ("defend:caution=0.1:caution=0.2", "given twice"),
+    ("value:caution=0.1", "has no parameter 'caution'; its parameters: none"),
+    ("", "a policy must be a name"),
+])
+def test_bad_specs_name_what_is_allowed(text, msg):
+    with pytest.raises(RunError, match=msg.replace(".", r"\.").replace("(", r"\(")):
+        parse_policy(text)
+
+
+def test_parse_policies_and_api_forms():
+    d = parse_policy(DEFAULT_POLICY)
+    assert parse_policies() == (d,) * 4
+    assert parse_policies("value") == (parse_policy("value"),) * 4
+    four = parse_policies(policies="defend:caution=0.9,value,greedy,random")
+    assert [p.spec for p in four] == ["defend:caution=0.9", "value", "greedy", "random"]
+    with pytest.raises(RunError, match="either --policy or --policies"):
+        parse_policies("value", "value,value,value,value")
+    with pytest.raises(RunError, match="4 policies"):
+        parse_policies(policies="value,greedy")
+    # the Python API: one spec (never split into characters), four, or None
+    assert as_policies("value") == (parse_policy("value"),) * 4
+    assert as_policies(None) == (d,) * 4
+    assert as_policies(["value", "greedy", "value", "greedy"])[1].name == "greedy"
+    assert as_policies("value,greedy,value,greedy")[1].name == "greedy"
+    assert as_policies(Policy("value")) == (Policy("value"),) * 4
+    with pytest.raises(RunError, match="give 4 policies"):
+        as_policies(("value",))
+    with pytest.raises(RunError, match="a policy must be a name"):
+        as_policies([1, 2, 3, 4])
+
+
+def test_kernel_arrays_follow_the_table():
+    pols = parse_policies(policies="defend:caution=0.7:speed=0.5,value,random,defend")
+    codes, params = kernel_arrays(pols)
+    assert codes.dtype == np.int64 and params.shape == (4, T.MAX_PARAMS)
+    assert codes.tolist() == [T.code_of(n) for n in ("defend", "value", "random", "defend")]
+    assert params[0, T.param_index("defend", "caution")] == 0.7
+    assert params[0, T.param_index("defend", "speed")] == 0.5
+    assert (params[1] == 0).all()
+    caution = next(p for p in T.POLICY_TABLE[T.code_of("defend")].params if p.name == "caution")
+    assert params[3, 0] == caution.default
+
+
+def test_label_and_describe():
+    assert label(parse_policies("value")) == "value"
+    assert label(parse_policies(policies="defend,value,value,value")) == "defend,value,value,value"
+    text = describe()
+    for spec in T.POLICY_TABLE:
+        assert spec.name in text
+        for p in spec.params:
+            assert p.name in text
+
+
+def test_cli_policies_command_and_bad_spec():
+    r = CliRunner().invoke(cli, ["policies"])
+    assert r.exit_code == 0 and "defend (default)" in r.output and "caution" in r.output
+    r = CliRunner().invoke(cli, ["replay", "ningbo-3baida", "--seed", "1", "--deal", "0",
+                                 "--policy", "defend:caution=3"])
+    assert r.exit_code == 2 and "caution must be a number 0 .. 1" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_manifest_and_rows_record_every_parameter(tmp_path):
+    out = tmp_path / "run"
+    nbsim.simulate("ningbo-3baida", mode="game", deals=30, seed=3, out=out,
+                   policies="defend:caution=0.8,value,value,value", progress=False)
+    m = json.loads((out / "manifest.json").read_text())
+    full = parse_policy("defend:caution=0.8").full
+    assert m["policies"] == [full, "value", "value", "value"]
+    df = nbsim.summarize(out)
+    assert df is not None
+    import polars as pl
+    rows = pl.read_parquet(next(out.glob("shard-*.parquet")))
+    assert rows["policy_e"].unique().to_list() == [full]
+
+
+def test_default_policy_is_defend(tmp_path):
+    nbsim.simulate("ninghai", mode="game", deals=5, seed=1, out=tmp_path / "d", progress=False)
+    m = json.loads((tmp_path / "d" / "manifest.json").read_text())
+    assert m["policies"] == [parse_policy("defend").full] * 4
+    rec = nbsim.replay("ninghai", 1, 0)
+    assert rec.row["policy_e"] == parse_policy("defend").full
