@@ -36,7 +36,7 @@ SEATS = C.SEAT_NAMES
 # ------------------------------------------------------------------ deal mode
 def _strings(data: np.ndarray, offsets: np.ndarray, n: int, name: str) -> pl.Series:
     arr = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
-    return pl.from_arrow(arr).alias(name)
+    return pl.Series(name, arr, dtype=pl.String)
 
 
 def _lookup_tables(rules: np.ndarray):
@@ -112,7 +112,7 @@ def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
         raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
     cols = deal_columns(arr, seed, start, hands, flowers, wilds, dice, ind, comp)
     df = pl.DataFrame([cols[c] for c in S.column_order("deal")])
-    return df.cast(dict(S.schema("deal")))
+    return df.cast(pl.Schema(S.schema("deal")))
 
 
 

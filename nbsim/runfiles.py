@@ -190,7 +190,7 @@ def _describe(info: dict | None, manifest: dict, by_first: dict,
                            f"{first + n - 1:,})" if isinstance(first, int) and
                            isinstance(n, int) else "written by another run")
     other = by_first.get(first) if first != own_first else None
-    if other is not None and isinstance(n, int):
+    if other is not None and isinstance(first, int) and isinstance(n, int):
         kind = info.get("kind", "shard")
         names = [f for f in _files_of(other) if f.startswith(kind + "-")] or [other["file"]]
         return "duplicate", f"a copy of {names[0]} (deals {first:,}..{first + n - 1:,})"

@@ -19,6 +19,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nbsim.rules import RuleSet
 from nbsim.runfiles import FOOTER_KEY, shard_name
@@ -119,7 +120,7 @@ def run_shard(task: ShardTask, out: str | Path, progress=None) -> dict:
     tables_ = tables()
     footer = {"run_id": task.run_id, "seed": spec.seed, "first_deal": start,
               "deals": stop - start}
-    info = {"file": shard_name(index), "index": index, "first_deal": start,
+    info: dict[str, Any] = {"file": shard_name(index), "index": index, "first_deal": start,
             "deals": stop - start}
     files: dict[str, dict] = {}
     ev = totals = None
