@@ -57,9 +57,9 @@ def _cli_seconds(env: dict, out: Path) -> float:
 
 
 def bench(quick: bool = False) -> list[Result]:
+    from nbsim.frames import deal_frame
     from nbsim.kernels.batch import deal_batch
     from nbsim.rules import load_rules
-    from nbsim.runs import deal_frame
     from nbsim.tables import load_tables
 
     rs = load_rules("ningbo-3baida")
@@ -89,15 +89,45 @@ def bench(quick: bool = False) -> list[Result]:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        from nbsim.shards import PARQUET_OPTIONS
         m = 100_000 if quick else 500_000
         deal_frame(rs, 1, 0, 1000, tables)
         t0 = time.perf_counter()
         df = deal_frame(rs, 1, 0, m, tables)
-        df.write_parquet(tmp / "x.parquet", compression="zstd")
+        df.write_parquet(tmp / "x.parquet", **PARQUET_OPTIONS)
         pipe = m / (time.perf_counter() - t0)
         out.append(Result("deal mode pipeline: kernel + notation + Parquet (1 thread)", pipe,
                           "deals/s", "numpy permutation + Python deal", base,
                           f"{m:,} deals into one shard"))
+
+        # Parquet settings, measured on the same shard-sized frame: write time
+        # and size against polars' default (zstd level 3 with statistics)
+        import io
+
+        from nbsim.shards import PARQUET_OPTIONS
+        frame = deal_frame(rs, 1, 0, 100_000, tables)
+
+        def write(opts) -> tuple[float, int]:
+            best, size = float("inf"), 0
+            for _ in range(2 if quick else 4):
+                buf = io.BytesIO()
+                t0 = time.perf_counter()
+                frame.write_parquet(buf, **opts)
+                best = min(best, time.perf_counter() - t0)
+                size = buf.tell()
+            return best, size
+
+        t_def, size_def = write({})
+        for name, opts in [("zstd level 1, no statistics (nbsim's)", PARQUET_OPTIONS),
+                           ("lz4, no statistics", dict(compression="lz4", statistics=False)),
+                           ("snappy, no statistics",
+                            dict(compression="snappy", statistics=False)),
+                           ("uncompressed", dict(compression="uncompressed",
+                                                 statistics=False))]:
+            t, size = write(opts)
+            out.append(Result(f"Parquet write, 100,000 deal rows, {name}", 100_000 / t,
+                              "rows/s", "polars default (zstd 3, statistics)",
+                              100_000 / t_def, f"{size / 1e6:.1f} MB vs {size_def / 1e6:.1f} MB"))
 
         env = dict(os.environ)
         env["NUMBA_CACHE_DIR"] = str(tmp / "numba-cache")

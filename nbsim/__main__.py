@@ -1,4 +1,5 @@
 """``python -m nbsim``: the same CLI as the ``nbsim`` command."""
 from nbsim.cli import main
 
-main()
+if __name__ == "__main__":      # not when Dask's worker processes re-import it (spawn)
+    main()

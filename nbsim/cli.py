@@ -113,9 +113,18 @@ def rules_cmd(config, overrides, as_json):
 @click.option("--shard-size", type=int, default=None,
               help="Deals per Parquet shard (default 100,000; 20,000 with --events; "
                    "2,000 matches with --format matches). Does not change any row.")
-@click.option("--workers", type=int, default=1, show_default=True,
-              help="Worker threads. Does not change any row.")
+@click.option("--workers", type=int, default=None,
+              help="Worker threads (with --cluster local: worker processes); default: "
+                   "every core. Does not change any row.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing run in --out.")
+@click.option("--resume", is_flag=True,
+              help="Complete the interrupted run in --out (only its missing shards), or "
+                   "extend a finished one to a larger --deals. The other options must match "
+                   "its manifest.")
+@click.option("--cluster", default=None, metavar="local|tcp://HOST:PORT",
+              help="Run the shards on a Dask cluster: 'local' starts one on this machine "
+                   "(loopback only), or give a scheduler's address. Needs "
+                   "pip install 'nbsim[cluster]'.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @policy_options
@@ -127,14 +136,18 @@ def rules_cmd(config, overrides, as_json):
                    "matches (four round winds, dealer rotation; --deals counts matches).")
 @set_option
 @click.pass_context
-def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overwrite, progress,
-                 policy, policies, events, fmt, overrides):
+def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overwrite, resume,
+                 cluster, progress, policy, policies, events, fmt, overrides):
     """Simulate DEALS deals of CONFIG with SEED into the run folder OUT.
 
     Deal i of a seed always has the same wall (RULES.md section 2), whatever
-    --shard-size and --workers. Writes shard-*.parquet and manifest.json;
-    Ctrl-C keeps the finished shards. Read the result with `nbsim report OUT`.
+    --shard-size, --workers and --cluster. Writes shard-*.parquet and
+    manifest.json; Ctrl-C, a full disk or a killed process keep the finished
+    shards, and --resume completes the run. Read the result with
+    `nbsim report OUT`.
     """
+    import signal
+
     from nbsim.errors import RunInterrupted
     from nbsim.runs import simulate
 
@@ -144,22 +157,29 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
+
+    def _terminate(signum, frame):          # `kill PID` stops like Ctrl-C: manifest kept
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         res = simulate(config, mode=mode, deals=deals, seed=seed, out=out,
-                       shard_size=shard_size, workers=workers,
-                       overwrite=overwrite, overrides=overrides, progress=progress,
+                       shard_size=shard_size, workers=workers, overwrite=overwrite,
+                       resume=resume, cluster=cluster, overrides=overrides, progress=progress,
                        policies=pols, events=events, fmt=fmt)
     except RunInterrupted as e:
         click.echo(f"Error: {e}", err=True)
         ctx.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if fmt == "matches":
         rows = sum(s.get("rows", 0) for s in res.shards)
         rate = rows / res.elapsed if res.elapsed > 0 else float("nan")
         click.echo(f"{res.deals_done:,} matches ({rows:,} deals) in {res.elapsed:.2f} s "
                    f"({rate:,.0f} deals/s), {_shards(res)} -> {res.out}")
         return
-    rate = res.deals_done / res.elapsed if res.elapsed > 0 else float("nan")
-    click.echo(f"{res.deals_done:,} deals in {res.elapsed:.2f} s ({rate:,.0f} deals/s), "
+    rate = res.new_deals / res.elapsed if res.elapsed > 0 else float("nan")
+    new = f" ({res.new_deals:,} new)" if res.new_deals != res.deals_done else ""
+    click.echo(f"{res.deals_done:,} deals{new} in {res.elapsed:.2f} s ({rate:,.0f} deals/s), "
                f"{_shards(res)} -> {res.out}")
 
 

@@ -1,9 +1,9 @@
-"""Game mode wrappers: played-out deals and matches -> polars frames, and one
-deal with its event log (replays, validation).
+"""Game mode: played-out deals and matches by policy spec, and one deal with
+its event log (replays, validation).
 
 Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (RULES.md sections
-2, 4-8). Seats are named by seat wind with the dealer as East; ``winner``,
-``discarder`` and the per-seat columns use the same naming.
+2, 4-8); the frames are built by ``nbsim.frames``. Seats are named by seat
+wind with the dealer as East.
 """
 from __future__ import annotations
 
@@ -11,286 +11,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
+from nbsim import frames as F
 from nbsim import schema as S
 from nbsim.errors import RunError
+from nbsim.frames import deal_columns, events_frame, game_columns
 from nbsim.kernels import codes as C
-from nbsim.kernels import engine as KE
 from nbsim.kernels import games as KG
 from nbsim.policies import as_policies, kernel_arrays
 from nbsim.rules import RuleSet
-from nbsim.tiles import KIND_NAMES, format_meld
-
-SEATS = C.SEAT_NAMES
-
-
-def _seat_series(name: str, values: np.ndarray) -> pl.Series:
-    lut = pl.Series(name, list(SEATS) + [None], dtype=pl.String)
-    idx = np.where(values < 0, 4, values).astype(np.int64)
-    return lut.gather(idx).alias(name)
-
-
-def _melds_column(melds: np.ndarray, n_melds: np.ndarray, seat: int, name: str) -> pl.Series:
-    """List of meld notations per row (``pung:777z``), by vectorised look-up
-    into ``_MELD_TEXT`` and an Arrow list built from offsets."""
-    typ = melds[:, seat, :, 0].astype(np.int64)
-    kind = melds[:, seat, :, 1].astype(np.int64)
-    code = np.where(typ == C.MELD_CHOW, kind, typ * C.N_PLAY + kind)
-    nm = n_melds[:, seat].astype(np.int64)
-    keep = np.arange(C.MAX_MELDS)[None, :] < nm[:, None]
-    values = pl.Series("m", _MELD_TEXT, dtype=pl.String).gather(code[keep])
-    offsets = pa.array(np.concatenate([[0], np.cumsum(nm)]).astype(np.int32))
-    arr = pa.ListArray.from_arrays(offsets, values.to_arrow())
-    return pl.Series(name, pl.from_arrow(arr), dtype=pl.List(pl.String))
-
-
-def _when_won(name: str, values: np.ndarray, won: np.ndarray, dtype) -> pl.Series:
-    """values where a player won, null on an exhaustive draw."""
-    return pl.Series(name, values).cast(dtype).zip_with(pl.Series(won),
-                                                        pl.Series(name, [None] * len(won),
-                                                                  dtype=dtype))
-
-
-def _context_list(ctx: int) -> list[str]:
-    return [n for b, n in enumerate(C.CONTEXT_NAMES) if ctx & (1 << b)]
-
-
-def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: np.ndarray,
-                 policy_names_per_row) -> dict[str, pl.Series]:
-    """The game-mode columns (``schema.game_columns``) from the engine's result
-    rows. out: int64[n, OUT_LEN]; melds: int8[n, 4, 4, 3]; round_winds: int[n];
-    policy_names_per_row: [n][4] policy names by seat (or one 4-tuple)."""
-    n = out.shape[0]
-    cols: dict[str, pl.Series] = {}
-    cols["round_wind"] = _seat_series("round_wind", round_winds.astype(np.int64))
-    outcome_lut = pl.Series("outcome", list(C.OUTCOME_NAMES), dtype=pl.String)
-    cols["outcome"] = outcome_lut.gather(out[:, KE.O_OUTCOME]).alias("outcome")
-    cols["winner"] = _seat_series("winner", out[:, KE.O_WINNER])
-    cols["discarder"] = _seat_series("discarder", out[:, KE.O_DISCARDER])
-    won = out[:, KE.O_WINNER] >= 0
-    wt = out[:, KE.O_WIN_TILE]
-    tile_lut = pl.Series("win_tile", list(KIND_NAMES) + [None], dtype=pl.String)
-    cols["win_tile"] = tile_lut.gather(np.where(wt < 0, C.N_KINDS, wt)).alias("win_tile")
-    ctx_lut = pl.Series("context", [_context_list(c) for c in range(16)],
-                        dtype=pl.List(pl.String))
-    cols["context"] = ctx_lut.gather(out[:, KE.O_CTX] & 15).alias("context")
-    res = out[:, KE.O_SCORE:KE.O_SCORE + C.RES_LEN]
-    if rs.config.scoring.system == "tai":
-        cols["tai"] = _when_won("tai", res[:, C.RES_TAI], won, pl.Int16)
-        for item in rs.tai_items:
-            i = C.TAI_ITEMS.index(item)
-            cols[f"tai_{item}"] = pl.Series(f"tai_{item}",
-                                            res[:, C.RES_ITEMS + i].astype(np.int16))
-    else:
-        cols["fan"] = _when_won("fan", res[:, C.RES_FAN], won, pl.Int16)
-        cols["fu"] = _when_won("fu", res[:, C.RES_FU], won, pl.Int16)
-        for j, sch in enumerate(C.SCHEME_NAMES):
-            cols[f"points_{sch}"] = _when_won(f"points_{sch}", res[:, C.RES_POINTS + j], won,
-                                              pl.Int32)
-        cols["liable"] = _seat_series("liable", out[:, KE.O_LIABLE])
-        for s, suf in enumerate(S.SEAT_SUFFIXES):
-            cols[f"fu_{suf}"] = pl.Series(f"fu_{suf}", out[:, KE.O_FU + s].astype(np.int16))
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"pay_{suf}"] = pl.Series(f"pay_{suf}", res[:, C.RES_PAY + s].astype(np.int32))
-    cols["wilds_win"] = _when_won("wilds_win", res[:, C.RES_WILDS], won, pl.UInt8)
-    cols["turns"] = pl.Series("turns", out[:, KE.O_TURNS].astype(np.int16))
-    cols["tiles_left"] = pl.Series("tiles_left", out[:, KE.O_TILES_LEFT].astype(np.int16))
-    cols["kongs"] = pl.Series("kongs", out[:, KE.O_N_KONGS].astype(np.int8))
-    n_melds = out[:, KE.O_N_MELDS:KE.O_N_MELDS + 4]
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"melds_{suf}"] = _melds_column(melds, n_melds, s, f"melds_{suf}")
-    if isinstance(policy_names_per_row, tuple):
-        for s, suf in enumerate(S.SEAT_SUFFIXES):
-            cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
-                                              [policy_names_per_row[s]] * n, dtype=pl.String)
-    else:
-        for s, suf in enumerate(S.SEAT_SUFFIXES):
-            cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
-                                              [p[s] for p in policy_names_per_row],
-                                              dtype=pl.String)
-    errors = out[:, KE.O_ERROR]
-    if errors.any():
-        bad = np.flatnonzero(errors)
-        raise RunError(f"engine error {int(errors[bad[0]])} in {len(bad)} deal(s) "
-                       f"(first row {int(bad[0])}): this is a bug in nbsim, please report it")
-    return cols
-
-
-# notation look-ups for the events table: tile texts (kinds 0..41, then die
-# values 1..6) and meld texts (chow by lowest kind, pung, kong, ckong by kind,
-# then the win kinds)
-_TILE_TEXT = list(KIND_NAMES) + [str(d) for d in range(1, 7)] + [None]
-_MELD_TEXT = ([format_meld(C.MELD_CHOW, k) if k < 27 and k % 9 <= 6 else None
-               for k in range(C.N_PLAY)]
-              + [format_meld(t, k) for t in (C.MELD_PUNG, C.MELD_KONG, C.MELD_CKONG)
-                 for k in range(C.N_PLAY)]
-              + list(C.WIN_BY_NAMES) + [None])
-
-
-def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndarray,
-                 deal_offset: int = 0) -> pl.DataFrame:
-    """Event rows (int32[m, EV_LEN]) -> DataFrame with columns deal, step,
-    seat, action, tile, meld, from_seat, pos (``schema.EVENT_COLUMNS``),
-    built with vectorised look-ups (millions of rows per shard)."""
-    act = events[:, C.EV_ACTION].astype(np.int64)
-    tile = events[:, C.EV_TILE].astype(np.int64)
-    meld = events[:, C.EV_MELD].astype(np.int64)
-    none_t = len(_TILE_TEXT) - 1
-    t_idx = np.where(act == C.A_DICE, C.N_KINDS + tile - 1, np.where(tile >= 0, tile, none_t))
-    none_m = len(_MELD_TEXT) - 1
-    m_idx = np.full(len(act), none_m, dtype=np.int64)
-    m_idx = np.where(act == C.A_CHOW, meld, m_idx)
-    m_idx = np.where(act == C.A_PUNG, C.N_PLAY + tile, m_idx)
-    m_idx = np.where((act == C.A_KONG) | (act == C.A_ADDED_KONG), 2 * C.N_PLAY + tile, m_idx)
-    m_idx = np.where(act == C.A_CONCEALED_KONG, 3 * C.N_PLAY + tile, m_idx)
-    m_idx = np.where((act == C.A_WIN) | (act == C.A_PASS_WIN), 4 * C.N_PLAY + meld, m_idx)
-    tile_lut = pl.Series("tile", _TILE_TEXT, dtype=pl.String)
-    meld_lut = pl.Series("meld", _MELD_TEXT, dtype=pl.String)
-    action_lut = pl.Series("action", list(C.ACTION_NAMES), dtype=pl.String)
-    return pl.DataFrame([
-        pl.Series("deal", event_deal.astype(np.int64) + deal_offset),
-        pl.Series("step", event_step.astype(np.int32)),
-        _seat_series("seat", events[:, C.EV_SEAT].astype(np.int64)),
-        action_lut.gather(act).alias("action"),
-        tile_lut.gather(t_idx).alias("tile"),
-        meld_lut.gather(m_idx).alias("meld"),
-        _seat_series("from_seat", events[:, C.EV_FROM].astype(np.int64)),
-        pl.Series("pos", events[:, C.EV_POS].astype(np.int16)),
-    ])
-
-
-def _alloc(n: int, with_events: bool):
-    return dict(
-        out=np.zeros((n, KE.OUT_LEN), np.int64),
-        melds=np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
-        round_winds=np.zeros(n, np.int8),
-        hands=np.zeros((n, 4, C.N_KINDS), np.int8),
-        flowers=np.zeros((n, 4), np.uint8),
-        wilds=np.zeros((n, 4), np.uint8),
-        dice=np.zeros((n, 4), np.uint8),
-        ind=np.zeros(n, np.int8),
-        comp=np.zeros(n, np.bool_),
-        events=np.zeros((n * KG.MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32),
-        event_deal=np.zeros(n * KG.MAX_EVENTS if with_events else 0, np.int64),
-        event_step=np.zeros(n * KG.MAX_EVENTS if with_events else 0, np.int32),
-    )
-
-
-EVENT_CHUNK = 2_000       # deals per kernel call when logging events (1024 rows each)
-PLAIN_CHUNK = 50_000      # deals per kernel call otherwise
-MATCH_CHUNK = 50          # matches per kernel call
 
 
 def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
-               with_events: bool = False):
-    """Independent deals ``start .. stop - 1`` of ``seed`` played out.
-
-    Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
-    Deal i has the same wall as deal mode's deal i (RULES.md section 2). The
-    kernel runs in chunks so that memory stays bounded for any range.
-    policies: 4 policy specs or ``nbsim.policies.Policy`` (per seat from the
-    dealer; ``nbsim.policies.as_policies``)."""
+               with_events: bool = False, progress=None):
+    """Independent deals ``start .. stop - 1`` of ``seed`` played out
+    (``nbsim.frames.game_frame``). policies: 4 policy specs or
+    ``nbsim.policies.Policy`` (per seat from the dealer;
+    ``nbsim.policies.as_policies``). Returns (game-schema DataFrame, events
+    DataFrame or None)."""
     policies = as_policies(policies)
-    chunk = EVENT_CHUNK if with_events else PLAIN_CHUNK
-    frames, events = [], []
-    for a in range(start, stop, chunk):
-        df, ev = _game_chunk(rs, seed, a, min(a + chunk, stop), policies, tables, with_events)
-        frames.append(df)
-        if ev is not None:
-            events.append(ev)
-    df = frames[0] if len(frames) == 1 else pl.concat(frames)
-    ev = None
-    if with_events:
-        ev = events[0] if len(events) == 1 else pl.concat(events)
-    return df, ev
-
-
-def _game_chunk(rs, seed, start, stop, policies, tables, with_events):
-    from nbsim.runs import deal_columns
-
-    n = stop - start
-    a = _alloc(n, with_events)
-    codes, params = kernel_arrays(policies)
-    n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start), codes, params,
-                         with_events, a["out"], a["melds"],
-                         a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
-                         a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
-    cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
-                        a["ind"], a["comp"])
-    cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"],
-                             tuple(p.full for p in policies)))
-    order = S.column_order("game", rs)
-    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
-    ev = None
-    if with_events:
-        ev = events_frame(a["events"][:n_ev], a["event_deal"][:n_ev], a["event_step"][:n_ev])
-    return df, ev
+    return F.game_frame(rs, seed, start, stop, tuple(p.full for p in policies),
+                        kernel_arrays(policies), tables, with_events, progress)
 
 
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_policies, tables,
-                with_events: bool = False):
-    """Whole matches ``m_start .. m_stop - 1`` (RULES.md sections 2 and 4).
-
-    Returns (deal rows with match, deal_in_match and player_e .. player_n,
-    match totals DataFrame (match, player, policy, total), events or None).
-    The deal column of a match row is the deal's index within its match.
-    player_policies: 4 policy specs or Policies, by player."""
+                with_events: bool = False, progress=None):
+    """Whole matches ``m_start .. m_stop - 1`` (``nbsim.frames.match_frame``).
+    player_policies: 4 policy specs or Policies, by player. Returns (deal
+    rows, match totals, events or None)."""
     player_policies = as_policies(player_policies)
-    parts = [_match_chunk(rs, seed, a, min(a + MATCH_CHUNK, m_stop), player_policies, tables,
-                          with_events) for a in range(m_start, m_stop, MATCH_CHUNK)]
-    df = pl.concat([p[0] for p in parts])
-    tot = pl.concat([p[1] for p in parts])
-    ev = pl.concat([p[2] for p in parts]) if with_events else None
-    return df, tot, ev
-
-
-def _match_chunk(rs, seed, m_start, m_stop, player_policies, tables, with_events):
-    from nbsim.runs import deal_columns
-
-    n_m = m_stop - m_start
-    cap = max(64, n_m * 32)
-    while True:
-        a = _alloc(cap, with_events)
-        match_of = np.zeros(cap, np.int64)
-        deal_in = np.zeros(cap, np.int32)
-        players = np.zeros((cap, 4), np.int8)
-        totals = np.zeros((n_m, 4), np.int64)
-        codes, params = kernel_arrays(player_policies)
-        rows, n_ev = KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start),
-                                    np.int64(n_m), codes, params, with_events,
-                                    a["out"], a["melds"], a["round_winds"], a["hands"],
-                                    a["flowers"], a["wilds"], a["dice"], a["ind"], a["comp"],
-                                    match_of, deal_in, players, totals, a["events"],
-                                    a["event_deal"], a["event_step"])
-        if rows >= 0:
-            break
-        cap *= 2
-    sl = slice(0, rows)
-    cols = deal_columns(rs.array, seed, 0, a["hands"][sl], a["flowers"][sl], a["wilds"][sl],
-                        a["dice"][sl], a["ind"][sl], a["comp"][sl])
-    cols["deal"] = pl.Series("deal", deal_in[sl].astype(np.int64))
-    pol_rows = [tuple(player_policies[p].full for p in players[i]) for i in range(rows)]
-    cols.update(game_columns(rs, a["out"][sl], a["melds"][sl], a["round_winds"][sl], pol_rows))
-    cols["match"] = pl.Series("match", match_of[sl])
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"player_{suf}"] = pl.Series(f"player_{suf}", players[sl, s])
-    order = S.column_order("match", rs)
-    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("match", rs)))
-    tot = pl.DataFrame({
-        "match": np.repeat(np.arange(m_start, m_stop, dtype=np.int64), 4),
-        "player": np.tile(np.arange(4, dtype=np.int8), n_m),
-        "policy": [player_policies[p].full for _ in range(n_m) for p in range(4)],
-        "total": totals.reshape(-1),
-    })
-    ev = None
-    if with_events:
-        ev = events_frame(a["events"][:n_ev], a["event_deal"][:n_ev], a["event_step"][:n_ev])
-        # event_deal holds the row index: give the match and the deal in the match
-        rows_idx = ev["deal"].to_numpy()
-        ev = ev.with_columns(pl.Series("deal", deal_in[rows_idx].astype(np.int64)),
-                             pl.Series("match", match_of[rows_idx]))
-    return df, tot, ev
+    return F.match_frame(rs, seed, m_start, m_stop, tuple(p.full for p in player_policies),
+                         kernel_arrays(player_policies), tables, with_events, progress)
 
 
 @dataclass
@@ -311,14 +62,13 @@ def play_one(rs: RuleSet, seed: int, deal: int, policies, tables=None) -> DealRe
     return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())
 
 
-def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, seed: int = 0, deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
+def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, seed: int = 0,
+              deal: int = 0, round_wind: int = 0, dice=(0, 0, 0, 0),
               tables=None) -> DealRecord:
     """Play one deal from a given wall: ``tiles`` uint8[144] physical tile ids
     in draw order (``nbsim/kernels/wall.py``), the indicator at
     ``indicator_pos`` (-1: none). Policies' random streams are those of
     (seed, deal). For constructed-wall tests and replays of recorded walls."""
-    from nbsim.runs import deal_columns
-
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
@@ -326,7 +76,7 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, s
     tiles = np.asarray(tiles, dtype=np.uint8)
     if tiles.shape != (C.N_TILES,) or sorted(tiles.tolist()) != list(range(C.N_TILES)):
         raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
-    a = _alloc(1, False)
+    a = F._alloc(1, False)
     log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
     codes, params = kernel_arrays(policies)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),

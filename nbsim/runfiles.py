@@ -1,99 +1,325 @@
-"""Reading a run folder for ``nbsim report`` and ``nbsim compare``: the
-manifest checked against ``RunManifest`` (pydantic), every shard and match
-file checked to be Parquet with the manifest's columns, and polars errors
-met while computing turned into one message naming the damaged file.
-Every problem is a ``RunError`` naming the file and what is wrong."""
+"""The run folder: its layout, its readers, and its integrity check.
+
+A run folder (written by ``nbsim.runs.simulate``) holds:
+
+    manifest.json          what was run (config text and hash, overrides, seed,
+                           nbsim version, mode, schema, policies, deal count),
+                           how far it got (``status``, ``deals_done``), and one
+                           entry per finished shard: its deal range, and for
+                           each of its files the row count, size and SHA-256
+    shard-00012.parquet    the rows of one shard (a contiguous deal range)
+    events-00012.parquet   game mode with --events: that shard's event log
+    matches-00012.parquet  --format matches: that shard's match totals
+    .nbsim.lock            the writer's lock (``nbsim.runlock``)
+
+Every Parquet file also carries its run id, seed and deal range in its
+footer (key ``nbsim``), so a file copied from another run or another shard
+is told apart from a damaged one.
+
+This module imports no other module of nbsim but ``errors``: the runner,
+the reports and the comparisons all import it, never the other way round.
+
+``verify_run`` checks a folder against its manifest and names every
+damaged, foreign, missing, duplicated or unlisted shard file; ``open_run``
+(``report``, ``compare``) and ``nbsim simulate --resume`` call it.
+"""
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nbsim.errors import RunError
-from nbsim.runs import MANIFEST, read_manifest, shard_paths
+
+MANIFEST = "manifest.json"
+LOCK_FILE = ".nbsim.lock"
+SHARD_GLOB = "shard-*.parquet"
+SHARD_PATTERN = re.compile(r"^(shard|events|matches)-(\d{5,})\.parquet$")
+TMP_PATTERN = re.compile(r"^(shard|events|matches)-\d{5,}\..*tmp$")
+# files ``nbsim report`` writes (replaced with the run by --overwrite)
+REPORT_MD = "report.md"
+SUMMARY_JSON = "summary.json"
+PLOT_FILES = ("heavenly_by_wilds.png", "wilds_per_seat.png", "flowers_per_seat.png")
+REPORT_FILES = (REPORT_MD, SUMMARY_JSON) + PLOT_FILES
+MAX_SEED = 2**64 - 1
+MAX_DEALS = 2**62
+RUN_FORMAT = "nbsim-run/1"
+FOOTER_KEY = "nbsim"        # Parquet key-value metadata: run id, seed, deal range
 
 MATCH_COLUMNS = ("match", "player", "policy", "total")     # matches-*.parquet
 MAX_PROBLEMS = 5            # problems named in one error message
+HASH_BLOCK = 1 << 22
 
 
-class _ManifestPart(BaseModel):
-    # strict: no coercion ("3" is not 3, true is not 1); other keys are allowed
-    model_config = ConfigDict(extra="allow", strict=True)
+def shard_name(index: int, kind: str = "shard") -> str:
+    """File name of shard ``index`` (``shard-00012.parquet``); kind 'events'
+    or 'matches' for its companion files."""
+    return f"{kind}-{index:05d}.parquet"
 
 
-class _ShardEntry(_ManifestPart):
-    file: str
-    matches_file: str | None = None
+def file_sha256(path: Path) -> str:
+    """SHA-256 hex digest of a file's bytes (read in 4 MiB blocks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(HASH_BLOCK):
+            h.update(block)
+    return h.hexdigest()
 
 
-class _ConfigEntry(_ManifestPart):
-    name: str
-    hash: str
+def read_manifest(run_dir: str | Path) -> dict:
+    """The manifest of a run folder (a dict, as read). Raises RunError if the
+    folder does not exist, is not a run, or the manifest is unreadable."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunError(f"run folder {str(run_dir)!r} does not exist or is not a folder")
+    m = run_dir / MANIFEST
+    if not m.is_file():
+        raise RunError(f"{str(run_dir)!r} is not an nbsim run folder (no {MANIFEST}); "
+                       f"create one with 'nbsim simulate'")
+    try:
+        return json.loads(m.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RunError(f"{m}: cannot read the manifest ({e})") from None
 
 
-class _PointsEntry(_ManifestPart):
-    points_scheme: str | None = None
-
-
-class _ScoringEntry(_ManifestPart):
-    system: Literal["tai", "fan_fu"] = "tai"
-    tai: dict[str, int] = {}
-    points: _PointsEntry = _PointsEntry()
-
-
-class _RulesEntry(_ManifestPart):
-    scoring: _ScoringEntry = _ScoringEntry()
-
-
-class RunManifest(_ManifestPart):
-    """The keys of a run's manifest.json that ``nbsim report`` and ``nbsim
-    compare`` read, with their types (written by ``nbsim.runs.simulate``).
-    Keys without a default are required; other keys are allowed and ignored."""
-    format: Literal["nbsim-run/1"]
-    mode: str
-    config: _ConfigEntry
-    seed: int = Field(ge=0)
-    deals: int = Field(ge=0)
-    deals_done: int = Field(ge=0)
-    status: str
-    shards: list[_ShardEntry]
-    columns: dict[str, str] = Field(alias="schema")
-    overrides: list[str] = []
-    nbsim_version: str | None = None
-    rules: _RulesEntry = _RulesEntry()
-    game_format: Literal["deals", "matches"] = "deals"
-    policies: list[str] | None = None
-    units: str = "deals"
-
-
-def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _manifest_problems(err: ValidationError) -> str:
-    """One line from a RunManifest validation error: the missing keys, then
-    each key with a wrong value (what it should be, what it is)."""
-    errors = err.errors()
-    missing = [".".join(map(str, e["loc"])) for e in errors if e["type"] == "missing"]
-    problems = []
+def shard_paths(run_dir: str | Path, manifest: dict | None = None) -> list[Path]:
+    """The finished shard files of a run (Paths), in deal order, from its
+    manifest. Raises RunError naming the files listed but missing."""
+    run_dir = Path(run_dir)
+    manifest = manifest or read_manifest(run_dir)
+    shards = sorted(manifest.get("shards", []), key=lambda s: s.get("first_deal", 0))
+    paths = [run_dir / s["file"] for s in shards]
+    missing = [p.name for p in paths if not p.is_file()]
     if missing:
-        problems.append(f"missing required key{'s' if len(missing) > 1 else ''}: "
-                        f"{', '.join(missing)}")
-    for e in errors:
-        if e["type"] == "missing":
+        raise RunError(f"{run_dir}: shard files listed in the manifest are missing: "
+                       f"{', '.join(missing[:MAX_PROBLEMS])}")
+    return paths
+
+
+def scan_run(run_dir: str | Path) -> pl.LazyFrame:
+    """polars LazyFrame over the finished shards of a run, in deal order.
+    Raises RunError if the folder is not a run or holds no finished shard."""
+    paths = shard_paths(run_dir)
+    if not paths:
+        raise RunError(f"{run_dir}: the run has no finished shard yet")
+    return pl.scan_parquet([str(p) for p in paths])
+
+
+# ------------------------------------------------------------------ integrity
+PROBLEM_KINDS = ("missing", "damaged", "foreign", "duplicate", "unlisted", "gap")
+
+
+@dataclass(frozen=True)
+class ShardProblem:
+    """One problem of a run folder: ``kind`` (one of ``PROBLEM_KINDS``:
+    missing, damaged, foreign, duplicate, unlisted, gap), ``file`` (the
+    file name, or a deal range for a gap) and ``detail`` (what is wrong)."""
+    kind: str
+    file: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.kind} ({self.detail})"
+
+
+@dataclass
+class RunCheck:
+    """What ``verify_run`` found: the run folder, its manifest, the problems
+    (empty when every listed file is intact), and ``complete``: the manifest
+    says complete and its shards cover deals 0 .. deals - 1 exactly once.
+    ``bad_shards`` are the manifest's shard entries with a problem."""
+    run_dir: Path
+    manifest: dict
+    problems: list[ShardProblem] = field(default_factory=list)
+    bad_shards: list[dict] = field(default_factory=list)
+    complete: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem was found."""
+        return not self.problems
+
+    def message(self) -> str:
+        """One line naming the problems (at most ``MAX_PROBLEMS``, then a count)."""
+        more = len(self.problems) - MAX_PROBLEMS
+        text = "; ".join(str(p) for p in self.problems[:MAX_PROBLEMS])
+        return f"{self.run_dir}: {text}" + (f"; and {more} more" if more > 0 else "")
+
+    def raise_if_bad(self) -> None:
+        """Raise RunError with ``message()`` if a problem was found."""
+        if self.problems:
+            raise RunError(self.message() + " (re-create the damaged shards with "
+                           "'nbsim simulate ... --resume', or the whole run with --overwrite)")
+
+
+def footer_info(path: Path) -> dict | None:
+    """The ``nbsim`` key of a Parquet file's footer (run id, seed, kind,
+    first_deal, deals), or None if the file has none. Raises OSError or
+    ValueError if the file is not readable Parquet."""
+    import pyarrow.parquet as pq
+    meta = pq.read_metadata(path).metadata or {}
+    raw = meta.get(FOOTER_KEY.encode())
+    return json.loads(raw) if raw else None
+
+
+def _files_of(entry: dict) -> dict[str, dict]:
+    """The files of a manifest shard entry with their recorded facts
+    ({name: {"rows", "bytes", "sha256"}}; empty facts for old manifests)."""
+    files = dict(entry.get("files") or {})
+    for key in ("file", "events_file", "matches_file"):
+        name = entry.get(key)
+        if isinstance(name, str) and name not in files:
+            files[name] = {}
+    return files
+
+
+def _describe(info: dict | None, manifest: dict, by_first: dict,
+              own_first: int | None) -> tuple[str, str] | None:
+    """(kind, detail) for a file whose bytes differ from the manifest's record,
+    judged from its footer; None if the footer says nothing."""
+    if not info:
+        return None
+    first, n = info.get("first_deal"), info.get("deals")
+    if info.get("run_id") != manifest.get("run_id") or info.get("seed") != manifest.get("seed"):
+        return "foreign", (f"written by another run (seed {info.get('seed')}, deals {first:,}.."
+                           f"{first + n - 1:,})" if isinstance(first, int) and
+                           isinstance(n, int) else "written by another run")
+    other = by_first.get(first) if first != own_first else None
+    if other is not None and isinstance(first, int) and isinstance(n, int):
+        kind = info.get("kind", "shard")
+        names = [f for f in _files_of(other) if f.startswith(kind + "-")] or [other["file"]]
+        return "duplicate", f"a copy of {names[0]} (deals {first:,}..{first + n - 1:,})"
+    return None
+
+
+def verify_run(run_dir: str | Path, manifest: dict | None = None, *,
+               checksums: bool = True) -> RunCheck:
+    """Check a run folder against its manifest.
+
+    For each shard entry of the manifest (deal range ``first_deal`` ..
+    ``first_deal + deals - 1``) and each of its files: present (else
+    'missing'), the recorded size and, with ``checksums``, SHA-256 (else
+    'damaged'; or 'foreign' when the file's footer names another run, or
+    'duplicate' when it holds another shard's deals). Entries whose deal
+    ranges overlap, or two files with the same bytes, are 'duplicate'; shard,
+    events or match files in the folder that the manifest does not list are
+    'unlisted'; deals a complete run lacks are a 'gap'.
+
+    Args:
+        run_dir: the run folder; manifest: its manifest (read if None).
+        checksums: hash every file (reads the whole run; False checks sizes,
+            ranges and file names only).
+    Returns a RunCheck (problems in folder order; ``complete``). Raises
+    RunError only if the folder holds no readable manifest."""
+    run_dir = Path(run_dir)
+    manifest = manifest if manifest is not None else read_manifest(run_dir)
+    check = RunCheck(run_dir, manifest)
+    shards = [s for s in manifest.get("shards", []) if isinstance(s, dict)]
+    shards.sort(key=lambda s: (s.get("first_deal", -1), str(s.get("file"))))
+    by_first = {s.get("first_deal"): s for s in shards}
+    listed: set[str] = set()
+    digests: dict[str, str] = {}
+    bad: dict[int, dict] = {}
+    end = 0
+    for entry in shards:
+        first, n = entry.get("first_deal"), entry.get("deals")
+        if not isinstance(first, int) or not isinstance(n, int) or n < 1 or first < 0:
+            check.problems.append(ShardProblem("damaged", str(entry.get("file")),
+                                               "its manifest entry has no valid deal range"))
+            bad[id(entry)] = entry
             continue
-        msg = ("should be a JSON object" if e["type"] == "model_type"
-               else e["msg"].removeprefix("Input "))
-        problems.append(f"key {'.'.join(map(str, e['loc']))!r} {msg}, got {_short(e['input'])}")
-    more = len(problems) - MAX_PROBLEMS
-    return "; ".join(problems[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+        if first < end:
+            check.problems.append(ShardProblem(
+                "duplicate", str(entry.get("file")),
+                f"deals {first:,}..{first + n - 1:,} overlap another listed shard"))
+            bad[id(entry)] = entry
+            listed.update(_files_of(entry))
+            continue
+        end = max(end, first + n)
+        for name, facts in _files_of(entry).items():
+            path = run_dir / name
+            if name in listed:
+                check.problems.append(ShardProblem("duplicate", name,
+                                                   "listed twice in the manifest"))
+                bad[id(entry)] = entry
+                continue
+            listed.add(name)
+            problem = _check_file(path, facts, manifest, by_first, checksums, digests, first)
+            if problem:
+                check.problems.append(problem)
+                bad[id(entry)] = entry
+    if run_dir.is_dir():
+        for p in sorted(run_dir.iterdir()):
+            if SHARD_PATTERN.match(p.name) and p.name not in listed:
+                check.problems.append(ShardProblem(
+                    "unlisted", p.name, "not listed in the manifest: left by a writer that "
+                    "was killed, or copied in"))
+    covered = sorted((s["first_deal"], s["first_deal"] + s["deals"]) for s in shards
+                     if isinstance(s.get("first_deal"), int) and isinstance(s.get("deals"), int))
+    gaps, pos = [], 0
+    for a, b in covered:
+        if a > pos:
+            gaps.append((pos, a))
+        pos = max(pos, b)
+    total = manifest.get("deals", 0) if isinstance(manifest.get("deals"), int) else 0
+    if pos < total:
+        gaps.append((pos, total))
+    if manifest.get("status") == "complete":
+        for a, b in gaps:
+            check.problems.append(ShardProblem(
+                "gap", f"deals {a:,}..{b - 1:,}", "the run is marked complete but no "
+                "listed shard holds them"))
+    check.bad_shards = list(bad.values())
+    check.complete = (manifest.get("status") == "complete" and not gaps and check.ok)
+    return check
 
 
+def _check_file(path: Path, facts: dict, manifest: dict, by_first: dict, checksums: bool,
+                digests: dict, own_first: int) -> ShardProblem | None:
+    """The problem of one listed file (None if it matches its record)."""
+    name = path.name
+    if not path.is_file():
+        return ShardProblem("missing", name, "listed in the manifest but not in the folder")
+    size = path.stat().st_size
+    digest = None
+    differs = None
+    if "bytes" in facts and size != facts["bytes"]:
+        differs = f"{size:,} bytes, the manifest records {facts['bytes']:,}"
+    elif checksums and "sha256" in facts:
+        try:
+            digest = file_sha256(path)
+        except OSError as e:
+            return ShardProblem("damaged", name, f"cannot be read ({e.strerror or e})")
+        if digest != facts["sha256"]:
+            differs = "its SHA-256 differs from the manifest's"
+    if differs is None:
+        if digest is not None:
+            if digest in digests:
+                return ShardProblem("duplicate", name, f"the same bytes as {digests[digest]}")
+            digests[digest] = name
+        return None
+    try:
+        info = footer_info(path)
+    except (OSError, ValueError) as e:
+        return ShardProblem("damaged", name, f"not a readable Parquet file ({_first_line(e)}); "
+                                             f"{differs}")
+    judged = _describe(info, manifest, by_first, own_first)
+    if judged:
+        return ShardProblem(judged[0], name, judged[1])
+    return ShardProblem("damaged", name, f"damaged Parquet file: {differs}")
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+# ------------------------------------------------------------------ reading
 def read_run_manifest(run_dir: str | Path) -> dict:
     """The manifest of a run folder, checked against ``RunManifest``.
 
@@ -107,10 +333,13 @@ def read_run_manifest(run_dir: str | Path) -> dict:
         kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}
         raise RunError(f"{path}: the manifest should be a JSON object, got "
                        f"{kind.get(type(manifest), 'a number')}")
+    from pydantic import ValidationError
+
+    from nbsim.manifest_model import RunManifest, manifest_problems
     try:
         RunManifest.model_validate(manifest)
     except ValidationError as e:
-        raise RunError(f"{path}: not a valid nbsim run manifest: {_manifest_problems(e)}") \
+        raise RunError(f"{path}: not a valid nbsim run manifest: {manifest_problems(e)}") \
             from None
     return manifest
 
@@ -162,11 +391,12 @@ class RunFiles:
     lf: pl.LazyFrame
 
 
-def open_run(run_dir: str | Path) -> RunFiles:
+def open_run(run_dir: str | Path, *, checksums: bool = True) -> RunFiles:
     """Read and check a run folder for ``report`` and ``compare``: the
-    manifest (``read_run_manifest``), then every shard and match file it
-    lists: present, a Parquet file, with the columns of the manifest's
-    schema. Raises RunError naming the file and what is wrong."""
+    manifest (``read_run_manifest``), the shards' integrity (``verify_run``:
+    damaged, foreign, missing, duplicated or unlisted files), then every
+    shard and match file it lists: a Parquet file with the columns of the
+    manifest's schema. Raises RunError naming the file and what is wrong."""
     run_dir = Path(run_dir)
     manifest = read_run_manifest(run_dir)
     paths = shard_paths(run_dir, manifest)
@@ -176,6 +406,15 @@ def open_run(run_dir: str | Path) -> RunFiles:
         check_parquet_columns(p, manifest["schema"])
     for p in matches_paths(run_dir, manifest):
         check_parquet_columns(p, MATCH_COLUMNS)
+    check = verify_run(run_dir, manifest, checksums=checksums)
+    for problem in check.problems:          # a more precise word on a damaged file
+        if problem.kind == "damaged" and (run_dir / problem.file).is_file():
+            types = manifest["schema"] if problem.file.startswith("shard-") else {}
+            detail = _file_damage(run_dir / problem.file, types)
+            if detail:
+                raise RunError(f"{detail} (its bytes differ from the manifest's record; "
+                               f"re-create it with 'nbsim simulate ... --resume')")
+    check.raise_if_bad()
     return RunFiles(run_dir, manifest, pl.scan_parquet([str(p) for p in paths]))
 
 
@@ -187,14 +426,23 @@ def _damaged_file(run_dir: Path, manifest: dict) -> str | None:
     files = [(p, schema) for p in shard_paths(run_dir, manifest)]
     files += [(p, {}) for p in matches_paths(run_dir, manifest)]
     for p, types in files:
-        try:
-            dtypes = pl.read_parquet(p).schema
-        except (pl.exceptions.PolarsError, OSError) as e:
-            return f"{p}: damaged Parquet file ({_polars_message(e)})"
-        wrong = [f"{c} is {t}, not {types[c]}" for c, t in dtypes.items()
-                 if c in types and str(t) != types[c]]
-        if wrong:
-            return f"{p}: column types do not match the run's schema ({_few(wrong)})"
+        problem = _file_damage(p, types)
+        if problem:
+            return problem
+    return None
+
+
+def _file_damage(p: Path, types: dict) -> str | None:
+    """Read one Parquet file in full: what fails, or which column types
+    differ from ``types`` (name -> dtype text); None if it reads fine."""
+    try:
+        dtypes = pl.read_parquet(p).schema
+    except (pl.exceptions.PolarsError, OSError) as e:
+        return f"{p}: damaged Parquet file ({_polars_message(e)})"
+    wrong = [f"{c} is {t}, not {types[c]}" for c, t in dtypes.items()
+             if c in types and str(t) != types[c]]
+    if wrong:
+        return f"{p}: column types do not match the run's schema ({_few(wrong)})"
     return None
 
 

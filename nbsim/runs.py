@@ -1,149 +1,99 @@
 """``nbsim simulate``: deals of a variant -> Parquet shards + manifest.json.
 
-A run folder holds:
-    manifest.json          what was run (config text and hash, overrides, seed,
-                           nbsim version, mode, schema, deal count) and how far
-                           it got (``status``, ``deals_done``, ``shards``)
-    shard-00000.parquet    deals [0, K), then [K, 2K), ... (K = shard size)
+The folder layout and its readers are in ``nbsim.runfiles``; the frames in
+``nbsim.frames``; this module runs the shards and keeps the manifest.
 
 Deal ``i`` of seed ``S`` is a pure function of (S, i) (``nbsim.kernels.rng``),
-so the rows do not depend on the shard size or the number of workers. Shards
-are written (temporary file + rename) as soon as they finish, and the manifest
-is rewritten after each one: after Ctrl-C the folder keeps every finished
-shard and a manifest with ``status = "interrupted"`` and the number of deals
-done; ``nbsim report`` reads such a folder and says it is incomplete.
+so the rows do not depend on the shard size, the number of workers, the
+cluster, or on how often a run was interrupted and resumed. Shards cover
+deal ranges on a grid of ``shard_size`` deals; each is written to a
+temporary file, flushed to disk and renamed, so a shard file is either
+whole or absent, whenever the process dies (SIGKILL included). The manifest
+is rewritten (temporary file + rename) after each shard, with the shard's
+deal range and each file's row count, size and SHA-256.
 
-Workers are threads of a ``concurrent.futures.ThreadPoolExecutor``: the deal
-kernel releases the GIL, and polars writes Parquet outside it.
+``--resume`` continues a run: its manifest must match the request (config,
+overrides, seed, mode, format, events, policies, nbsim version; a message
+names the difference), its shards are verified (``runfiles.verify_run``),
+damaged or missing ones are computed again, and a larger ``--deals``
+extends it with the following deals of the same seed. A run folder has one
+writer at a time (``nbsim.runlock``).
+
+Local workers are threads of one process: the kernels release the GIL
+(``nogil=True``) and so do polars' frame building and Parquet writing, so
+threads scale without the start-up and data copies of processes.
+``--cluster`` runs the shards as Dask tasks instead (``nbsim.cluster``).
 """
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import hashlib
 import json
 import os
+import shutil
 import sys
 import threading
 import time
+import uuid
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import polars as pl
-import pyarrow as pa
 
 from nbsim import schema as S
 from nbsim.errors import RunError, RunInterrupted
-from nbsim.kernels import batch as KB
-from nbsim.kernels import codes as C
-from nbsim.kernels import rng as KR
-from nbsim.kernels.wilds import wild_kinds
 from nbsim.rules import RuleSet, as_rules
-from nbsim.tiles import KIND_NAMES, format_tiles
+from nbsim.runfiles import (  # noqa: F401  (re-exported: the public API of a run folder)
+    FOOTER_KEY,
+    LOCK_FILE,
+    MANIFEST,
+    MAX_DEALS,
+    MAX_SEED,
+    PLOT_FILES,
+    REPORT_FILES,
+    REPORT_MD,
+    RUN_FORMAT,
+    SHARD_GLOB,
+    SHARD_PATTERN,
+    SUMMARY_JSON,
+    TMP_PATTERN,
+    read_manifest,
+    scan_run,
+    shard_name,
+    shard_paths,
+    verify_run,
+)
+from nbsim.runlock import RunLock
+from nbsim.shards import RunSpec, ShardTask, nbsim_version, run_shard  # noqa: F401
 
-MANIFEST = "manifest.json"
-SHARD_GLOB = "shard-*.parquet"
-# files ``nbsim report`` writes (replaced with the run by --overwrite)
-REPORT_MD = "report.md"
-SUMMARY_JSON = "summary.json"
-PLOT_FILES = ("heavenly_by_wilds.png", "wilds_per_seat.png", "flowers_per_seat.png")
-REPORT_FILES = (REPORT_MD, SUMMARY_JSON) + PLOT_FILES
 DEFAULT_SHARD_SIZE = 100_000
 EVENTS_SHARD_SIZE = 20_000     # game mode with --events (about 330 event rows per deal)
 MATCH_SHARD_SIZE = 2_000       # --format matches: matches per shard (about 22 deals each)
 MAX_SHARD_SIZE = 10_000_000
-MAX_SEED = 2**64 - 1
-MAX_DEALS = 2**62
+MAX_WORKERS = 256
+# rough Parquet bytes per deal (per match for matches) of each kind of run: the
+# free-space check before a run needs room for one shard of them
+BYTES_PER_UNIT = {"deal": 60, "game": 120, "events": 2_000, "matches": 3_000}
 
 
-def shard_name(index: int) -> str:
-    """File name of shard ``index`` (``shard-00012.parquet``)."""
-    return f"shard-{index:05d}.parquet"
+def default_workers() -> int:
+    """Worker count used when none is given: the cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
-# ------------------------------------------------------------------ one shard
-def _strings(data: np.ndarray, offsets: np.ndarray, n: int, name: str) -> pl.Series:
-    arr = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
-    return pl.from_arrow(arr).alias(name)
-
-
-def _lookup_tables(rules: np.ndarray):
-    """Notation look-ups by indicator kind (index 42 = no indicator) and by
-    flower bit mask."""
-    ind = pl.Series("indicator", list(KIND_NAMES) + [None], dtype=pl.String)
-    wk = [[KIND_NAMES[k] for k in wild_kinds(rules, i)] for i in range(C.N_KINDS)] + [[]]
-    wild = pl.Series("wild_kinds", wk, dtype=pl.List(pl.String))
-    flowers = pl.Series("flowers", [format_tiles([C.FLOWER0 + f for f in range(8) if m >> f & 1])
-                                    for m in range(256)], dtype=pl.String)
-    return ind, wild, flowers
-
-
-def deal_columns(arr: np.ndarray, seed: int, start: int, hands, flowers, wilds, dice, ind,
-                 comp) -> dict[str, pl.Series]:
-    """The deal-mode columns (``nbsim.schema``) from the deal kernel's arrays
-    for deals ``start .. start + n - 1``: hands int8[n, 4, 42], flowers
-    uint8[n, 4] bit masks, wilds uint8[n, 4], dice uint8[n, 4], ind int8[n]
-    (indicator kind or -1), comp bool[n]. Shared by deal and game mode."""
-    n = hands.shape[0]
-    ind_lut, wild_lut, flower_lut = _lookup_tables(arr)
-    ind_idx = np.where(ind < 0, C.N_KINDS, ind).astype(np.int64)
-    n_dice = 2 * int(arr[C.R_DICE_THROWS])
-    cols: dict[str, pl.Series] = {
-        "deal": pl.Series("deal", np.arange(start, start + n, dtype=np.int64)),
-        "seed": pl.Series("seed", np.full(n, seed, dtype=np.uint64)),
-        "dice": pl.Series("dice", np.ascontiguousarray(dice[:, :n_dice])).cast(pl.List(pl.UInt8)),
-        "indicator": ind_lut.gather(ind_idx).alias("indicator"),
-        "wild_kinds": wild_lut.gather(ind_idx).alias("wild_kinds"),
-        "dealer_complete": pl.Series("dealer_complete", comp),
-    }
-    data = np.empty((4, n * KB.MAX_HAND_TEXT + 4), np.uint8)
-    offsets = np.empty((4, n + 1), np.int32)
-    used = np.zeros(4, np.int64)
-    KB.format_hands(hands, KB.SUIT_LETTERS, data, offsets, used)
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"hand_{suf}"] = _strings(data[s, :used[s]], offsets[s], n, f"hand_{suf}")
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"flowers_{suf}"] = flower_lut.gather(flowers[:, s].astype(np.int64)).alias(
-            f"flowers_{suf}")
-    for s, suf in enumerate(S.SEAT_SUFFIXES):
-        cols[f"wilds_{suf}"] = pl.Series(f"wilds_{suf}", np.ascontiguousarray(wilds[:, s]))
-    return cols
-
-
-def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
-               tables=None) -> pl.DataFrame:
-    """Deals ``start .. stop - 1`` of ``seed`` as a DataFrame in the deal-mode
-    schema (``nbsim.schema``; RULES.md sections 2, 3, 5).
-
-    rules: a RuleSet or its int64[R_LEN] array; seed: 0 .. 2**64 - 1;
-    tables: ``nbsim.tables.load_tables()`` (loaded if None)."""
-    arr = rules.array if isinstance(rules, RuleSet) else rules
-    if tables is None:
-        from nbsim.tables import load_tables
-        tables = load_tables()
-    n = stop - start
-    hands = np.empty((n, 4, C.N_KINDS), np.int8)
-    flowers = np.empty((n, 4), np.uint8)
-    wilds = np.empty((n, 4), np.uint8)
-    dice = np.empty((n, 4), np.uint8)
-    ind = np.empty(n, np.int8)
-    comp = np.empty(n, np.bool_)
-    res = KB.deal_batch(arr, np.uint64(seed), np.int64(start), tables, hands, flowers,
-                        wilds, dice, ind, comp)
-    if res < 0:  # pragma: no cover - a 144-tile wall always suffices
-        raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
-    cols = deal_columns(arr, seed, start, hands, flowers, wilds, dice, ind, comp)
-    df = pl.DataFrame([cols[c] for c in S.column_order("deal")])
-    return df.cast(dict(S.schema("deal")))
-
-
-# ------------------------------------------------------------------ the run
+# ------------------------------------------------------------------ results
 @dataclass
 class RunResult:
     """What ``simulate`` did: the run folder, the deals asked for and done,
-    the shard files (in deal order), wall-clock seconds, and status
-    ('complete' or 'interrupted')."""
+    the shard entries of the manifest (in deal order), wall-clock seconds of
+    this call, status ('complete' or 'interrupted'), the count of complete
+    dealer hands, and the deals this call computed (``new_deals``; 0 when a
+    finished run was found)."""
     out: Path
     deals: int
     deals_done: int
@@ -151,6 +101,8 @@ class RunResult:
     elapsed: float = 0.0
     status: str = "complete"
     dealer_complete: int = 0
+    new_deals: int = 0
+    recomputed: list[str] = field(default_factory=list)
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> int:
@@ -161,173 +113,12 @@ def _check_int(name: str, value, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _owned_files(out: Path) -> list[Path]:
-    files = [out / MANIFEST, *out.glob(SHARD_GLOB), *out.glob("shard-*.tmp"),
-             *out.glob("events-*.parquet"), *out.glob("matches-*.parquet"),
-             *out.glob("events-*.tmp"), *out.glob("matches-*.tmp")]
-    files += [out / f for f in REPORT_FILES]
-    from nbsim.plots import GAME_PLOT_FILES
-    files += [out / f for f in GAME_PLOT_FILES]
-    return [f for f in files if f.is_file()]
+def make_spec(config, *, deals, seed, mode="deal", shard_size=None, overrides=(),
+              policies=None, events=False, fmt="deals") -> RunSpec:
+    """Validate a simulate request (see ``simulate``) into a RunSpec.
 
-
-def prepare_out_dir(out: str | Path, overwrite: bool) -> Path:
-    """Create or clear the run folder. An existing run (manifest.json) is only
-    replaced with ``overwrite`` (its shards, manifest and report files are
-    deleted; other files are left alone). A non-empty folder that is not a run
-    is refused. Raises RunError with the reason."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {str(out)!r} exists and is not a folder")
-    if out.is_dir():
-        entries = list(out.iterdir())
-        if entries:
-            if not (out / MANIFEST).is_file():
-                raise RunError(f"--out {str(out)!r} is not empty and holds no nbsim run "
-                               f"(no {MANIFEST}); choose a new or empty folder")
-            if not overwrite:
-                raise RunError(f"--out {str(out)!r} already holds a run; use --overwrite to "
-                               f"replace it, or choose another folder")
-            for f in _owned_files(out):
-                f.unlink()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".nbsim-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        raise RunError(f"--out {str(out)!r}: cannot create or write the folder "
-                       f"({e.strerror or e})") from None
-    return out
-
-
-def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _versions() -> dict:
-    import numba
-
-    from nbsim import __version__
-    return {"nbsim": __version__, "numba": numba.__version__, "numpy": np.__version__,
-            "polars": pl.__version__, "python": sys.version.split()[0]}
-
-
-def _manifest(rs: RuleSet, mode, seed, deals, shard_size, workers, *, fmt="deals",
-              policies=None, events=False) -> dict:
-    text = Path(rs.source).read_text(encoding="utf-8") if Path(rs.source).is_file() else ""
-    schema_mode = "match" if fmt == "matches" else mode
-    m = {
-        "format": "nbsim-run/1",
-        "nbsim_version": _versions()["nbsim"],
-        "versions": _versions(),
-        "mode": mode,
-        "game_format": fmt,
-        "policies": list(policies) if policies else None,
-        "events": bool(events),
-        "config": {"name": rs.name, "source": rs.source, "hash": rs.hash,
-                   "text_sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text},
-        "overrides": list(rs.overrides),
-        "rules": rs.to_dict(),
-        "seed": seed,
-        "deals": deals,
-        "deals_done": 0,
-        "shard_size": shard_size,
-        "workers": workers,
-        "status": "running",
-        "started": _now(),
-        "finished": None,
-        "elapsed_s": None,
-        "shards": [],
-        "schema": S.schema_json(schema_mode, rs),
-        "rng": {"algorithm": "SplitMix64 counter-based streams (nbsim/kernels/rng.py)",
-                "streams": {"wall": KR.STREAM_WALL, "dice": KR.STREAM_DICE,
-                            "round_wind": KR.STREAM_ROUND_WIND,
-                            "policy": f"{KR.STREAM_POLICY} + seat"}},
-    }
-    if fmt == "matches":
-        m["units"] = "matches"
-        m["match_seed"] = "deal j of match m is deal j of seed rng.deal_key(seed, m)"
-    return m
-
-
-@dataclass(frozen=True)
-class _Job:
-    """What every shard of a run needs (picklable, shared by the workers)."""
-    rs: RuleSet
-    mode: str
-    fmt: str
-    seed: int
-    policies: tuple
-    events: bool
-
-
-def _write_parquet(df: pl.DataFrame, path: Path) -> None:
-    tmp = path.with_name(path.name[:-len(".parquet")] + ".tmp")
-    df.write_parquet(tmp, compression="zstd", statistics=True)
-    os.replace(tmp, path)
-
-
-def _shard_job(job: _Job, index, start, stop, out: Path, tables) -> dict:
-    info = {"file": shard_name(index), "first_deal": start, "deals": stop - start}
-    ev = None
-    if job.mode == "deal":
-        df = deal_frame(job.rs.array, job.seed, start, stop, tables)
-    elif job.fmt == "matches":
-        from nbsim.game import match_frame
-        df, totals, ev = match_frame(job.rs, job.seed, start, stop, job.policies, tables,
-                                     job.events)
-        _write_parquet(totals, out / f"matches-{index:05d}.parquet")
-        info["matches_file"] = f"matches-{index:05d}.parquet"
-        info["rows"] = df.height
-    else:
-        from nbsim.game import game_frame
-        df, ev = game_frame(job.rs, job.seed, start, stop, job.policies, tables, job.events)
-    if ev is not None:
-        _write_parquet(ev, out / f"events-{index:05d}.parquet")
-        info["events_file"] = f"events-{index:05d}.parquet"
-    _write_parquet(df, out / shard_name(index))
-    info["dealer_complete"] = int(df["dealer_complete"].sum())
-    return info
-
-
-def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
-             mode: str = "deal", shard_size: int | None = None, workers: int = 1,
-             overwrite: bool = False, overrides=(), progress: bool | None = None,
-             policies: tuple[str, ...] | None = None, events: bool = False,
-             fmt: str = "deals") -> RunResult:
-    """Simulate ``deals`` deals of a variant and write a run folder.
-
-    Args:
-        config: config path, shipped config name, or a loaded RuleSet.
-        deals: number of deals (1 .. 2**62); seed: 0 .. 2**64 - 1.
-        out: run folder (created; an existing run needs ``overwrite``).
-        mode: 'deal' (deal, flower replacement, heavenly-hand check) or
-            'game' (deals played out by bots, RULES.md sections 4-8).
-        policies: game mode: policy name per seat from the dealer
-            (``nbsim.policies.as_policies``: one spec for every seat, or
-            four; default: the default policy, defend); with
-            fmt='matches', per player.
-        events: game mode: also write the event log (events-*.parquet).
-        fmt: game mode: 'deals' (independent deals, the default) or
-            'matches' (``deals`` then counts whole matches).
-        shard_size: deals (matches) per Parquet shard (1 .. 10,000,000;
-            None: 100,000 deals, 20,000 with events, 2,000 matches);
-            workers: threads (>= 1). Neither changes any row.
-        overrides: ``--set`` strings (``"win.min_tai=5"``) when config is
-            not a RuleSet.
-        progress: tqdm bar on stderr; None = only when stderr is a terminal.
-    Returns:
-        RunResult. Raises ConfigError (bad config or override), RunError
-        (bad arguments or folder) or RunInterrupted (Ctrl-C; finished shards
-        and an 'interrupted' manifest are kept).
-    """
+    Raises RunError (bad mode, format, policies, counts) or ConfigError (bad
+    config or override) before anything is written."""
     if mode not in S.MODES:
         raise RunError(f"unknown mode {mode!r}; available modes: {', '.join(S.IMPLEMENTED_MODES)}")
     if mode not in S.IMPLEMENTED_MODES:
@@ -346,131 +137,499 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     deals = _check_int("--deals", deals, 1, MAX_DEALS)
     seed = _check_int("--seed", seed, 0, MAX_SEED)
     shard_size = _check_int("--shard-size", shard_size, 1, MAX_SHARD_SIZE)
-    workers = _check_int("--workers", workers, 1, 256)
     rs = as_rules(config, overrides)
-    from nbsim.tables import load_tables
-    tables = load_tables()
-    out = prepare_out_dir(out, overwrite)
-    manifest = _manifest(rs, mode, seed, deals, shard_size, workers, fmt=fmt,
-                         policies=policies, events=events)
-    job = _Job(rs, mode, fmt, seed, tuple(policies or ()), bool(events))
-    mpath = out / MANIFEST
-    _write_json_atomic(mpath, manifest)
+    return RunSpec(rs, mode, fmt, seed, deals, shard_size, tuple(policies or ()), bool(events))
 
-    # lazily: a huge --deals must not build the shard list up front
-    jobs = ((i, s, min(s + shard_size, deals)) for i, s in enumerate(range(0, deals, shard_size)))
+
+# ------------------------------------------------------------------ the folder
+def _owned_files(out: Path) -> list[Path]:
+    """Files of a run folder that a run owns (replaced by --overwrite)."""
+    files = [p for p in out.iterdir() if p.is_file() and (
+        p.name == MANIFEST or p.name == MANIFEST + ".tmp" or SHARD_PATTERN.match(p.name)
+        or TMP_PATTERN.match(p.name))]
+    from nbsim.plots import GAME_PLOT_FILES
+    files += [out / f for f in REPORT_FILES + tuple(GAME_PLOT_FILES) if (out / f).is_file()]
+    return files
+
+
+def _check_folder(out: Path, overwrite: bool, resume: bool) -> bool:
+    """Refuse an unusable --out before any work; True if it holds a run."""
+    if overwrite and resume:
+        raise RunError("give either --overwrite (replace the run) or --resume (continue it), "
+                       "not both")
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {str(out)!r} exists and is not a folder")
+    if not out.is_dir():
+        return False
+    entries = [p for p in out.iterdir() if p.name != LOCK_FILE]
+    if not entries:
+        return False
+    if not (out / MANIFEST).is_file():
+        raise RunError(f"--out {str(out)!r} is not empty and holds no nbsim run "
+                       f"(no {MANIFEST}); choose a new or empty folder")
+    if not (overwrite or resume):
+        raise RunError(f"--out {str(out)!r} already holds a run; use --overwrite to replace it, "
+                       f"--resume to complete or extend it, or choose another folder")
+    return True
+
+
+def _make_folder(out: Path, need_bytes: int) -> None:
+    """Create --out and check it is writable with room for one shard."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".nbsim-write-test-{os.getpid()}"
+        probe.write_bytes(b"x")
+        probe.unlink()
+    except OSError as e:
+        raise RunError(f"--out {str(out)!r}: cannot create or write the folder "
+                       f"({e.strerror or e})") from None
+    free = shutil.disk_usage(out).free
+    if free < need_bytes:
+        raise RunError(f"--out {str(out)!r}: only {free / 1e6:,.1f} MB free on its disk, and "
+                       f"one shard needs about {need_bytes / 1e6:,.1f} MB; free some space or "
+                       f"choose another folder")
+
+
+def _write_json_atomic(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _versions() -> dict:
+    import numba
+    import polars as pl
+    return {"nbsim": nbsim_version(), "numba": numba.__version__, "numpy": np.__version__,
+            "polars": pl.__version__, "python": sys.version.split()[0]}
+
+
+def _new_manifest(spec: RunSpec, workers: int) -> dict:
+    from nbsim.kernels import rng as KR
+    rs = spec.rs
+    text = Path(rs.source).read_text(encoding="utf-8") if Path(rs.source).is_file() else ""
+    schema_mode = "match" if spec.fmt == "matches" else spec.mode
+    m = {
+        "format": RUN_FORMAT,
+        "run_id": uuid.uuid4().hex,
+        "nbsim_version": nbsim_version(),
+        "versions": _versions(),
+        "mode": spec.mode,
+        "game_format": spec.fmt,
+        "policies": list(spec.policies) or None,
+        "events": spec.events,
+        "config": {"name": rs.name, "source": rs.source, "hash": rs.hash,
+                   "text_sha256": hashlib.sha256(text.encode()).hexdigest(), "text": text},
+        "overrides": list(rs.overrides),
+        "rules": rs.to_dict(),
+        "seed": spec.seed,
+        "deals": spec.deals,
+        "deals_done": 0,
+        "dealer_complete": 0,
+        "shard_size": spec.shard_size,
+        "workers": workers,
+        "status": "running",
+        "started": _now(),
+        "finished": None,
+        "elapsed_s": None,
+        "shards": [],
+        "schema": S.schema_json(schema_mode, rs),
+        "rng": {"algorithm": "SplitMix64 counter-based streams (nbsim/kernels/rng.py)",
+                "streams": {"wall": KR.STREAM_WALL, "dice": KR.STREAM_DICE,
+                            "round_wind": KR.STREAM_ROUND_WIND,
+                            "policy": f"{KR.STREAM_POLICY} + seat"}},
+    }
+    if spec.fmt == "matches":
+        m["units"] = "matches"
+        m["match_seed"] = "deal j of match m is deal j of seed rng.deal_key(seed, m)"
+    return m
+
+
+_IDENTITY_NAMES = {"config": "config (rules hash)", "overrides": "--set overrides",
+                   "seed": "--seed", "mode": "--mode", "game_format": "--format",
+                   "events": "--events", "policies": "policies",
+                   "nbsim_version": "nbsim version"}
+
+
+def manifest_identity(manifest: dict) -> dict:
+    """The keys of a manifest that decide its rows (as ``RunSpec.identity``)."""
+    return {"config": (manifest.get("config") or {}).get("hash"),
+            "overrides": list(manifest.get("overrides") or []),
+            "seed": manifest.get("seed"), "mode": manifest.get("mode"),
+            "game_format": manifest.get("game_format", "deals"),
+            "events": bool(manifest.get("events", False)),
+            "policies": manifest.get("policies") or None,
+            "nbsim_version": manifest.get("nbsim_version")}
+
+
+def differences(spec: RunSpec, manifest: dict) -> list[str]:
+    """How a request differs from a run's manifest (empty: it continues that
+    run): one phrase per key, e.g. "--seed is 5, the run's is 4"."""
+    want, have = spec.identity(), manifest_identity(manifest)
+    diffs = []
+    for key, label in _IDENTITY_NAMES.items():
+        if want[key] != have[key]:
+            diffs.append(f"{label} is {_show(want[key])}, the run's is {_show(have[key])}")
+    if manifest.get("format") != RUN_FORMAT:
+        diffs.append(f"the run's format is {manifest.get('format')!r}, not {RUN_FORMAT!r}")
+    return diffs
+
+
+def _show(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(map(str, v)) + "]" if v else "none"
+    return "none" if v is None else repr(v) if isinstance(v, str) else str(v)
+
+
+def pending_ranges(deals: int, shard_size: int, done: list[tuple[int, int]]):
+    """The deal ranges [a, b) of [0, deals) that no range in ``done`` covers,
+    cut on the grid of ``shard_size`` (so a resumed run has the shard
+    boundaries of an uninterrupted one wherever it can). A generator."""
+    pos = 0
+    for a, b in sorted(done) + [(deals, deals)]:
+        while pos < min(a, deals):
+            nxt = min((pos // shard_size + 1) * shard_size, a, deals)
+            yield pos, nxt
+            pos = nxt
+        pos = max(pos, b)
+
+
+def run_status(config, *, deals, seed, out, mode="deal", shard_size=None, overrides=(),
+               policies=None, events=False, fmt="deals", checksums=False) -> str:
+    """Whether ``out`` already holds the run that ``simulate`` with these
+    arguments would make (for sweeps that skip finished runs).
+
+    Returns 'complete' (a finished run matching the request, at least
+    ``deals`` deals, shards intact), 'partial' (the same run, unfinished or
+    shorter: ``simulate(..., resume=True)`` completes it), 'different' (a run
+    of other arguments), or 'absent' (no run). checksums: also hash every
+    shard (slow on big runs; sizes and ranges are always checked). Raises
+    RunError/ConfigError for bad arguments, as simulate does."""
+    spec = make_spec(config, deals=deals, seed=seed, mode=mode, shard_size=shard_size,
+                     overrides=overrides, policies=policies, events=events, fmt=fmt)
+    out = Path(out)
+    if not (out / MANIFEST).is_file():
+        return "absent"
+    manifest = read_manifest(out)
+    if differences(spec, manifest):
+        return "different"
+    check = verify_run(out, manifest, checksums=checksums)
+    if check.complete and manifest.get("deals", 0) >= spec.deals:
+        return "complete"
+    return "partial"
+
+
+# ------------------------------------------------------------------ the run
+class _Recorder:
+    """Keeps the manifest in step with the finished shards (thread-safe)."""
+
+    def __init__(self, path: Path, manifest: dict, bar):
+        self.path, self.manifest, self.bar = path, manifest, bar
+        self.lock = threading.Lock()
+        self.by_file = {s["file"]: s for s in manifest["shards"]}
+        self.new_deals = 0
+        self._sync()
+
+    def _sync(self):
+        shards = sorted(self.by_file.values(), key=lambda s: s["first_deal"])
+        self.manifest["shards"] = shards
+        self.manifest["deals_done"] = sum(s["deals"] for s in shards)
+        self.manifest["dealer_complete"] = sum(s.get("dealer_complete", 0) for s in shards)
+
+    def record(self, info: dict, counted: int = 0) -> None:
+        """Add a finished shard (once: a repeat of the same file replaces it)."""
+        with self.lock:
+            if info["file"] in self.by_file:       # a lost Dask task computed twice
+                return
+            self.by_file[info["file"]] = info
+            self.new_deals += info["deals"]
+            self._sync()
+            _write_json_atomic(self.path, self.manifest)
+        if info["deals"] > counted:
+            self.bar.update(info["deals"] - counted)
+
+    def save(self) -> None:
+        with self.lock:
+            _write_json_atomic(self.path, self.manifest)
+
+
+def _shard_tasks(spec: RunSpec, run_id: str, ranges, used: set[str]):
+    """ShardTasks for pending ranges: index = grid position when that file
+    name is free, else the next free index past the grid (a generator)."""
+    nxt = -(-spec.deals // spec.shard_size)
+    for a, b in ranges:
+        idx = a // spec.shard_size
+        if a % spec.shard_size or shard_name(idx) in used:
+            while shard_name(nxt) in used:
+                nxt += 1
+            idx = nxt
+        used.add(shard_name(idx))
+        yield ShardTask(spec, run_id, idx, a, b)
+
+
+def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
+    """Run shard tasks on ``workers`` threads, recording each as it finishes.
+
+    The shards always run in pool threads and the calling (main) thread only
+    waits and records, so Ctrl-C or SIGTERM never stops a shard half-written.
+    At most 2 x workers shards are queued (1 with one worker). On an error
+    or Ctrl-C no new shard starts, the running ones finish and are recorded
+    (recording is idempotent: every finished shard is recorded once, even
+    one whose future a signal interrupted the bookkeeping of), then the
+    first error is raised."""
+    counted: dict[int, int] = {}
+    clock = threading.Lock()
+
+    def job(task):
+        def tick(n):
+            with clock:
+                counted[task.index] = counted.get(task.index, 0) + n
+            rec.bar.update(n)
+        info = run_shard(task, out, tick)
+        result = (info, counted.get(task.index, 0))
+        with clock:
+            finished[task.index] = result  # seen even if the main thread lost the future
+        return result
+
+    finished: dict[int, tuple] = {}        # finished shards not yet recorded
+    depth = 2 * workers if workers > 1 else 1
+    prefix = f"nbsim-shard-{uuid.uuid4().hex[:8]}"
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix)
+    live: set = set()                      # submitted and not yet recorded
+    errors: list[BaseException] = []
+
+    def collect(futures):
+        for f in list(futures):
+            if not f.done():
+                continue
+            if not f.cancelled():
+                if f.exception() is not None:
+                    errors.append(f.exception())
+                else:
+                    info, ticks = f.result()
+                    rec.record(info, ticks)
+                    with clock:
+                        finished.pop(info["index"], None)
+            live.discard(f)
+
+    try:
+        for task in tasks:
+            live.add(pool.submit(job, task))
+            while len(live) >= depth and not errors:
+                done, _ = wait(live, return_when=FIRST_COMPLETED)
+                collect(done)
+            if errors:
+                break
+        while live and not errors:
+            done, _ = wait(live, return_when=FIRST_COMPLETED)
+            collect(done)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for t in threading.enumerate():    # a thread a signal kept out of the pool's list
+            if t.name.startswith(prefix) and t is not threading.current_thread():
+                t.join()
+        collect(live)                      # shards that finished meanwhile
+        for result in list(finished.values()):   # and any whose future a signal lost
+            rec.record(*result)
+    if errors:
+        raise errors[0]
+
+
+def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
+             mode: str = "deal", shard_size: int | None = None, workers: int | None = None,
+             overwrite: bool = False, resume: bool = False, overrides=(),
+             progress: bool | None = None, policies: tuple[str, ...] | None = None,
+             events: bool = False, fmt: str = "deals", cluster: str | None = None) -> RunResult:
+    """Simulate ``deals`` deals of a variant and write (or complete) a run folder.
+
+    Args:
+        config: config path, shipped config name, or a loaded RuleSet.
+        deals: number of deals (1 .. 2**62); seed: 0 .. 2**64 - 1.
+        out: run folder (created; an existing run needs ``overwrite`` or
+            ``resume``).
+        mode: 'deal' (deal, flower replacement, heavenly-hand check) or
+            'game' (deals played out by bots, RULES.md sections 4-8).
+        policies: game mode: policy name per seat from the dealer
+            (``nbsim.policies.as_policies``: one spec for every seat, or
+            four; default: the default policy, defend); with
+            fmt='matches', per player.
+        events: game mode: also write the event log (events-*.parquet).
+        fmt: game mode: 'deals' (independent deals, the default) or
+            'matches' (``deals`` then counts whole matches).
+        shard_size: deals (matches) per Parquet shard (1 .. 10,000,000;
+            None: 100,000 deals, 20,000 with events, 2,000 matches; a
+            resumed run keeps its own). Changes no row.
+        workers: local worker threads (1 .. 256; None: every core), or with
+            ``cluster`` the LocalCluster's worker processes. Changes no row.
+        overwrite: replace a run in ``out``.
+        resume: complete the run in ``out`` (its missing, damaged or
+            unlisted shards are computed again), or extend it to a larger
+            ``deals``; the request must match its manifest. Without a run
+            in ``out``, starts one.
+        overrides: ``--set`` strings (``"win.min_tai=5"``) when config is
+            not a RuleSet.
+        progress: tqdm bar on stderr counting deals; None = only when
+            stderr is a terminal.
+        cluster: None (threads), 'local' (a Dask LocalCluster on the
+            loopback) or a scheduler address 'tcp://HOST:PORT'
+            (``nbsim.cluster``; needs ``pip install 'nbsim[cluster]'``).
+    Returns:
+        RunResult. Raises ConfigError (bad config or override), RunError
+        (bad arguments or folder, a request that differs from the run to
+        resume, a folder locked by another writer, a disk that filled up:
+        the finished shards and a consistent manifest are kept) or
+        RunInterrupted (Ctrl-C; likewise kept). Every argument is checked
+        before any work starts.
+    """
+    spec = make_spec(config, deals=deals, seed=seed, mode=mode, shard_size=shard_size,
+                     overrides=overrides, policies=policies, events=events, fmt=fmt)
+    workers = default_workers() if workers is None else _check_int("--workers", workers, 1,
+                                                                   MAX_WORKERS)
+    if cluster is not None:
+        from nbsim.cluster import check_cluster_address
+        check_cluster_address(cluster)
+    out = Path(out)
+    has_run = _check_folder(out, overwrite, resume)
+    unit = ("matches" if spec.fmt == "matches" else "events" if spec.events else spec.mode)
+    _make_folder(out, BYTES_PER_UNIT[unit] * min(spec.shard_size, spec.deals) + (1 << 20))
+    lock = RunLock(out).acquire()
+    try:
+        return _simulate_locked(spec, out, workers, has_run and resume, has_run and overwrite,
+                                progress, cluster, shard_size)
+    finally:
+        lock.release()
+
+
+def _resume_manifest(spec: RunSpec, out: Path, shard_size_given: int | None, workers: int):
+    """The manifest of the run to continue, checked against ``spec``; returns
+    (manifest, spec with the run's shard size, names of shards to redo)."""
+    from nbsim.runfiles import read_run_manifest
+    manifest = read_run_manifest(out)
+    diffs = differences(spec, manifest)
+    if diffs:
+        raise RunError(f"--resume: {out} holds a different run: " + "; ".join(diffs)
+                       + " (use the run's own arguments, or --overwrite to replace it)")
+    old_size = manifest.get("shard_size")
+    if shard_size_given is not None and shard_size_given != old_size:
+        raise RunError(f"--resume: --shard-size is {shard_size_given}, the run's is {old_size} "
+                       f"(leave it out to keep the run's)")
+    if not isinstance(old_size, int) or old_size < 1:
+        raise RunError(f"--resume: {out / MANIFEST} has no valid shard_size")
+    if spec.deals < manifest.get("deals", 0):
+        raise RunError(f"--resume: --deals is {spec.deals:,}, the run already has "
+                       f"{manifest['deals']:,} deals planned; give at least that many "
+                       f"(more extends the run)")
+    check = verify_run(out, manifest, checksums=True)
+    redo = [p for p in check.problems if p.kind != "gap"]
+    bad = {id(s) for s in check.bad_shards}
+    manifest["shards"] = [s for s in manifest.get("shards", []) if id(s) not in bad]
+    listed = {n for s in manifest["shards"] for n in _entry_files(s)}
+    for p in out.iterdir():                       # unlisted or damaged files: ours, redo them
+        if (SHARD_PATTERN.match(p.name) or TMP_PATTERN.match(p.name)) and p.name not in listed:
+            p.unlink()
+    spec = RunSpec(spec.rs, spec.mode, spec.fmt, spec.seed, spec.deals, old_size,
+                   spec.policies, spec.events)
+    manifest["deals"] = spec.deals
+    manifest["workers"] = workers
+    manifest.setdefault("resumed", []).append(_now())
+    manifest["run_id"] = manifest.get("run_id") or uuid.uuid4().hex
+    return manifest, spec, [str(p) for p in redo]
+
+
+def _entry_files(entry: dict) -> list[str]:
+    names = list((entry.get("files") or {}).keys())
+    return names + [entry[k] for k in ("file", "events_file", "matches_file")
+                    if isinstance(entry.get(k), str) and entry[k] not in names]
+
+
+def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, size_given):
+    mpath = out / MANIFEST
+    redo: list[str] = []
+    if resume:
+        manifest, spec, redo = _resume_manifest(spec, out, size_given, workers)
+        if redo:
+            print(f"nbsim: recomputing shards of {out}: " + "; ".join(redo[:5])
+                  + (f"; and {len(redo) - 5} more" if len(redo) > 5 else ""), file=sys.stderr)
+    else:
+        if overwrite:
+            for f in _owned_files(out):
+                f.unlink()
+        manifest = _new_manifest(spec, workers)
+    manifest["status"] = "running"
+    manifest["workers"] = workers
+    manifest["cluster"] = cluster
+    manifest.pop("error", None)
+    done = [(s["first_deal"], s["first_deal"] + s["deals"]) for s in manifest["shards"]]
+    used = {n for s in manifest["shards"] for n in _entry_files(s)}
+    tasks = _shard_tasks(spec, manifest["run_id"], pending_ranges(spec.deals, spec.shard_size,
+                                                                  done), used)
     if progress is None:
         progress = sys.stderr.isatty()
     from tqdm import tqdm
-    bar = tqdm(total=deals, unit="deal", unit_scale=True, disable=not progress,
-               desc=f"{rs.name} seed {seed}", file=sys.stderr)
-    done: list[dict] = []
-    lock = threading.Lock()
+    unit = "match" if spec.fmt == "matches" else "deal"
+    bar = tqdm(total=spec.deals, initial=sum(b - a for a, b in done), unit=unit,
+               unit_scale=True, disable=not progress, mininterval=0.25,
+               desc=f"{spec.rs.name} seed {spec.seed}", file=sys.stderr)
+    rec = _Recorder(mpath, manifest, bar)
     t0 = time.perf_counter()
-
-    def record(info: dict) -> None:
-        with lock:
-            done.append(info)
-            done.sort(key=lambda d: d["first_deal"])
-            manifest["shards"] = list(done)
-            manifest["deals_done"] = sum(d["deals"] for d in done)
-            manifest["dealer_complete"] = sum(d["dealer_complete"] for d in done)
-            _write_json_atomic(mpath, manifest)
-        bar.update(info["deals"])
-
-    status = "complete"
+    status, failure = "complete", None
     try:
-        if workers == 1:
-            for i, s, e in jobs:
-                record(_shard_job(job, i, s, e, out, tables))
+        rec.save()
+        if cluster is None:
+            _run_threads(tasks, out, workers, rec)
         else:
-            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nbsim-shard")
-            submitted, pending, recorded, order = [], set(), set(), {}
-
-            def collect(finished):
-                for f in sorted(finished, key=order.__getitem__):
-                    if f not in recorded and not f.cancelled() and f.exception() is None:
-                        recorded.add(f)
-                        record(f.result())
-                for f in finished:
-                    if not f.cancelled() and f.exception() is not None:
-                        raise f.exception()
-
-            try:
-                for spec in jobs:                    # keep at most 2 x workers queued
-                    f = pool.submit(_shard_job, job, *spec, out, tables)
-                    order[f] = len(submitted)
-                    submitted.append(f)
-                    pending.add(f)
-                    if len(pending) >= 2 * workers:
-                        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        collect(finished)
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    collect(finished)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)
-                for f in submitted:                  # shards that finished meanwhile
-                    if f.done() and f not in recorded and not f.cancelled() \
-                            and f.exception() is None:
-                        recorded.add(f)
-                        record(f.result())
-                raise
-            pool.shutdown(wait=True)
+            from nbsim.cluster import run_on_cluster
+            run_on_cluster(cluster, tasks, out, workers, rec)
     except KeyboardInterrupt:
         status = "interrupted"
+    except OSError as e:
+        status = "failed"
+        failure = e
     finally:
         bar.close()
-        for pat in ("shard-*.tmp", "events-*.tmp", "matches-*.tmp"):
-            for tmp in out.glob(pat):
-                tmp.unlink(missing_ok=True)
+        for p in out.iterdir():
+            if TMP_PATTERN.match(p.name) and p.name.split(".")[-2].split("-")[0] == str(
+                    os.getpid()):
+                p.unlink(missing_ok=True)
         elapsed = time.perf_counter() - t0
-        manifest["status"] = status if manifest["deals_done"] == deals or status != "complete" \
-            else "failed"
+        if status == "complete" and manifest["deals_done"] != spec.deals:
+            status = "failed"
+        manifest["status"] = status
         manifest["finished"] = _now()
         manifest["elapsed_s"] = round(elapsed, 3)
-        _write_json_atomic(mpath, manifest)
-    result = RunResult(out=out, deals=deals, deals_done=manifest["deals_done"],
-                       shards=list(done), elapsed=elapsed, status=manifest["status"],
-                       dealer_complete=manifest.get("dealer_complete", 0))
+        if failure is not None:
+            manifest["error"] = f"{type(failure).__name__}: {failure}"
+        try:
+            rec.save()
+        except OSError as e:            # the disk is full: the previous manifest stays valid
+            failure = failure or e
+    result = RunResult(out=out, deals=spec.deals, deals_done=manifest["deals_done"],
+                       shards=list(manifest["shards"]), elapsed=elapsed, status=status,
+                       dealer_complete=manifest.get("dealer_complete", 0),
+                       new_deals=rec.new_deals, recomputed=redo)
+    done_text = (f"{result.deals_done:,} of {spec.deals:,} {unit}s done; "
+                 f"{len(result.shards)} finished shards and manifest.json kept in {out}")
     if status == "interrupted":
-        raise RunInterrupted(f"interrupted: {result.deals_done:,} of {deals:,} deals done; "
-                             f"{len(done)} finished shards and manifest.json "
-                             f"(status 'interrupted') kept in {out}")
+        raise RunInterrupted(f"interrupted: {done_text}; continue with --resume")
+    if failure is not None:
+        why = ("the disk is full" if getattr(failure, "errno", None) == errno.ENOSPC
+               else f"cannot write ({getattr(failure, 'strerror', None) or failure})")
+        raise RunError(f"{out}: {why}: {done_text}; free some space and continue with "
+                       f"--resume") from None
+    if status != "complete":    # pragma: no cover - every shard is recorded or raises
+        raise RunError(f"{out}: the run stopped early: {done_text}; continue with --resume")
     return result
 
 
-def read_manifest(run_dir: str | Path) -> dict:
-    """The manifest of a run folder. Raises RunError if it is not a run."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise RunError(f"run folder {str(run_dir)!r} does not exist or is not a folder")
-    m = run_dir / MANIFEST
-    if not m.is_file():
-        raise RunError(f"{str(run_dir)!r} is not an nbsim run folder (no {MANIFEST}); "
-                       f"create one with 'nbsim simulate'")
-    try:
-        return json.loads(m.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise RunError(f"{m}: cannot read the manifest ({e})") from None
-
-
-def shard_paths(run_dir: str | Path, manifest: dict | None = None) -> list[Path]:
-    """The finished shard files of a run, in deal order (from its manifest)."""
-    run_dir = Path(run_dir)
-    manifest = manifest or read_manifest(run_dir)
-    paths = [run_dir / s["file"] for s in manifest.get("shards", [])]
-    missing = [p.name for p in paths if not p.is_file()]
-    if missing:
-        raise RunError(f"{run_dir}: shard files listed in the manifest are missing: "
-                       f"{', '.join(missing[:5])}")
-    return paths
-
-
-def scan_run(run_dir: str | Path) -> pl.LazyFrame:
-    """polars LazyFrame over the finished shards of a run. Raises RunError if
-    the folder is not a run or holds no finished shard."""
-    paths = shard_paths(run_dir)
-    if not paths:
-        raise RunError(f"{run_dir}: the run has no finished shard yet")
-    return pl.scan_parquet([str(p) for p in paths])
+# the frame builders, re-exported for callers of the old API
+def deal_frame(rules, seed: int, start: int, stop: int, tables=None):
+    """Deals ``start .. stop - 1`` of ``seed`` in the deal-mode schema
+    (``nbsim.frames.deal_frame``)."""
+    from nbsim.frames import deal_frame as _deal_frame
+    return _deal_frame(rules, seed, start, stop, tables)

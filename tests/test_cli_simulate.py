@@ -117,14 +117,14 @@ def test_help(runner, cmd):
 
 def test_interrupted_run_exit_code(runner, tmp_path, monkeypatch):
     from nbsim import runs as SIM
-    real = SIM._shard_job
+    real = SIM.run_shard
 
-    def job(spec, index, start, stop, out, tables):
-        if index == 1:
+    def job(task, out, progress=None):
+        if task.index == 1:
             raise KeyboardInterrupt
-        return real(spec, index, start, stop, out, tables)
+        return real(task, out, progress)
 
-    monkeypatch.setattr(SIM, "_shard_job", job)
+    monkeypatch.setattr(SIM, "run_shard", job)
     res = runner.invoke(cli, ["simulate", "ninghai", "--deals", "300", "--seed", "1",
                               "--out", str(tmp_path / "r"), "--shard-size", "100"])
     assert res.exit_code == 130

@@ -189,14 +189,14 @@ def test_bad_config_and_override(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
-    real = SIM._shard_job
+    real = SIM.run_shard
 
-    def job(spec, index, start, stop, out, tables):
-        if index == 2:
+    def job(task, out, progress=None):
+        if task.index == 2:
             raise KeyboardInterrupt
-        return real(spec, index, start, stop, out, tables)
+        return real(task, out, progress)
 
-    monkeypatch.setattr(SIM, "_shard_job", job)
+    monkeypatch.setattr(SIM, "run_shard", job)
     out = tmp_path / "run"
     with pytest.raises(RunInterrupted, match="interrupted: .* of 1,000 deals done"):
         SIM.simulate("ningbo-3baida", deals=1_000, seed=4, out=out, shard_size=100,

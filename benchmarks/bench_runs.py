@@ -1,0 +1,155 @@
+"""Whole runs: fixed cost of a warm call, scaling with workers, and deal mode
+end to end (issue 10).
+
+Figures:
+  * warm fixed cost: ``nbsim simulate --deals 1`` as a fresh subprocess with
+    a warm Numba cache (imports, tables, cached kernels, polars start-up,
+    folder, lock and manifest), deal mode and game mode; baseline: the bare
+    ``python -c pass`` start-up of the same interpreter.
+  * game mode, whole process (``nbsim simulate`` subprocess, wall time):
+    ningbo-3baida, 200,000 deals, --workers 2 against --workers 1 (target
+    speed-up >= 1.85x).
+  * game kernel alone: ``games.game_batch`` on 2 threads against 1 thread,
+    the same deals.
+  * deal mode end to end (``nbsim.runs.simulate`` in this process: kernel,
+    notation, frames, Parquet, checksums, manifest), --workers 1 and 2, in
+    deals per CPU-second of the process (per core, whatever else the machine
+    runs), against the deal kernel alone in the same unit; target >= 500,000
+    deals/s per core.
+
+Peak memory against run size: ``bench_memory``.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import Result
+
+
+def _cli(args: list[str], out: Path) -> float:
+    """Wall seconds of one ``nbsim simulate`` subprocess."""
+    cmd = [sys.executable, "-m", "nbsim", "simulate", *args, "--seed", "1", "--out", str(out),
+           "--overwrite", "--no-progress"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(proc.stderr)
+    return time.perf_counter() - t0
+
+
+def _game_kernel_scaling(n: int) -> tuple[float, float]:
+    """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
+    thread, disjoint deal ranges)."""
+    from nbsim import frames as F
+    from nbsim.kernels import games as KG
+    from nbsim.policies import as_policies, kernel_arrays
+    from nbsim.rules import load_rules
+    from nbsim.tables import load_tables
+    rs, tables = load_rules("ningbo-3baida"), load_tables()
+    args = kernel_arrays(as_policies(("value",) * 4))
+
+    def play(start, count):
+        a = F._alloc(count, False)
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), *args, False,
+                      a["out"], a["melds"], a["round_winds"], a["hands"], a["flowers"],
+                      a["wilds"], a["dice"], a["ind"], a["comp"], a["events"],
+                      a["event_deal"], a["event_step"])
+
+    play(0, 100)
+    t0 = time.perf_counter()
+    play(0, n)
+    one = n / (time.perf_counter() - t0)
+    threads = [threading.Thread(target=play, args=(k * n, n)) for k in (1, 2)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    two = 2 * n / (time.perf_counter() - t0)
+    return one, two
+
+
+def bench(quick: bool = False) -> list[Result]:
+    out: list[Result] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        # warm fixed cost
+        _cli(["ningbo-3baida", "--deals", "1"], tmp / "w")          # warm the caches
+        _cli(["ningbo-3baida", "--mode", "game", "--deals", "1"], tmp / "w")
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare = time.perf_counter() - t0
+        for mode in ("deal", "game"):
+            best = min(_cli(["ningbo-3baida", "--mode", mode, "--deals", "1"], tmp / "w")
+                       for _ in range(3))
+            out.append(Result(f"warm fixed cost: nbsim simulate --mode {mode} --deals 1", best,
+                              "s", "python -c pass", bare, "target <= 0.5 s; ratio = bare / "
+                              "nbsim"))
+
+        # the same call again inside a warm process (a sweep, a notebook)
+        from nbsim.runs import simulate
+        for mode in ("deal", "game"):
+            simulate("ningbo-3baida", mode=mode, deals=1, seed=1, out=tmp / "p", overwrite=True,
+                     progress=False)
+            best = float("inf")
+            for _ in range(5):
+                t0 = time.perf_counter()
+                simulate("ningbo-3baida", mode=mode, deals=1, seed=1, out=tmp / "p",
+                         overwrite=True, progress=False)
+                best = min(best, time.perf_counter() - t0)
+            out.append(Result(f"fixed cost of simulate(mode={mode!r}, deals=1) in a warm "
+                              "process", best, "s", "", float("nan"),
+                              "folder, lock, manifest, one shard"))
+
+        # whole-process scaling, game mode
+        n = 50_000 if quick else 200_000
+        args = ["ningbo-3baida", "--mode", "game", "--deals", str(n)]
+        t1 = _cli(args + ["--workers", "1"], tmp / "g1")
+        t2 = _cli(args + ["--workers", "2"], tmp / "g2")
+        out.append(Result(f"game run, whole process, {n:,} deals, --workers 2", n / t2,
+                          "deals/s", "--workers 1", n / t1, "target ratio >= 1.85x"))
+        one, two = _game_kernel_scaling(10_000 if quick else 40_000)
+        out.append(Result("game kernel alone, 2 threads", two, "deals/s", "1 thread", one,
+                          "ningbo-3baida, value policy"))
+
+        # deal mode end to end, in process; per core = per CPU-second of this
+        # process (every thread: kernel, notation, polars, Parquet, checksums)
+        from nbsim.kernels.batch import deal_batch
+        from nbsim.rules import load_rules
+        from nbsim.tables import load_tables
+        rs, tables = load_rules("ningbo-3baida"), load_tables()
+        k = 200_000
+        arrays = (np.empty((k, 4, 42), np.int8), np.empty((k, 4), np.uint8),
+                  np.empty((k, 4), np.uint8), np.empty((k, 4), np.uint8), np.empty(k, np.int8),
+                  np.empty(k, np.bool_))
+        deal_batch(rs.array, np.uint64(2), np.int64(0), tables, *arrays)
+        c0 = time.process_time()
+        for r in range(5):
+            deal_batch(rs.array, np.uint64(2), np.int64(r * k), tables, *arrays)
+        kernel_cpu = 5 * k / (time.process_time() - c0)
+        m = 1_000_000 if quick else 4_000_000
+        simulate("ningbo-3baida", deals=200_000, seed=2, out=tmp / "d0", workers=1)
+        for w in (1, 2):
+            t0, c0 = time.perf_counter(), time.process_time()
+            simulate("ningbo-3baida", deals=m, seed=2, out=tmp / f"d{w}", workers=w,
+                     overwrite=True, progress=False)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            out.append(Result(f"deal mode end to end, {m:,} deals, --workers {w}, per core",
+                              m / cpu, "deals/cpu-s", "deal kernel alone, per core",
+                              kernel_cpu, f"{m / wall:,.0f} deals/s wall; target >= 500,000 "
+                                          f"per core"))
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    for r in bench(quick="--quick" in sys.argv):
+        print(r)
+    os._exit(0)

@@ -1,0 +1,108 @@
+"""``--cluster``: a real Dask LocalCluster with 2 worker processes on the
+loopback, the same rows as a local run, and a worker killed mid-run whose
+shard is computed again with the same content and no duplicate."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import polars as pl
+import pytest
+
+from nbsim import runs as SIM
+from nbsim.errors import RunError
+from nbsim.runfiles import verify_run
+
+distributed = pytest.importorskip("distributed")
+
+
+def rows(out) -> pl.DataFrame:
+    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)]).sort("deal")
+
+
+def test_cluster_local_gives_the_rows_of_a_local_run(tmp_path):
+    """``python -m nbsim simulate --cluster local`` (the worker processes are
+    spawned: they must not re-run the CLI)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    SIM.simulate("ningbo-3baida", deals=3_000, seed=12, out=a, shard_size=1_000, workers=1)
+    proc = subprocess.run([sys.executable, "-m", "nbsim", "simulate", "ningbo-3baida",
+                           "--deals", "3000", "--seed", "12", "--out", str(b), "--shard-size",
+                           "400", "--workers", "2", "--cluster", "local", "--no-progress"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "3,000 deals in" in proc.stdout and "8 shards" in proc.stdout
+    assert rows(b).equals(rows(a))
+    m = json.loads((b / "manifest.json").read_text())
+    assert m["cluster"] == "local" and verify_run(b).complete
+    assert not list(b.glob("*.tmp"))
+
+
+@pytest.fixture()
+def loopback_cluster():
+    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address="127.0.0.1:0")
+    yield lc
+    lc.close()
+
+
+def test_killed_worker_shard_is_recomputed(tmp_path, loopback_cluster):
+    """Kill one worker process with SIGKILL once the first shard is in: its
+    running shard is computed again elsewhere; the run has the rows of a
+    local run, each shard listed once."""
+    ref, out = tmp_path / "ref", tmp_path / "run"
+    kw = dict(mode="game", deals=6_000, seed=3, shard_size=750, policies=("value",) * 4)
+    SIM.simulate("ningbo-3baida", out=ref, workers=2, **kw)
+    addr = loopback_cluster.scheduler_address
+    assert addr.startswith("tcp://127.0.0.1:")
+    client = distributed.Client(addr)
+    pids = set(client.run(os.getpid).values())
+    result: dict = {}
+
+    def run():
+        try:
+            result["res"] = SIM.simulate("ningbo-3baida", out=out, cluster=addr, **kw)
+        except BaseException as e:  # reported below
+            result["err"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and t.is_alive():
+        m = out / "manifest.json"
+        try:
+            if m.is_file() and json.loads(m.read_text())["shards"]:
+                break
+        except ValueError:
+            pass
+        time.sleep(0.02)
+    victim = sorted(pids)[0]
+    os.kill(victim, signal.SIGKILL)
+    t.join(180)
+    assert not t.is_alive() and "err" not in result, result.get("err")
+    res = result["res"]
+    assert res.status == "complete" and res.deals_done == 6_000
+    files = [s["file"] for s in res.shards]
+    assert len(files) == len(set(files)) == 8
+    assert verify_run(out).complete
+    assert rows(out).equals(rows(ref))
+    assert victim not in set(client.run(os.getpid).values())      # it really died
+    client.close()
+
+
+def test_cluster_needs_dask(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(RunError, match=r"--cluster needs Dask .* pip install 'nbsim\[cluster\]'"):
+        SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "r", cluster="local")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("addr", ["lokal", "http://x:1", "tcp://host", "tcp://a:b"])
+def test_cluster_address_checked(tmp_path, addr):
+    with pytest.raises(RunError, match="give 'local' or a scheduler address tcp://HOST:PORT"):
+        SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "r", cluster=addr)
