@@ -72,7 +72,8 @@ def _folder(style: str) -> str:
 
 
 def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str | Path,
-         styles: Sequence[str] = DEFAULT_STYLES, duel_deals: int = 0, workers: int = 1,
+         styles: Sequence[str] = DEFAULT_STYLES, duel_deals: int = 0,
+         workers: int | None = None,
          progress: bool | None = None,
          duel_progress: Callable[[int], None] | None = None) -> list[VariantBand]:
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
@@ -83,8 +84,7 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
 
     Raises ConfigError / RunError for a bad config, style, count or folder."""
     from nbsim.comparison import compare
-    from nbsim.runs import simulate
-    from nbsim.sweeps import run_is_finished
+    from nbsim.runs import run_status, simulate
 
     if isinstance(configs, (str, Path)):
         configs = [configs]
@@ -100,11 +100,13 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
         runs = {}
         for s in specs:
             run = out / rs.name / _folder(s)
-            full = parse_policy(s).full
-            if not run_is_finished(run, config_hash=rs.hash, overrides=list(rs.overrides),
-                                   seed=seed, mode="game", deals=deals, policies=[full] * 4):
-                simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=s,
-                         workers=workers, overwrite=run.exists(), progress=progress)
+            pols = (parse_policy(s).full,) * 4
+            status = run_status(rs, deals=deals, seed=seed, out=run, mode="game",
+                                policies=pols)
+            if status != "complete":
+                simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
+                         workers=workers, progress=progress, resume=status == "partial",
+                         overwrite=status == "different")
             runs[s] = run
         comp = compare([runs[s] for s in specs])
         vb = VariantBand(rs.name, specs, runs, comp)

@@ -266,7 +266,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
 
     pols = None
     if mode == "game":
-        from nbsim.game import parse_policies
+        from nbsim.policies import parse_policies
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")

@@ -14,9 +14,9 @@ Layout of the sweep folder ``OUT``:
     OUT/compare_diff.png           differences from the first point
 
 Running the same sweep again on the same folder skips the points whose run
-is finished (``run_is_finished``: manifest status "complete" with the same
-config hash, overrides, seed, mode, deals and policies) and replaces the
-others. Option values are TOML values (``3``, ``true``, ``"allow"``; bare
+is finished (``nbsim.runs.run_status``: a complete, verified run of the same
+config, overrides, seed, mode, deals and policies), completes the
+interrupted ones (``--resume``) and replaces the others. Option values are TOML values (``3``, ``true``, ``"allow"``; bare
 words are text); they are validated like ``--set`` before anything runs.
 """
 from __future__ import annotations
@@ -118,27 +118,6 @@ def point_name(point: list[tuple[str, str]]) -> str:
     return "".join(c if c.isalnum() or c in "._=,-+" else "_" for c in text)
 
 
-def run_is_finished(run_dir: Path, *, config_hash: str, overrides: list[str], seed: int,
-                    mode: str, deals: int, policies) -> bool:
-    """True when ``run_dir`` holds a finished run of exactly this request:
-    manifest.json with status "complete", the same config hash, overrides,
-    seed, mode, deal count and policies (a small check of its own, so that
-    it can move to the run module's resume support)."""
-    m = Path(run_dir) / "manifest.json"
-    try:
-        man = json.loads(m.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(man, dict):
-        return False
-    return (man.get("status") == "complete" and (man.get("config") or {}).get("hash")
-            == config_hash and list(man.get("overrides") or []) == list(overrides)
-            and man.get("seed") == seed and man.get("mode") == mode
-            and man.get("deals") == deals and man.get("deals_done") == deals
-            and (list(man["policies"]) if man.get("policies") else None)
-            == (list(policies) if policies else None))
-
-
 @dataclass
 class SweepResult:
     """What ``sweep`` did and found.
@@ -218,19 +197,23 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         ovs = list(overrides) + [f"{k}={v}" for k, v in point]
         rs = load_rules(config, ovs)
         plans.append((point, ovs, rs))
-    if mode == "game" and pols is None:
-        from nbsim.game import parse_policies
-        pols = parse_policies()
+    if mode == "game":
+        from nbsim.policies import as_policies
+        pols = tuple(p.full for p in as_policies(pols))
+    from nbsim.runs import run_status
     points = []
     for point, ovs, rs in plans:
         folder = out / point_name(point)
-        done = run_is_finished(folder, config_hash=rs.hash, overrides=ovs, seed=seed, mode=mode,
-                               deals=deals, policies=pols if mode == "game" else None)
+        status = run_status(config, deals=deals, seed=seed, out=folder, mode=mode,
+                            overrides=ovs, policies=pols if mode == "game" else None,
+                            shard_size=shard_size)
+        done = status == "complete"
         if not done:
+            # a partial run of this request is completed; another one replaced
             simulate(config, deals=deals, seed=seed, out=folder, mode=mode,
                      policies=pols if mode == "game" else None, overrides=ovs,
                      workers=workers, progress=progress, shard_size=shard_size,
-                     overwrite=(folder / "manifest.json").is_file())
+                     resume=status == "partial", overwrite=status == "different")
         points.append({"values": {k: _value(v) for k, v in point}, "run_dir": str(folder),
                        "status": "skipped" if done else "ran",
                        "point": ", ".join(f"{k}={v}" for k, v in point)})

@@ -57,17 +57,17 @@ def test_sweep_skips_finished_runs(swept):
     assert [p["status"] for p in more.points] == ["ran", "ran"]        # deals changed
 
 
-def test_run_is_finished(swept):
+def test_finished_points_are_recognised(swept):
+    """The sweep asks nbsim.runs.run_status whether a point's run is done."""
+    from nbsim.runs import run_status
     out, res = swept
     run = res.points[0]["run_dir"]
     m = json.loads((out / "win.min_tai=3" / "manifest.json").read_text())
-    kw = dict(config_hash=m["config"]["hash"], overrides=m["overrides"], seed=m["seed"],
-              mode="game", deals=m["deals"], policies=m["policies"])
-    assert SW.run_is_finished(run, **kw)
-    for k, v in (("seed", 10), ("deals", 1), ("policies", ["greedy"] * 4), ("mode", "deal"),
-                 ("overrides", []), ("config_hash", "x")):
-        assert not SW.run_is_finished(run, **{**kw, k: v}), k
-    assert not SW.run_is_finished(out / "nowhere", **kw)
+    kw = dict(deals=m["deals"], seed=m["seed"], mode="game", overrides=m["overrides"],
+              policies=m["policies"])
+    assert run_status("ningbo-3baida", out=run, **kw) == "complete"
+    assert run_status("ningbo-3baida", out=run, **{**kw, "seed": m["seed"] + 1}) == "different"
+    assert run_status("ningbo-3baida", out=out / "nowhere", **kw) == "absent"
 
 
 def test_grid_and_parse(tmp_path):
