@@ -172,6 +172,28 @@ def test_earthly_hand_on_the_first_draw_tianyi(tables):
     assert "earthly" in row["context"] and row["tai_earthly_hand"] == 6
 
 
+def test_earthly_first_draw_survives_a_concealed_kong(tables):
+    """Tianyi: a concealed kong (and its replacement) before a non-dealer's
+    first draw is not a claim, so the win on that draw is still earthly
+    (RULES.md section 6: a claim is a chow, pung or exposed kong)."""
+    rs = load_rules("ningbo-3baida-tianyi")
+    tiles, ind = build_wall({0: "1111s123m456m789m7z", 1: "234m567p345s67s55p"},
+                            live="8s", tail="9p", indicator="9s")
+    rec = play_wall(rs, tiles, ind, ("greedy",) * 4, tables=tables)
+    acts = [(e["seat"], e["action"]) for e in rec.events]
+    assert ("E", "concealed_kong") in acts
+    row = rec.row
+    assert (row["outcome"], row["winner"]) == ("self_drawn", "S")
+    assert "earthly" in row["context"] and row["tai_earthly_hand"] == 6
+
+
+def test_heavenly_hand_has_no_winning_tile(tables):
+    rs = load_rules("ningbo-3baida")
+    tiles, ind = build_wall({0: "123m456m789m123p55p"}, indicator="9s")
+    row = play_wall(rs, tiles, ind, ("greedy",) * 4, tables=tables).row
+    assert row["context"] == ["heavenly"] and row["win_tile"] is None
+
+
 def test_dealer_discard_is_not_earthly_under_first_draw(tables):
     rs = load_rules("ningbo-3baida-tianyi")
     tiles, ind = build_wall({0: "123m456m789m129p5s7z", 1: "111z555z666z789p7z"},

@@ -746,6 +746,17 @@ def test_tampered_deals_are_reported(fn, name, seating, text):
         assert any(t in e for e in errs for t in texts), f"{fn.__name__}: {errs[:4]}"
 
 
+def test_kong_lock_after_a_pung_is_exercised():
+    """Greedy bots often hold three of a kind that another seat discards
+    right after they punged: the engine must pass on the exposed kong until
+    the seat's next turn (RULES.md section 4), and the validator sees it."""
+    stats = Counter()
+    df, ev = _frame("ningbo-3baida", ("greedy",) * 4, 31337, 0, 600)
+    bad = V.validate_frame(rules("ningbo-3baida"), df, ev, stats)
+    assert not bad, _show(bad)
+    assert stats["kong_lock_bites"] >= 1
+
+
 def test_first_go_around_discard_is_reported():
     """Ninghai match, first deal: a wind/dragon/s discard while holding m/p."""
     rs = rules("ninghai")

@@ -68,17 +68,22 @@ when ``log`` has rows, the event log (int32[m, EV_LEN], ``codes.A_*``).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels import rng
 from nbsim.kernels import score as S
 from nbsim.kernels import wall as W
-from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies import registry as R
-from nbsim.kernels.policies.common import (CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG,
-                                           split_hand, suit_of)
+from nbsim.kernels.policies.common import (
+    CLAIM_CHOW,
+    CLAIM_KONG,
+    CLAIM_PASS,
+    CLAIM_PUNG,
+    split_hand,
+    suit_of,
+)
 from nbsim.kernels.policies.view import MAX_POND, POND_CLAIMED, POND_DRAWN, View, new_scratch
 from nbsim.kernels.wilds import wild_mask
 
@@ -282,7 +287,7 @@ def _shuffle_hidden(g, seat):
         for k in range(C.N_KINDS):
             cnt += g.hands[s, k]
             g.hands[s, k] = 0
-        for c in range(cnt):
+        for _ in range(cnt):
             g.hands[s, W.tile_kind(np.int64(pool[j]))] += 1
             j += 1
     for p in range(lo, hi + 1):
@@ -363,7 +368,7 @@ def _ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
     return a
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
     code = policies[seat]
     due = _probe_due(g, probe)
@@ -397,7 +402,7 @@ def _ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, 
     return a
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _ask_discard(rules, tables, g, policies, params, probe, seat):
     code = policies[seat]
     due = _probe_due(g, probe)
@@ -506,13 +511,12 @@ def _liable(rules, tables, g, winner, discarder, tile):
 
 
 @nrt_free
-def _draw(rules, g, seat, from_tail, log):
+def _draw(rules, wall, ws, wild, hands, flowers, visible, ts, log, seat, from_tail):
     """Draw for ``seat`` (live end, or the tail for a replacement), setting
     non-wild flowers aside and replacing them from the tail. Sets TS_DRAWN,
     TS_REPLACED, TS_JUST_DREW and TS_HAS_DRAWN; returns False when the wall
-    ran out (then nothing was drawn)."""
-    ts = g.ts
-    ws = g.ws
+    ran out (then nothing was drawn). (It takes only the arrays it uses: the
+    whole state passed by value costs more than a draw.)"""
     replaced = from_tail
     while True:
         if W.drawable_left(rules, ws, ts[TS_N_KONGS]) <= 0:
@@ -525,21 +529,28 @@ def _draw(rules, g, seat, from_tail, log):
             act = C.A_DRAW
         if p < 0:
             return False
-        k = W.tile_kind(np.int64(g.wall[p]))
-        _log(g, log, seat, act, k, -1, -1, p)
-        if k >= C.FLOWER0 and not g.wild[k]:
-            g.flowers[seat] |= np.uint8(1 << (k - C.FLOWER0))
-            g.visible[k] += 1
-            _log(g, log, seat, C.A_FLOWER, k, -1, -1, -1)
+        k = W.tile_kind(np.int64(wall[p]))
+        ts[TS_N_LOG] = log_event(log, ts[TS_N_LOG], seat, act, k, -1, -1, p)
+        if k >= C.FLOWER0 and not wild[k]:
+            flowers[seat] |= np.uint8(1 << (k - C.FLOWER0))
+            visible[k] += 1
+            ts[TS_N_LOG] = log_event(log, ts[TS_N_LOG], seat, C.A_FLOWER, k, -1, -1, -1)
             from_tail = True
             replaced = True
             continue
-        g.hands[seat, k] += 1
+        hands[seat, k] += 1
         ts[TS_DRAWN] = k
         ts[TS_REPLACED] = 1 if replaced else 0
         ts[TS_JUST_DREW] = 1
         ts[TS_HAS_DRAWN] = 1
         return True
+
+
+@njit(cache=True, inline="always")
+def _draw_for(rules, g, seat, from_tail, log):
+    """``_draw`` for ``seat`` with the arrays of the state ``g``."""
+    return _draw(rules, g.wall, g.ws, g.wild, g.hands, g.flowers, g.visible, g.ts, log, seat,
+                 from_tail)
 
 
 @nrt_free
@@ -602,7 +613,7 @@ def _set_win(g, outcome, winner, discarder, tile, ctx, liable):
 
 
 # ------------------------------------------------------------------ the steps of a turn
-@nrt_free
+@nrt_free(inline="always")
 def _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
            dealt_flowers):
     """Reset the state for a deal from a set-up wall, deal the hands with
@@ -667,7 +678,7 @@ def _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, d
     ts[TS_LIABLE] = -1
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
     """The seat to play holds a fresh tile: may it win, and does it? True
     when it won (the deal ends)."""
@@ -714,7 +725,7 @@ def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
     return False
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
     """Offer the tile of cur's added kong of ``k`` to the others
     (counterclockwise): True when one robs it (the deal ends)."""
@@ -731,7 +742,7 @@ def _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
     return False
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _own_kong(rules, tables, g, policies, params, probe, out, log):
     """Own-turn kongs: the seat to play may declare a concealed or an added
     kong (an added kong may be robbed), then draws a replacement. Returns
@@ -771,12 +782,12 @@ def _own_kong(rules, tables, g, policies, params, probe, out, log):
     ts[TS_N_KONGS] += 1
     ts[TS_KONG_FROM] = -1
     ts[TS_AFTER_PUNG] = 0
-    if not _draw(rules, g, cur, True, log):
+    if not _draw_for(rules, g, cur, True, log):
         return ENDED
     return NEXT
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _discard(rules, tables, g, policies, params, probe, log):
     """The seat to play discards (within the chow-swap and first go-around
     limits). Returns the kind discarded."""
@@ -837,7 +848,7 @@ def _discard(rules, tables, g, policies, params, probe, log):
     return d
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
     """Offer the discard ``d`` of the seat to play to the others,
     counterclockwise: True when one wins on it (the deal ends). Otherwise
@@ -873,7 +884,7 @@ def _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
     return False
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _claim(rules, tables, g, policies, params, probe, log, d):
     """Pung, exposed kong or chow of the discard ``d``. Returns GO_ON (no
     claim: the next seat draws), NEXT (claimed: the claimer plays on) or
@@ -939,7 +950,7 @@ def _claim(rules, tables, g, policies, params, probe, log, d):
         _log(g, log, claimer, C.A_KONG, d, d, cur, -1)
         ts[TS_N_KONGS] += 1
         ts[TS_CUR] = claimer
-        if not _draw(rules, g, claimer, True, log):
+        if not _draw_for(rules, g, claimer, True, log):
             return ENDED
         ts[TS_KONG_FROM] = cur
         return NEXT
@@ -965,7 +976,7 @@ def _claim(rules, tables, g, policies, params, probe, log, d):
     return NEXT
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _finish(rules, g, out):
     """Write the result row from the end of the deal."""
     ts = g.ts
@@ -1029,7 +1040,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
         nxt = (ts[TS_CUR] + 1) % 4
         ts[TS_CUR] = nxt
         ts[TS_KONG_LOCK] &= ~(1 << nxt)
-        if not _draw(rules, g, nxt, False, log):
+        if not _draw_for(rules, g, nxt, False, log):
             break
     if ts[TS_WINNER] < 0:
         _log(g, log, -1, C.A_EXHAUSTED, -1, -1, -1, -1)

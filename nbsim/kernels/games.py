@@ -8,13 +8,13 @@ dealer rotation, round-wind advance; section 4: first-hand limits): every
 deal j of match m is deal j of the match seed ``rng.deal_key(seed, m)``.
 """
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
 from nbsim.kernels import hand as H
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
+from nbsim.kernels.jit import njit
 
 MAX_EVENTS = 1024          # events of one deal never exceed this
 MAX_MATCH_DEALS = 256      # safety bound on the deals of one match
@@ -111,8 +111,8 @@ def match_seed(seed, match):
 
 @njit(cache=True, nogil=True)
 def match_batch(rules, tables, seed, match_start, n_matches, player_policies, player_params,
-                with_events, out, melds_out, round_winds, dealt_hands, dealt_flowers, wilds_held, dice,
-                indicator, complete, match_of, deal_in_match, players, totals, events,
+                with_events, out, melds_out, round_winds, dealt_hands, dealt_flowers, wilds_held,
+                dice, indicator, complete, match_of, deal_in_match, players, totals, events,
                 event_deal, event_step):
     """Whole matches ``match_start .. match_start + n_matches - 1``.
 

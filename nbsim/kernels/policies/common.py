@@ -7,11 +7,10 @@ Encodings as in ``nbsim.kernels.hand``: ``nat`` int8[34] natural counts
 machinery is shared by ``value`` and ``defend`` (RULES.md sections 5, 6, 8:
 the items a target scores are read from the variant's tai or fan table).
 """
-from numba import njit
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
-from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.jit import njit, nrt_free
 
 # value-policy targets
 TG_OPEN = 0
@@ -118,15 +117,12 @@ def target_ok(target, melds, n_melds):
     for i in range(n_melds):
         t = melds[i, C.MELD_TYPE]
         s = suit_of(melds[i, C.MELD_KIND])
-        if target == TG_ALL_PUNGS:
-            if t == C.MELD_CHOW:
-                return False
-        elif target >= TG_FULL_FLUSH and target < TG_HALF_FLUSH:
-            if s != target - TG_FULL_FLUSH:
-                return False
-        elif target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
-            if s != 3 and s != target - TG_HALF_FLUSH:
-                return False
+        full = TG_FULL_FLUSH <= target < TG_HALF_FLUSH
+        half = TG_HALF_FLUSH <= target < TG_ALL_PUNGS
+        if ((target == TG_ALL_PUNGS and t == C.MELD_CHOW)
+                or (full and s != target - TG_FULL_FLUSH)
+                or (half and s != 3 and s != target - TG_HALF_FLUSH)):
+            return False
     return True
 
 
@@ -199,9 +195,8 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
     # flowers set aside
     nf = 0
     for f in range(C.N_FLOWERS):
-        if flowers & (1 << f):
-            if rules[C.R_SEAT_FLOWERS + seat * 8 + f]:
-                nf += 1
+        if flowers & (1 << f) and rules[C.R_SEAT_FLOWERS + seat * 8 + f]:
+            nf += 1
     v += nf * _item(rules, system, C.T_SEAT_FLOWER, C.F_SEAT_FLOWER)
     # honor pungs: declared, or likely from pairs/pungs in hand
     dragon = _item(rules, system, C.T_DRAGON_PUNG, C.F_DRAGON_PUNG)

@@ -36,13 +36,24 @@ Decision signatures: ``registry.py``; parameters: ``table.py``.
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.policies.common import (BIG, CLAIM_PASS, TG_ALL_PUNGS, TG_OPEN,
-                                           claim_toward, estimate_value, kind_in_target,
-                                           kong_toward, pungs_shanten, split_hand,
-                                           target_by_cost, target_fit, usefulness)
+from nbsim.kernels.policies.common import (
+    BIG,
+    CLAIM_PASS,
+    TG_ALL_PUNGS,
+    TG_OPEN,
+    claim_toward,
+    estimate_value,
+    kind_in_target,
+    kong_toward,
+    pungs_shanten,
+    split_hand,
+    target_by_cost,
+    target_fit,
+    usefulness,
+)
 from nbsim.kernels.policies.table import param_index
 from nbsim.kernels.policies.threat import caution_weight, fill_danger
-from nbsim.kernels.policies.view import unseen
+from nbsim.kernels.policies.view import fill_unseen
 
 P_CAUTION = param_index("defend", "caution")
 P_BIND = param_index("defend", "bind")
@@ -139,17 +150,15 @@ def win_chance(s, accept_ratio, speed, tiles_left):
 
 
 @nrt_free
-def acceptance(view, nat, w, n_melds, target, s_ref, i0, i1, i2, i3):
+def acceptance(tables, wild, nat, w, n_melds, target, s_ref, i0, i1, i2, i3, unseen):
     """Unseen tiles whose draw brings the hand (``nat``, 3k + 1 tiles, with
-    group indices i0..i3) closer than ``s_ref`` to ``target``: natural kinds
-    by their unseen copies, and every unseen wild."""
-    tables = view.tables
+    group indices i0..i3, ``w`` wilds) closer than ``s_ref`` to ``target``:
+    natural kinds by their unseen copies, and every unseen wild. wild:
+    bool[42]; unseen: int64[42] (``view.fill_unseen``)."""
     n = 0
     for t in range(C.N_PLAY):
-        if view.wild[t] or nat[t] >= 4:
-            continue
-        u = unseen(view, t)
-        if u == 0 or not kind_in_target(target, t):
+        u = unseen[t]
+        if u == 0 or wild[t] or nat[t] >= 4 or not kind_in_target(target, t):
             continue
         if target == TG_ALL_PUNGS:
             nat[t] += 1
@@ -163,11 +172,8 @@ def acceptance(view, nat, w, n_melds, target, s_ref, i0, i1, i2, i3):
         if s < s_ref:
             n += u
     for k in range(C.N_KINDS):
-        if view.wild[k]:
-            if k < C.N_PLAY:
-                n += unseen(view, k)
-            else:
-                n += max(0, 1 - view.visible[k] - view.hand[k])
+        if wild[k]:
+            n += unseen[k]
     return n
 
 
@@ -208,7 +214,9 @@ def choose_discard(view, params, prng, scr, allowed):
     w = split_hand(hand, wild, nat)
     target = _target(view, params, nat, w, scr.tmp)
     if lam > 0.0 or bind > 0.0:
-        fill_danger(view, scr, bind > 0.0)
+        fill_danger(view, scr, bind > 0.0)      # fills scr.unseen too
+    else:
+        fill_unseen(view, scr.unseen)
     i0, i1, i2, i3 = H.group_indices(nat)
     sh = scr.iwork          # [k]: target shanten, [42 + ...] unused
     acc = scr.work          # [k]: tile acceptance
@@ -250,13 +258,15 @@ def choose_discard(view, params, prng, scr, allowed):
         if measure and sh[k] == best_s:
             if wild[k]:
                 ww = w - 1
-                a = acceptance(view, nat, ww, n_melds, target, best_s, i0, i1, i2, i3)
+                a = acceptance(tables, wild, nat, ww, n_melds, target, best_s, i0, i1, i2,
+                               i3, scr.unseen)
             else:
                 nat[k] -= 1
                 g, p = H.kind_step(k)
-                a = acceptance(view, nat, w, n_melds, target, best_s,
+                a = acceptance(tables, wild, nat, w, n_melds, target, best_s,
                                i0 - p if g == 0 else i0, i1 - p if g == 1 else i1,
-                               i2 - p if g == 2 else i2, i3 - p if g == 3 else i3)
+                               i2 - p if g == 2 else i2, i3 - p if g == 3 else i3,
+                               scr.unseen)
                 nat[k] += 1
             acc[k] = a
             if a > acc_max:

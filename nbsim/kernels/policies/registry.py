@@ -60,7 +60,7 @@ def want_win(code, view, params, prng, scr, tile, win_by):
     for f in literal_unroll(WANT_WIN):
         if i == code:
             r = f(view, params, prng, scr, tile, win_by)
-        i += 1
+        i += 1  # noqa: SIM113 (enumerate does not unroll)
     return r
 
 
@@ -73,7 +73,7 @@ def choose_kong(code, view, params, prng, scr, options, n_options):
         for f in literal_unroll(CHOOSE_KONG):
             if i == code:
                 r = f(view, params, prng, scr, options, n_options)
-            i += 1
+            i += 1  # noqa: SIM113 (enumerate does not unroll)
     return r
 
 
@@ -86,7 +86,7 @@ def choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_o
         for f in literal_unroll(CHOOSE_CLAIM):
             if i == code:
                 r = f(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
-            i += 1
+            i += 1  # noqa: SIM113 (enumerate does not unroll)
     return r
 
 
@@ -98,5 +98,5 @@ def choose_discard(code, view, params, prng, scr, allowed):
     for f in literal_unroll(CHOOSE_DISCARD):
         if i == code:
             r = f(view, params, prng, scr, allowed)
-        i += 1
+        i += 1  # noqa: SIM113 (enumerate does not unroll)
     return r

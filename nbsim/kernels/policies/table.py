@@ -59,10 +59,10 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
         "the strongest policy: value's targets plus tile acceptance, honours, winds, "
         "seat flowers and bound pairs (三包) on offence; reads each opponent's "
         "threat from what shows and pushes or folds by expected value",
-        (Param("caution", 0.5, 0.0, 1.0,
+        (Param("caution", 0.3, 0.0, 1.0,
                "0 pushes like value (defence off); 1 folds as soon as a threat shows; "
                "the default is the strongest setting found by duels"),
-         Param("bind", 1.0, 0.0, 2.0,
+         Param("bind", 0.5, 0.0, 2.0,
                "weight of bound-pair (三包) liability, for and against this player "
                "(0 ignores bound pairs)"),
          Param("speed", 1.0, 0.0, 2.0,

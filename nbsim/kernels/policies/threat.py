@@ -1,43 +1,44 @@
 """Reading the opponents (Numba): the ``defend`` policy's defence, one small
 function per question, from the deciding seat's public ``View`` only.
 
-* ``ready_chance(view, o)``: how likely seat ``o`` is ready (waiting), from
+* ``ready_chance(n_melds, n_discards, pond_flags)``: how likely seat ``o`` is ready (waiting), from
   its melds, its number of discards and whether it has been discarding the
   tile it just drew (a ready hand keeps its shape).
-* ``win_worth(view, o)``: what ``o`` would score, in tai (Ningbo; at least the
+* ``shown`` / ``win_worth``: what ``o`` would score, in tai (Ningbo; at least the
   minimum, plus what shows: a one-suit pattern, dragon and wind pungs, its seat
   flowers) or in points (Ninghai, from the fan that shows).
-* ``wait_chance(view, o, k)``: how likely a ready ``o`` waits on kind ``k``.
+* ``wait_chance(k, unseen, pattern, in_pond)``: how likely a ready ``o`` waits on kind ``k``.
   Ningbo has no rule that makes an earlier discard of ``o`` safe, so such a
   kind is safer, not safe; a kind ``o`` let go by since its own last
   discard is safe while players take every legal win; a kind whose copies
   are all visible cannot be waited on as a pair or pung; a seat showing a
   one-suit pattern waits in that suit or in honors.
-* ``legal_chance(view, o)``: how likely a completed hand of ``o`` is a legal
+* ``legal_chance(rules, tai, pattern)``: how likely a completed hand of ``o`` is a legal
   win on a discard (the minimum tai, allowed patterns, self-drawn only).
-* ``deal_in_cost(view, o, worth)``: what dealing ``o`` its win costs beyond
+* ``deal_in_cost(rules, bound, mutual, worth, liable)``: what dealing ``o`` its win costs beyond
   what its win would cost anyway, from the variant's payment rule (RULES.md
   sections 7 and 8): Ningbo 2T, a bound discarder 4T or 5T; nothing in
   7-baida (no discard wins); Ninghai: only its three-melds liability.
-* ``feed_cost(view, o, k)``: what a claim of ``k`` by ``o`` would cost: a
+* ``feed_cost(...)``: what a claim of ``k`` by ``o`` would cost: a
   third meld from the same discarder binds it (三包: 5T on a self-drawn win);
   an exposed kong makes the discarder pay for a win on the replacement.
-* ``fill_danger(view, scr)``: the expected cost in points of discarding each
+* ``fill_danger(view, scr, with_feed)``: the expected cost in points of discarding each
   kind, summed over the opponents (ready x wait x legal x cost, plus the
   claim costs), into ``scr.danger``.
 
+Only ``fill_danger`` takes the whole view: the helpers it calls per seat
+and per kind take just the arrays they read (a view passed by value to a
+function called in an inner loop costs more than the work).
 All figures are estimates from simple models; the weights are the
 ``defend`` parameters (``table.POLICY_TABLE``) or the constants below,
 which duels chose (``make ladder``).
 """
 import math
 
-from numba import njit
-
 from nbsim.kernels import codes as C
-from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies.common import suit_of
-from nbsim.kernels.policies.view import POND_DRAWN, concealed_count, unseen
+from nbsim.kernels.policies.view import POND_DRAWN, fill_unseen
 
 # The constants below were measured on 2,000 ningbo-3baida deals of value
 # self-play (every discard, each opponent's true shanten and whether the
@@ -78,29 +79,31 @@ CAUTION_SCALE = 0.25
 
 
 @nrt_free
-def ready_chance(view, o):
-    """P(seat ``o`` is ready), 0 below READY_FLOOR. Float in [0, 1]."""
-    n = view.n_pond[o]
+def ready_chance(n_melds, n_discards, pond_flags):
+    """P(a seat with ``n_melds`` declared melds and ``n_discards`` discards
+    (flags ``pond_flags``, int8[MAX_POND], of its pond row) is ready), 0 below
+    READY_FLOOR. Float in [0, 1]."""
     recent = 0
-    for i in range(max(0, n - 2), n):
-        if view.pond_flags[o, i] & POND_DRAWN:
+    for i in range(max(0, n_discards - 2), n_discards):
+        if pond_flags[i] & POND_DRAWN:
             recent += 1
-    x = (READY_BIAS + READY_PER_MELD * view.n_melds[o] + READY_PER_DISCARD * n
+    x = (READY_BIAS + READY_PER_MELD * n_melds + READY_PER_DISCARD * n_discards
          + READY_PER_DRAWN_DISCARD * recent)
     p = 1.0 / (1.0 + math.exp(-x))
     return p if p >= READY_FLOOR else 0.0
 
 
 @nrt_free
-def suit_pattern(view, o):
-    """The one suit seat ``o``'s exposed melds point to: 0 m, 1 p, 2 s when
-    two or more melds are of that suit and the rest honors; 3 when all are
-    honors (an all-honors or honors-heavy hand); -1 otherwise."""
+def suit_pattern(melds, n_melds):
+    """The one suit a seat's exposed melds (``melds`` int8[4, 3] as the table
+    shows them) point to: 0 m, 1 p, 2 s when two or more melds are of that
+    suit and the rest honors; 3 when two or more are honors and none suited;
+    -1 otherwise."""
     suit = -1
     n_suited = 0
     n_honor = 0
-    for i in range(view.n_melds[o]):
-        k = view.melds[o, i, C.MELD_KIND]
+    for i in range(n_melds):
+        k = melds[i, C.MELD_KIND]
         if k < 0:
             continue            # a concealed kong, face down
         s = suit_of(k)
@@ -118,54 +121,52 @@ def suit_pattern(view, o):
     return -1
 
 
-@nrt_free
-def _tai(view, item):
-    v = view.rules[C.R_TAI + item]
+@njit(cache=True, inline="always")
+def _tai(rules, item):
+    v = rules[C.R_TAI + item]
     return 0.0 if v < 0 else float(v)
 
 
 @nrt_free
-def shown(view, o):
-    """(tai, fan) that seat ``o``'s table shows: a one-suit pattern (half
-    flush), dragon and wind pungs, three pungs (all pungs), its seat flowers."""
-    rules = view.rules
+def shown(rules, melds, n_melds, flowers, seat, round_wind, pat):
+    """(tai, fan) that seat ``seat``'s table shows (its ``melds`` int8[4, 3],
+    ``flowers`` bit mask and ``suit_pattern`` ``pat``): a one-suit pattern
+    (half flush), dragon and wind pungs, three pungs (all pungs), its seat
+    flowers (docs/rules.md sections 6 and 8)."""
     tai = 0.0
     fan = 0
-    pat = suit_pattern(view, o)
     if pat >= 0 and pat < 3:
-        tai += _tai(view, C.T_HALF_FLUSH)
+        tai += _tai(rules, C.T_HALF_FLUSH)
         fan += rules[C.R_FAN + C.F_HALF_FLUSH]
     n_pung = 0
-    for i in range(view.n_melds[o]):
-        t = view.melds[o, i, C.MELD_TYPE]
-        k = view.melds[o, i, C.MELD_KIND]
+    for i in range(n_melds):
+        t = melds[i, C.MELD_TYPE]
+        k = melds[i, C.MELD_KIND]
         if t == C.MELD_CHOW:
             continue
         n_pung += 1
         if k >= C.WHITE:
-            tai += _tai(view, C.T_DRAGON_PUNG)
+            tai += _tai(rules, C.T_DRAGON_PUNG)
             fan += rules[C.R_FAN + C.F_DRAGON_PUNG]
         elif k >= C.EAST:
-            if k - C.EAST == o:
-                tai += _tai(view, C.T_SEAT_WIND_PUNG)
-            if k - C.EAST == view.round_wind:
-                tai += _tai(view, C.T_PREVALENT_WIND_PUNG)
+            if k - C.EAST == seat:
+                tai += _tai(rules, C.T_SEAT_WIND_PUNG)
+            if k - C.EAST == round_wind:
+                tai += _tai(rules, C.T_PREVALENT_WIND_PUNG)
     if n_pung >= 3:
-        tai += _tai(view, C.T_ALL_PUNGS)
+        tai += _tai(rules, C.T_ALL_PUNGS)
     for f in range(C.N_FLOWERS):
-        if view.flowers[o] & (1 << f) and rules[C.R_SEAT_FLOWERS + o * 8 + f]:
-            tai += _tai(view, C.T_SEAT_FLOWER)
+        if flowers & (1 << f) and rules[C.R_SEAT_FLOWERS + seat * 8 + f]:
+            tai += _tai(rules, C.T_SEAT_FLOWER)
             fan += rules[C.R_FAN + C.F_SEAT_FLOWER]
     return tai, fan
 
 
 @nrt_free
-def win_worth(view, o):
-    """What seat ``o``'s win would pay per payer unit: T = tai + base points
-    (Ningbo; tai at least the minimum, plus what shows), or the silver of a
-    typical win with the fan that shows (Ninghai). Float."""
-    rules = view.rules
-    tai, fan = shown(view, o)
+def win_worth(rules, tai, fan):
+    """What a win showing ``tai`` (Ningbo) or ``fan`` (Ninghai) would pay per
+    payer unit: T = tai + base points (tai at least the minimum, plus 1.5 for
+    what does not show), or the silver of a typical win with that fan. Float."""
     if rules[C.R_SYSTEM] == C.SYSTEM_FAN_FU:
         cap = rules[C.R_FAN_CAP]
         if fan > cap:
@@ -181,18 +182,17 @@ def win_worth(view, o):
 
 
 @nrt_free
-def legal_chance(view, o):
-    """P(a completed hand of seat ``o`` is a legal win on a discard): 0 where
-    wins are self-drawn only; with ``allowed_patterns``, whether a pattern
-    shows; with a tai minimum, a logistic in the tai that shows minus the
-    minimum (RULES.md section 5). Float."""
-    rules = view.rules
+def legal_chance(rules, tai, pat):
+    """P(a completed hand that shows ``tai`` and ``suit_pattern`` ``pat`` is a
+    legal win on a discard): 0 where wins are self-drawn only; with
+    ``allowed_patterns``, whether a pattern shows; with a tai minimum, a
+    logistic in the tai that shows minus the minimum (docs/rules.md
+    section 5). Float."""
     if rules[C.R_SELF_DRAW_ONLY]:
         return 0.0
-    tai, fan = shown(view, o)
     p = 1.0
     if rules[C.R_ALLOWED_PATTERNS] != 0:
-        p = LEGAL_PATTERN_SHOWN if suit_pattern(view, o) >= 0 else LEGAL_PATTERN_HIDDEN
+        p = LEGAL_PATTERN_SHOWN if pat >= 0 else LEGAL_PATTERN_HIDDEN
     if rules[C.R_SYSTEM] == C.SYSTEM_TAI and rules[C.R_MIN_TAI] > 0:
         x = LEGAL_BIAS + LEGAL_PER_TAI * (tai - rules[C.R_MIN_TAI] + 2.0)
         p *= 1.0 / (1.0 + math.exp(-x))
@@ -200,11 +200,11 @@ def legal_chance(view, o):
 
 
 @nrt_free
-def wait_chance(view, o, k):
-    """P(kind ``k`` (0..33) completes a ready seat ``o``'s hand). Float."""
-    if view.passed[o, k]:
-        return 0.0               # it could have won on k and did not
-    u = unseen(view, k)
+def wait_chance(k, u, pat, in_pond):
+    """P(kind ``k`` (0..33) completes a ready seat's hand), given the kind's
+    unseen copies ``u``, the seat's ``suit_pattern`` ``pat`` and whether the
+    seat discarded ``k`` itself (``in_pond``); a kind it let go by is handled
+    by the caller (it is safe). Float."""
     if k >= C.HONOR0:
         # only a pair or pung wait: needs a copy in o's hand
         if u == 0:
@@ -219,11 +219,8 @@ def wait_chance(view, o, k):
         else:
             p = WAIT_BASE * WAIT_MIDDLE
         p *= WAIT_BY_UNSEEN[u if u < 4 else 3]
-    for i in range(view.n_pond[o]):
-        if view.pond[o, i] == k:
-            p *= WAIT_IN_POND
-            break
-    pat = suit_pattern(view, o)
+    if in_pond:
+        p *= WAIT_IN_POND
     if pat >= 0:
         s = suit_of(k)
         if s == pat:
@@ -236,66 +233,51 @@ def wait_chance(view, o, k):
 
 
 @nrt_free
-def deal_in_cost(view, o, worth):
-    """Points lost by dealing seat ``o`` its win, beyond what its win would
-    cost the deciding seat anyway (RULES.md sections 7, 8). Float >= 0."""
-    rules = view.rules
-    me = view.seat
-    rule = rules[C.R_PAYMENT_RULE]
+def deal_in_cost(rules, bound, mutual, worth, liable_shows):
+    """Points lost by dealing a seat its win, beyond what its win would cost
+    the deciding seat anyway (docs/rules.md sections 7, 8): ``bound``: the
+    seat claimed 3+ melds from the decider's discards, ``mutual``: both
+    ways; ``liable_shows``: Ninghai three-melds liability may apply. Float >= 0."""
     if rules[C.R_SELF_DRAW_ONLY]:
         return 0.0
-    bound = view.fed[o, me] >= 3
-    mutual = bound and view.fed[me, o] >= 3
+    rule = rules[C.R_PAYMENT_RULE]
     if rule == C.PAY_NINGHAI:
         # every loser pays the same; the liable discarder pays all three shares
-        return 2.0 * worth if _liability_shows(view, o) else 0.0
+        return 2.0 * worth if liable_shows else 0.0
     if rule == C.PAY_NINGBO:
         cost = 2.0 * worth
         if bound:
             cost = rules[C.R_BOUND_DISCARDER_PAYS] * worth + (2.0 * worth if mutual else 0.0)
-        anyway = 0.45 * (5.0 * worth if bound else worth)
     else:
         cost = 4.0 * worth if bound else 2.0 * worth
-        anyway = 0.45 * (5.0 * worth if bound else worth)
+    anyway = 0.45 * (5.0 * worth if bound else worth)
     c = cost - anyway
     return c if c > 0.0 else 0.0
 
 
 @nrt_free
-def _liability_shows(view, o):
-    """Ninghai: seat ``o`` shows three exposed melds (the liability rule may apply)."""
-    if not view.rules[C.R_THREE_MELDS_LIABILITY]:
-        return False
+def _exposed_melds(melds, n_melds):
     n = 0
-    for i in range(view.n_melds[o]):
-        if view.melds[o, i, C.MELD_TYPE] != C.MELD_CKONG:
+    for i in range(n_melds):
+        if melds[i, C.MELD_TYPE] != C.MELD_CKONG:
             n += 1
-    return n >= 3
+    return n
 
 
 @nrt_free
-def hidden_total(view):
-    """Tiles the deciding seat cannot see (the others' concealed tiles and
-    the wall), from its view. Int >= 1."""
-    t = 0
-    for k in range(C.N_PLAY):
-        t += unseen(view, k)
-    return t if t > 0 else 1
-
-
-@nrt_free
-def claim_chance(view, o, k, hidden):
-    """Rough P(seat ``o`` can and will claim a discard of kind ``k`` (0..33)
-    for a meld): a pair of ``k`` among its concealed tiles (pung), or the two
-    neighbours of a chow when it is the next seat and chows are allowed."""
-    c = concealed_count(view, o)
-    f = c / hidden
-    u = unseen(view, k)
+def claim_chance(rules, concealed, is_next, k, unseen, hidden):
+    """Rough P(a seat with ``concealed`` concealed tiles can and will claim a
+    discard of kind ``k`` (0..33) for a meld): a pair of ``k`` in its hand
+    (pung), or the two neighbours of a chow when it is the next seat
+    (``is_next``) and chows are allowed. unseen: int64[42]
+    (``view.fill_unseen``); hidden: their total."""
+    f = concealed / hidden
+    u = unseen[k]
     p = 0.0
     if u >= 2:
         q = f * u
         p += 0.5 * q * q * 0.5
-    if (view.rules[C.R_ALLOW_CHOW] and k < C.HONOR0 and o == (view.seat + 1) % 4):
+    if rules[C.R_ALLOW_CHOW] and k < C.HONOR0 and is_next:
         r = k % 9
         for j in range(3):
             lo = r - j
@@ -304,33 +286,29 @@ def claim_chance(view, o, k, hidden):
             a = 1.0
             for t in range(3):
                 if t != j:
-                    a *= f * unseen(view, k - j + t)
+                    a *= f * unseen[k - j + t]
             p += 0.5 * a
     return p if p < 1.0 else 1.0
 
 
 @nrt_free
-def feed_cost(view, o, k, hidden, worth, ready):
-    """Expected points a discard of ``k`` costs through a claim by ``o``:
-    becoming bound (a third meld from the deciding seat's discards: RULES.md
-    section 7) and feeding an exposed kong whose replacement may win."""
-    rules = view.rules
-    me = view.seat
-    rule = rules[C.R_PAYMENT_RULE]
-    if rule == C.PAY_NINGHAI:
+def feed_cost(rules, fed_to_me, concealed, is_next, k, unseen, hidden, worth, ready):
+    """Expected points a discard of ``k`` costs through a claim by a seat that
+    has claimed ``fed_to_me`` melds from the decider's discards: becoming bound
+    (its third: docs/rules.md section 7) and feeding an exposed kong whose
+    replacement may win."""
+    if rules[C.R_PAYMENT_RULE] == C.PAY_NINGHAI:
         return 0.0
     cost = 0.0
-    if view.fed[o, me] == 2:
-        # o's later win: a bound player pays 5T on a self-draw (instead of T
+    if fed_to_me == 2:
+        # its later win: a bound player pays 5T on a self-draw (instead of T
         # or nothing), 2T on another's discard (ningbo) or 4T if it discards
         p_win = 0.35 + 0.3 * ready
-        cost += claim_chance(view, o, k, hidden) * p_win * 2.5 * worth
-    u = unseen(view, k)
+        cost += claim_chance(rules, concealed, is_next, k, unseen, hidden) * p_win * 2.5 * worth
+    u = unseen[k]
     if u >= 3 and k < C.N_PLAY:
-        f = concealed_count(view, o) / hidden
-        q = f * u
-        p3 = q * q * q / 6.0
-        cost += p3 * ready * 0.15 * 5.0 * worth
+        q = concealed / hidden * u
+        cost += q * q * q / 6.0 * ready * 0.15 * 5.0 * worth
     return cost
 
 
@@ -339,36 +317,61 @@ def fill_danger(view, scr, with_feed):
     """Expected points lost by discarding each kind k (0..41), over the three
     opponents: ``scr.danger[k]`` by dealing in (P(ready) x P(k completes) x
     P(legal) x the deal-in cost) and, with ``with_feed``, ``scr.feed[k]`` by
-    feeding a claim (a binding third meld, a kong). scr.threat[o] and
-    scr.worth[o] are left with each seat's ready chance and worth. Returns
-    the largest ready chance (0 when no threat shows)."""
+    feeding a claim (a binding third meld, a kong). Fills ``scr.unseen``
+    (``view.fill_unseen``); scr.threat[o] and scr.worth[o] are left with
+    each seat's ready chance and worth. Returns the largest ready chance
+    (0 when no threat shows)."""
     me = view.seat
+    rules = view.rules
+    hand = view.hand
+    wild = view.wild
+    unseen = scr.unseen
+    mark = scr.mark
     for k in range(C.N_KINDS):
         scr.danger[k] = 0.0
         scr.feed[k] = 0.0
-    hidden = hidden_total(view)
+    hidden = fill_unseen(view, unseen)
     top = 0.0
     n_wild_ready = 0.0
     for d in range(1, 4):
         o = (me + d) % 4
-        ready = ready_chance(view, o)
-        worth = win_worth(view, o)
+        melds = view.melds[o]
+        n_melds = view.n_melds[o]
+        ready = ready_chance(n_melds, view.n_pond[o], view.pond_flags[o])
+        pat = suit_pattern(melds, n_melds)
+        tai, fan = shown(rules, melds, n_melds, view.flowers[o], o, view.round_wind, pat)
+        worth = win_worth(rules, tai, fan)
         scr.threat[o] = ready
         scr.worth[o] = worth
         if ready > top:
             top = ready
-        cost = deal_in_cost(view, o, worth) * legal_chance(view, o)
+        bound = view.fed[o, me] >= 3
+        liable = (rules[C.R_THREE_MELDS_LIABILITY] != 0
+                  and _exposed_melds(melds, n_melds) >= 3)
+        cost = (deal_in_cost(rules, bound, bound and view.fed[me, o] >= 3, worth, liable)
+                * legal_chance(rules, tai, pat))
         n_wild_ready += ready * cost
+        danger = ready > 0.0 and cost > 0.0
+        if not danger and not with_feed:
+            continue
         for k in range(C.N_PLAY):
-            if view.hand[k] == 0 or view.wild[k]:
+            mark[k] = 0
+        for i in range(view.n_pond[o]):
+            mark[view.pond[o, i]] = 1
+        concealed = 13 - 3 * n_melds
+        fed_to_me = view.fed[o, me]
+        is_next = o == (me + 1) % 4
+        for k in range(C.N_PLAY):
+            if hand[k] == 0 or wild[k]:
                 continue
-            if ready > 0.0 and cost > 0.0:
-                scr.danger[k] += ready * wait_chance(view, o, k) * cost
+            if danger and not view.passed[o, k]:
+                scr.danger[k] += ready * cost * wait_chance(k, unseen[k], pat, mark[k] != 0)
             if with_feed:
-                scr.feed[k] += feed_cost(view, o, k, hidden, worth, ready)
+                scr.feed[k] += feed_cost(rules, fed_to_me, concealed, is_next, k, unseen,
+                                         hidden, worth, ready)
     # a discarded wild completes any ready hand
     for k in range(C.N_KINDS):
-        if view.wild[k] and view.hand[k] > 0:
+        if wild[k] and hand[k] > 0:
             scr.danger[k] = 0.9 * n_wild_ready
     scr.threat[me] = 0.0
     scr.worth[me] = 0.0
@@ -380,8 +383,8 @@ def caution_weight(caution):
     """The weight of danger against hand value for a ``caution`` in [0, 1]:
     CAUTION_SCALE x caution / (1 - caution): 0 at 0 (no defence), growing
     without bound toward 1 (fold whenever a threat shows). Duels on
-    ningbo-3baida found the best weight about a quarter of the models'
-    face value, so the scale puts it at caution 0.5."""
+    ningbo-3baida found the best weight about a tenth of the models' face
+    value (caution 0.3 at this scale; the default)."""
     if caution <= 0.0:
         return 0.0
     if caution >= 1.0:

@@ -10,9 +10,15 @@ and always takes a legal win (RULES.md sections 5, 6, 8). Decision
 signatures: ``registry.py``.
 """
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.policies.common import (CLAIM_PASS, claim_toward, discard_toward,
-                                           kind_in_target, kong_toward, own_wilds,
-                                           view_target)
+from nbsim.kernels.policies.common import (
+    CLAIM_PASS,
+    claim_toward,
+    discard_toward,
+    kind_in_target,
+    kong_toward,
+    own_wilds,
+    view_target,
+)
 
 
 @nrt_free

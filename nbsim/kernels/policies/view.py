@@ -43,14 +43,15 @@ fed        int8[4, 4]             bound-pair counts: fed[a, b] = melds a claimed
                                   from b's discards (RULES.md section 7)
 ========== ====================== ==============================================
 
-A seat's concealed tile count is public too (``concealed_count``).
+A seat's concealed tile count is public too (``concealed_count``); the
+copies the deciding seat has not seen are ``unseen`` / ``fill_unseen``.
 """
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from nbsim.kernels import codes as C
+from nbsim.kernels.jit import njit, nrt_free
 
 MAX_POND = 40            # discards one seat can make in a deal (143 tiles / 4 + claims)
 POND_DRAWN = 1           # the discard was the tile just drawn (摸打)
@@ -65,7 +66,7 @@ View = namedtuple("View", (
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat
 # and worth, a general one) and an int64 one
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
-                                 "work", "iwork"))
+                                 "work", "iwork", "unseen", "mark"))
 
 N_WORK = 64
 
@@ -77,7 +78,8 @@ def new_scratch():
                    np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
                    np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),
                    np.zeros(4, np.float64),
-                   np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64))
+                   np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64),
+                   np.zeros(C.N_KINDS, np.int64), np.zeros(C.N_KINDS, np.int8))
 
 
 @njit(cache=True, inline="always")
@@ -91,6 +93,27 @@ def concealed_count(view, s):
             t += view.hand[k]
         return t
     return 13 - 3 * view.n_melds[s]
+
+
+@nrt_free
+def fill_unseen(view, out):
+    """``out[k] = unseen(view, k)`` for every kind k (0..41; a flower counts
+    its one copy); returns the total: the tiles the deciding seat cannot
+    see (the others' concealed tiles and the wall), at least 1."""
+    for k in range(C.N_PLAY):
+        out[k] = 4 - view.visible[k] - view.hand[k]
+    for k in range(C.N_PLAY, C.N_KINDS):
+        out[k] = 1 - view.visible[k] - view.hand[k]
+    for i in range(view.n_melds[view.seat]):
+        if view.own_melds[i, C.MELD_TYPE] == C.MELD_CKONG:
+            out[view.own_melds[i, C.MELD_KIND]] -= 4
+    t = 0
+    for k in range(C.N_KINDS):
+        if out[k] < 0:
+            out[k] = 0
+        if k < C.N_PLAY:
+            t += out[k]
+    return t if t > 0 else 1
 
 
 @njit(cache=True, inline="always")
