@@ -691,11 +691,11 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
         lines.append(f"{_pad('total', width)}{result.tai:>5}")
         lines.append(f"{_pad('total without three_wilds', width)}{result.tai_for_min:>5}")
     else:
-        for family, label in (("fan_items", fan_label), ("fu_items", fu_label)):
+        for family, label_of in (("fan_items", fan_label), ("fu_items", fu_label)):
             items = getattr(result, family, None)
             if items:
                 lines.append(f"{family[:-6]} items: " + ", ".join(
-                    f"{label(k)} {v}" for k, v in items.items()))
+                    f"{label_of(k)} {v}" for k, v in items.items()))
         lines.append(f"fan {result.fan}  fu {result.fu}   (points = (base + fu) x 2^fan rounded "
                      f"up to 10, capped; 推倒八 100 x 2^fan: docs/rules.md §8)")
         for k, v in (result.points or {}).items():

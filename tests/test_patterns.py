@@ -19,6 +19,7 @@ from nbsim.game import game_frame, play_one
 from nbsim.kernels import codes as C
 from nbsim.replays import format_text
 from nbsim.rules import load_rules
+from nbsim.runfiles import open_run
 from nbsim.schema import schema
 from nbsim.scoring import case_output, check_case, format_result, present_items, score_hand
 from nbsim.tiles import format_tiles, parse_tiles
@@ -263,22 +264,25 @@ def test_heavenly_hand_has_no_winning_tile(tables):
 
 
 # ---------------------------------------------------------------- report tables
+def _game_run(tmp_path_factory, config: str, seed: int):
+    out = tmp_path_factory.mktemp("patterns") / config
+    SIM.simulate(config, mode="game", deals=1_500, seed=seed, out=out, workers=1)
+    return out
+
+
 @pytest.fixture(scope="module")
 def tai_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("patterns") / "g3"
-    SIM.simulate("ningbo-3baida", mode="game", deals=1_500, seed=5, out=out, workers=1)
-    return out
+    return _game_run(tmp_path_factory, "ningbo-3baida", 5)
 
 
 @pytest.fixture(scope="module")
 def nh_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("patterns") / "nh"
-    SIM.simulate("ninghai", mode="game", deals=1_500, seed=6, out=out, workers=1)
-    return out
+    return _game_run(tmp_path_factory, "ninghai", 6)
 
 
 def _frame(out):
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)])
+    """Every row of a run folder (the public reader)."""
+    return open_run(out).lf.collect()
 
 
 def test_tai_items_table_counts_every_item(tai_run):
