@@ -192,8 +192,9 @@ def report_cmd(run_dir, out):
     """Report of the run in DIR. Deal runs: heavenly-hand probability with a
     95% Wilson interval, wilds held and flowers set aside per seat. Game runs:
     outcomes, tai (Ninghai: fan, fu, points) of wins, tai items with their
-    Chinese names, payments by seat and policy, win rates by seat, game
-    length, match totals (docs/rules.md §4-§8).
+    Chinese names (0-tai items too; Ninghai: fan and fu items), payments by
+    seat and policy, win rates by seat, game length, flowers at the end of
+    the deal, match totals (docs/rules.md §4-§8).
 
     Writes report.md, report.html (self-contained: tables, plots, config,
     overrides, policies, seed), summary.json and PNG plots into DIR (or

@@ -152,7 +152,13 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
                  policy_names_per_row) -> dict[str, pl.Series]:
     """The game-mode columns (``schema.game_columns``) from the engine's result
     rows. out: int64[n, OUT_LEN]; melds: int8[n, 4, 4, 3]; round_winds: int[n];
-    policy_names_per_row: [n][4] policy names by seat (or one 4-tuple)."""
+    policy_names_per_row: [n][4] policy names by seat (or one 4-tuple).
+
+    The winner's items come from the scorer's result (``codes.RES_*``): tai
+    and presence per tai item (``has_<item>``, 0-tai items included), or the
+    Ninghai fan and fu per item; flowers_end_* from ``engine.O_FLOWERS_END``
+    (bit masks, written in notation); a heavenly hand's winning tile is null
+    (``engine.O_WIN_TILE`` is -1: the dealer's 14 tiles have none)."""
     n = out.shape[0]
     cols: dict[str, pl.Series] = {}
     cols["round_wind"] = _seat_series("round_wind", round_winds.astype(np.int64))
@@ -170,13 +176,23 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     res = out[:, KE.O_SCORE:KE.O_SCORE + C.RES_LEN]
     if rs.config.scoring.system == "tai":
         cols["tai"] = _when_won("tai", res[:, C.RES_TAI], won, pl.Int16)
+        present = res[:, C.RES_PRESENT]     # zero on a wall-exhausted deal
         for item in rs.tai_items:
             i = C.TAI_ITEMS.index(item)
             cols[f"tai_{item}"] = pl.Series(f"tai_{item}",
                                             res[:, C.RES_ITEMS + i].astype(np.int16))
+            cols[f"has_{item}"] = pl.Series(f"has_{item}", ((present >> i) & 1).astype(np.bool_))
     else:
         cols["fan"] = _when_won("fan", res[:, C.RES_FAN], won, pl.Int16)
         cols["fu"] = _when_won("fu", res[:, C.RES_FU], won, pl.Int16)
+        for item in rs.fan_items:
+            j = C.FAN_ITEMS.index(item)
+            cols[f"fan_{item}"] = pl.Series(f"fan_{item}",
+                                            res[:, C.RES_FAN_ITEMS + j].astype(np.int16))
+        for item in rs.fu_items:
+            j = C.FU_ITEMS.index(item)
+            cols[f"fu_{item}"] = pl.Series(f"fu_{item}",
+                                           res[:, C.RES_FU_ITEMS + j].astype(np.int16))
         for j, sch in enumerate(C.SCHEME_NAMES):
             cols[f"points_{sch}"] = _when_won(f"points_{sch}", res[:, C.RES_POINTS + j], won,
                                               pl.Int32)
@@ -192,6 +208,10 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     n_melds = out[:, KE.O_N_MELDS:KE.O_N_MELDS + 4]
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"melds_{suf}"] = _melds_column(melds, n_melds, s, f"melds_{suf}")
+    flower_lut = _lookup_tables(rs.array)[2]
+    for s, suf in enumerate(S.SEAT_SUFFIXES):
+        cols[f"flowers_end_{suf}"] = flower_lut.gather(
+            out[:, KE.O_FLOWERS_END + s].astype(np.int64)).alias(f"flowers_end_{suf}")
     if isinstance(policy_names_per_row, tuple):
         for s, suf in enumerate(S.SEAT_SUFFIXES):
             cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",

@@ -59,10 +59,14 @@ _EVENT_TEXT = {
 _SETUP = ("dice", "indicator", "deal", "flower", "replace")   # before the first play action
 
 
-def _event_text(e: dict, wilds=frozenset()) -> str:
+def _event_text(e: dict, wilds=frozenset(), heavenly: bool = False) -> str:
     """One event of the log as a sentence in tile notation (a wild tile in
-    brackets: [9m])."""
+    brackets: [9m]). heavenly: the deal ended in a heavenly hand, whose win
+    has no winning tile (docs/rules.md §6, §10.1)."""
     a, meld = e["action"], e["meld"]
+    if a == "win" and heavenly:
+        return f"{e['seat']} wins with a heavenly hand (天胡): the dealt 14 tiles are complete"
+
     t = e["tile"]
     if t in wilds:
         t = f"[{t}]"
@@ -133,12 +137,14 @@ def final_hands(row: dict, events: list[dict]) -> dict[str, list[int]]:
 
 
 def _score_lines(row: dict) -> list[str]:
-    """The win's scoring with Chinese names beside the ids: tai items, or
-    Ninghai fan and fu (and their items where the row has item columns)
-    with the points of every scheme."""
+    """The win's scoring with Chinese names beside the ids: the tai items
+    that apply (those worth 0 tai too, from the has_<item> columns), or
+    Ninghai fan and fu and their items (fan_<item>, fu_<item>: fan before the
+    cap) with the points of every scheme (docs/rules.md §6, §8)."""
     from nbsim.names import fan_label, fu_label, scheme_label, tai_label
     if "tai" in row:
-        items = [(k[4:], v) for k, v in row.items() if k.startswith("tai_") and v]
+        items = [(k[4:], v) for k, v in row.items()
+                 if k.startswith("tai_") and (v or row.get(f"has_{k[4:]}"))]
         return [f"  tai {row['tai']}: " + ", ".join(f"{tai_label(k)} {v}" for k, v in items)]
     out = []
     fan_items = [(k[4:], v) for k, v in row.items()
@@ -161,7 +167,9 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
     hands after the flower replacement (wild tiles apart, in brackets), every
     play action numbered from 1 (the first action after the deal), the end,
     every player's final hand and melds, the tai items with their Chinese
-    names (or fan/fu/points) and the payments (docs/rules.md §2-§8)."""
+    names (or fan/fu/points and the fan and fu items), the flowers set aside
+    at the end of the deal and the payments (docs/rules.md §2-§8). A heavenly
+    hand is shown without a winning tile."""
     from nbsim.names import WILD
     from nbsim.tiles import parse_tiles
     row, ev = rec.row, rec.events
@@ -181,13 +189,16 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
         hand = show_hand(parse_tiles(row["hand_" + suf], max_copies=None), wilds)
         lines.append(f"  {_seat(s):<20} {hand:<30}" + (f" flowers {fl}" if fl else ""))
     lines.append("play (steps numbered from the deal):")
+    heavenly = "heavenly" in (row["context"] or [])
     for n, e in enumerate(ev[play_start(ev):], 1):
-        lines.append(f"  {n:>4}  {_event_text(e, wilds)}")
+        lines.append(f"  {n:>4}  {_event_text(e, wilds, heavenly)}")
     lines.append("end:")
     if row["winner"]:
         ctx = f" [{', '.join(row['context'])}]" if row["context"] else ""
+        on = (f"on {row['win_tile']}" if row["win_tile"] is not None
+              else "with the dealt 14 tiles (no winning tile)")
         lines.append(f"  {_seat(row['winner'])} wins by {row['outcome'].replace('_', ' ')} "
-                     f"on {row['win_tile']}{ctx}")
+                     f"{on}{ctx}")
         lines += _score_lines(row)
     else:
         lines.append(f"  wall exhausted after {row['turns']} discards")
@@ -201,6 +212,10 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
         hand = show_hand(finals[s], wilds) if finals is not None else "(not reconstructed)"
         won = " (winning hand)" if row["winner"] == s else ""
         lines.append(f"  {s}: {hand}" + (f"  melds {' '.join(melds)}" if melds else "") + won)
+    ends = [f"{s} {row[f'flowers_end_{s.lower()}']}" for s in C.SEAT_NAMES
+            if row.get(f"flowers_end_{s.lower()}")]
+    if ends:
+        lines.append("flowers set aside at the end: " + ", ".join(ends))
     lines.append("payments: " + ", ".join(f"{s} {row['pay_' + s.lower()]:+d}"
                                           for s in C.SEAT_NAMES))
     return "\n".join(lines)

@@ -24,12 +24,19 @@ Game-mode tables (``nbsim simulate --mode game``; one row per played deal):
                         winner's gain over wins
     tai_distribution    P(tai = k) and P(tai >= k) over wins (Ninghai:
                         fan_distribution)
-    tai_items           P(item applies | win) and its mean tai, by frequency
+    tai_items           every tai item of the variant, 0-tai items included
+                        (from the has_<item> columns): P(item applies | win),
+                        P(item applies) per deal, its mean tai, by frequency
+    fan_items           Ninghai: P(fan item applies | win) and its mean fan per
+                        win (before the fan cap)
+    fu_items            Ninghai: P(fu item applies | win) and its mean fu per win
     pay_per_seat        mean net points per seat E S W N (E = dealer)
     pay_by_policy       win rate and mean net points per seat of each policy
     winner_gain         distribution of the winner's gain (points)
     by_seat             win rate and deal-in rate per seat, dealer vs others
     game_length         mean turns, tiles left and kongs per deal
+    flowers_per_seat    distribution of the flowers each seat has set aside at
+                        the end of the deal (flowers_end_*)
     matches             --format matches: mean match total per player/policy
 
 Intervals are 95% (``nbsim.stats``): Wilson score intervals for
@@ -54,7 +61,7 @@ import polars as pl
 
 from nbsim import schema as S
 from nbsim.errors import RunError
-from nbsim.names import TAI_NAMES, tai_label
+from nbsim.names import FAN_NAMES, FU_NAMES, TAI_NAMES, tai_label
 from nbsim.runfiles import damaged_file_errors, matches_paths, open_run
 from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
 from nbsim.stats import (
@@ -125,12 +132,15 @@ class Table:
 class RunContext:
     """What the game tables need besides the rows: the run folder, its
     manifest, the scoring system ('tai' or 'fan_fu'), the tai value of each
-    item (``[scoring.tai]``), the points scheme the payments use, and the
-    match-total files of a ``--format matches`` run."""
+    item (``[scoring.tai]``), the Ninghai fan and fu value of each item
+    (``[scoring.fan]``, ``[scoring.fu]``), the points scheme the payments use,
+    and the match-total files of a ``--format matches`` run."""
     run_dir: Path
     manifest: dict
     system: str = "tai"
     tai_values: dict = field(default_factory=dict)
+    fan_values: dict = field(default_factory=dict)
+    fu_values: dict = field(default_factory=dict)
     scheme: str | None = None
     matches_files: list[Path] = field(default_factory=list)
     _counts: dict = field(default_factory=dict, repr=False)
@@ -154,6 +164,8 @@ class RunContext:
         scoring = (manifest.get("rules") or {}).get("scoring") or {}
         return cls(run_dir=run_dir, manifest=manifest, system=scoring.get("system", "tai"),
                    tai_values=dict(scoring.get("tai") or {}),
+                   fan_values=dict(scoring.get("fan") or {}),
+                   fu_values=dict(scoring.get("fu") or {}),
                    scheme=(scoring.get("points") or {}).get("points_scheme"),
                    matches_files=matches_paths(run_dir, manifest))
 
@@ -365,50 +377,128 @@ def table_distribution(lf: pl.LazyFrame, ctx: RunContext) -> Table:
 
 
 def table_tai_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
-    """For each tai item of the variant (docs/rules.md §6; columns
-    tai_<item>; the Chinese name beside the id): P(item applies | win) with a
-    95% Wilson interval, its mean tai per win and its share of the mean
-    total tai; most frequent first. An item worth 0 tai in the variant
-    leaves no trace in its column: its frequency is shown as null."""
+    """For each tai item of the variant (docs/rules.md §6; columns tai_<item>
+    and has_<item>; the Chinese name beside the id), items worth 0 tai in the
+    variant included: P(item applies | win) and P(item applies) per deal,
+    each with a 95% Wilson interval, its mean tai per win and its share of
+    the mean total tai; most frequent first. A run written before the
+    has_<item> columns existed counts an item where its tai is non-zero, so
+    an item worth 0 tai there has no frequency (null)."""
     if ctx.system != "tai":
         return None
-    items = [c[4:] for c in lf.collect_schema().names() if c.startswith("tai_")]
+    names = lf.collect_schema().names()
+    items = [c[4:] for c in names if c.startswith("tai_")]
     if not items:
         return None
-    aggs = [pl.len().alias("wins"), pl.col("tai").cast(pl.Float64).mean().alias("tai")]
+    aggs = [pl.len().alias("deals"), WIN.sum().alias("wins"),
+            pl.col("tai").cast(pl.Float64).filter(WIN).mean().alias("tai")]
     for it in items:
         c = pl.col(f"tai_{it}")
-        aggs += [(c > 0).sum().alias(f"k_{it}"), c.cast(pl.Float64).mean().alias(f"m_{it}")]
-    r = lf.filter(WIN).select(aggs).collect(engine="streaming").row(0, named=True)
-    wins, mean_tai = r["wins"], r["tai"]
-    rows, zero = [], []
+        applies = pl.col(f"has_{it}") if f"has_{it}" in names else c > 0
+        aggs += [(applies & WIN).sum().alias(f"k_{it}"),
+                 c.cast(pl.Float64).filter(WIN).mean().alias(f"m_{it}")]
+    r = collect(lf.select(aggs)).row(0, named=True)
+    deals, wins, mean_tai = r["deals"], r["wins"], r["tai"]
+    rows, unknown = [], []
+    empty = {"count": None, "p": None, "ci_low": None, "ci_high": None}
     for it in items:
         value = ctx.tai_values.get(it)
         m = r[f"m_{it}"]
-        if value == 0:
-            zero.append(it)
-            row = {"count": None, "n": wins, "p": None, "se": None, "ci_low": None,
-                   "ci_high": None}
+        if value == 0 and f"has_{it}" not in names:
+            unknown.append(it)
+            per_win = per_deal = empty
         else:
-            row = prop_row(r[f"k_{it}"], wins)
+            per_win, per_deal = prop_row(r[f"k_{it}"], wins), prop_row(r[f"k_{it}"], deals)
         rows.append({"item": it, "chinese": TAI_NAMES.get(it, ""), "tai": value,
-                     "wins": row["count"], "p": row["p"],
-                     "ci_low": row["ci_low"], "ci_high": row["ci_high"], "mean_tai": m,
+                     "wins": per_win["count"], "p": per_win["p"],
+                     "ci_low": per_win["ci_low"], "ci_high": per_win["ci_high"],
+                     "p_deal": per_deal["p"], "deal_ci_low": per_deal["ci_low"],
+                     "deal_ci_high": per_deal["ci_high"], "mean_tai": m,
                      "share_of_tai": (m / mean_tai) if (m is not None and mean_tai) else None})
     schema = {"item": pl.String, "chinese": pl.String, "tai": pl.Int64, "wins": pl.Int64,
               "p": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
-              "mean_tai": pl.Float64,
-              "share_of_tai": pl.Float64}
+              "p_deal": pl.Float64, "deal_ci_low": pl.Float64, "deal_ci_high": pl.Float64,
+              "mean_tai": pl.Float64, "share_of_tai": pl.Float64}
     df = (pl.DataFrame(rows, schema=schema)
           .sort(["p", "mean_tai", "item"], descending=[True, True, False], nulls_last=True))
-    note = (f"p = P(item applies | win) over {wins:,} wins ({WILSON_NOTE}); tai = the "
-            f"item's value in the config ('each' items count once per flower or pung); "
-            f"mean_tai = mean tai the item adds per win; share_of_tai = mean_tai / mean "
-            f"total tai")
-    if zero:
-        note += (f". Worth 0 tai in this variant, so not recorded: "
-                 f"{', '.join(tai_label(z) for z in zero)}")
-    return Table("tai_items", "Tai items: how often each applies to a win", df, note)
+    note = (f"p = P(item applies | win) over {wins:,} wins, p_deal = P(item applies) over "
+            f"{deals:,} deals ({WILSON_NOTE}); items worth 0 tai in the variant are counted "
+            f"too; tai = the item's value in the config ('each' items count once per flower "
+            f"or pung); mean_tai = mean tai the item adds per win; share_of_tai = mean_tai / "
+            f"mean total tai")
+    if unknown:
+        note += (f". This run has no has_<item> columns (written by an older nbsim), so "
+                 f"items worth 0 tai have no frequency: "
+                 f"{', '.join(tai_label(z) for z in unknown)}")
+    return Table("tai_items", "Tai items: how often each applies to a win and per deal", df,
+                 note)
+
+
+def _fan_fu_item_table(lf: pl.LazyFrame, ctx: RunContext, family: str) -> Table | None:
+    """One Ninghai item table (family 'fan' or 'fu'; columns fan_<item> /
+    fu_<item>): per item, P(it applies | win) with a 95% Wilson interval
+    (it applies when its value is non-zero) and its mean per win with a 95%
+    t interval. None outside fan/fu variants or for a run without the item
+    columns."""
+    if ctx.system != "fan_fu":
+        return None
+    ids = FAN_NAMES if family == "fan" else FU_NAMES
+    names = lf.collect_schema().names()
+    items = [it for it in ids if f"{family}_{it}" in names]
+    if not items:
+        return None
+    aggs = [WIN.sum().alias("wins"), pl.col(family).cast(pl.Float64).filter(WIN).mean()
+            .alias("total")]
+    for it in items:
+        c = pl.col(f"{family}_{it}").filter(WIN)
+        aggs += [(c > 0).sum().alias(f"k_{it}"), c.cast(pl.Float64).mean().alias(f"m_{it}"),
+                 c.cast(pl.Float64).std().alias(f"s_{it}")]
+    r = collect(lf.select(aggs)).row(0, named=True)
+    wins, total = r["wins"], r["total"]
+    values = ctx.fan_values if family == "fan" else ctx.fu_values
+    rows = []
+    for it in items:
+        pw = prop_row(r[f"k_{it}"], wins)
+        mr = mean_row(wins, r[f"m_{it}"], r[f"s_{it}"])
+        m = r[f"m_{it}"]
+        rows.append({"item": it, "chinese": ids[it], family: values.get(it),
+                     "wins": pw["count"], "p": pw["p"], "ci_low": pw["ci_low"],
+                     "ci_high": pw["ci_high"], f"mean_{family}": mr["mean"],
+                     "mean_ci_low": mr["ci_low"], "mean_ci_high": mr["ci_high"],
+                     f"share_of_{family}": (m / total) if (m is not None and total) else None})
+    schema = {"item": pl.String, "chinese": pl.String, family: pl.Int64, "wins": pl.Int64,
+              "p": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64,
+              f"mean_{family}": pl.Float64, "mean_ci_low": pl.Float64,
+              "mean_ci_high": pl.Float64, f"share_of_{family}": pl.Float64}
+    df = (pl.DataFrame(rows, schema=schema)
+          .sort(["p", f"mean_{family}", "item"], descending=[True, True, False],
+                nulls_last=True))
+    if family == "fan":
+        title = "Fan items (番): how often each applies to a win"
+        what = ("mean_fan = mean fan the item adds per win, before the fan cap, so the "
+                "shares of the capped mean fan may add up to more than 1 (docs/rules.md §8)")
+    else:
+        title = "Fu items (胡): how often each applies to a win"
+        what = ("mean_fu = mean fu the item adds per win; the items add up to the fu, so the "
+                "shares add up to 1 (docs/rules.md §8)")
+    note = (f"p = P(item applies | win) over {wins:,} wins ({WILSON_NOTE}); {family} = the "
+            f"item's value in the config (per flower or set); {what}; mean intervals: "
+            f"{T_NOTE}")
+    return Table(f"{family}_items", title, df, note)
+
+
+def table_fan_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
+    """Ninghai fan items (docs/rules.md §8; columns fan_<item>): P(item
+    applies | win) with a 95% Wilson interval and its mean fan per win
+    (before the fan cap) with a 95% t interval."""
+    return _fan_fu_item_table(lf, ctx, "fan")
+
+
+def table_fu_items(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
+    """Ninghai fu items (docs/rules.md §8; columns fu_<item>): P(item applies
+    | win) with a 95% Wilson interval and its mean fu per win with a 95% t
+    interval; the items add up to the fu."""
+    return _fan_fu_item_table(lf, ctx, "fu")
 
 
 def table_pay_per_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
@@ -581,6 +671,26 @@ def table_by_seat(lf: pl.LazyFrame, ctx: RunContext) -> Table:
                  "kong robbed")
 
 
+def table_flowers_end(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
+    """Game runs: distribution of the number of flowers each seat has set
+    aside at the end of the deal (columns flowers_end_*: the flowers of the
+    deal's flower replacement and those drawn in play; docs/rules.md §2),
+    with the means at the end and after the deal. None for a run written
+    before the flowers_end_* columns existed."""
+    if not set(S.seat_columns("flowers_end")) <= set(lf.collect_schema().names()):
+        return None
+    df = _seat_distribution(lf, [_flower_count(c) for c in S.seat_columns("flowers_end")],
+                            "flowers")
+    means = _seat_means(df, "flowers")
+    after = collect(lf.select([_flower_count(c).cast(pl.Float64).mean().alias(seat)
+                               for c, seat in zip(S.seat_columns("flowers"), SEATS)]))
+    return Table("flowers_per_seat",
+                 "Flowers set aside per seat at the end of the deal (fraction of deals)", df,
+                 "mean at the end: " + ", ".join(f"{s} {m:.4f}" for s, m in means.items())
+                 + "; after the deal's flower replacement: "
+                 + ", ".join(f"{s} {after[s][0]:.4f}" for s in SEATS))
+
+
 def table_game_length(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     """Mean turns (discards), tiles still drawable at the end and kongs
     declared per deal, with 95% t intervals, min, median and max."""
@@ -626,8 +736,9 @@ TABLES = {
     "deal": (table_heavenly, table_heavenly_by_wilds, table_wilds_per_seat,
              table_flowers_per_seat),
     "game": (table_outcomes, table_win_means, table_distribution, table_tai_items,
-             table_pay_per_seat, table_pay_by_policy, table_winner_gain, table_by_seat,
-             table_game_length, table_matches),
+             table_fan_items, table_fu_items, table_pay_per_seat, table_pay_by_policy,
+             table_winner_gain, table_by_seat, table_game_length, table_flowers_end,
+             table_matches),
 }
 
 
@@ -728,8 +839,9 @@ def _main_text_game(rep: Report) -> str:
     shown = ["main", "pay_per_seat"]
     if rep.tables["pay_by_policy"].df.height > 1:
         shown.append("pay_by_policy")
-    if "tai_items" in rep.tables:
-        shown.append("tai_items")
+    for name in ("tai_items", "fan_items", "fu_items"):
+        if name in rep.tables:
+            shown.append(name)
     if "matches" in rep.tables:
         shown.append("matches")
     for name in shown:
@@ -739,7 +851,11 @@ def _main_text_game(rep: Report) -> str:
             df = df.select("seat", "dealer", "mean", "se", "ci_low", "ci_high")
         if name == "tai_items":
             df = df.select("chinese", "item", "tai", "wins", "p", "ci_low", "ci_high",
-                           "mean_tai")
+                           "p_deal", "mean_tai")
+        if name in ("fan_items", "fu_items"):
+            fam = name[:-6]
+            df = df.select("chinese", "item", fam, "wins", "p", "ci_low", "ci_high",
+                           f"mean_{fam}")
         out += ["", t.title, text_table(df), t.note]
     return "\n".join(out)
 

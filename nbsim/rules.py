@@ -219,6 +219,18 @@ class RuleSet:
         """Ids of the tai items this variant has (present in [scoring.tai])."""
         return [n for n in C.TAI_ITEMS if n in self.config.scoring.tai]
 
+    @property
+    def fan_items(self) -> list[str]:
+        """Ids of the Ninghai fan items this variant lists in [scoring.fan], in
+        ``codes.FAN_ITEMS`` order (docs/rules.md §8)."""
+        return [n for n in C.FAN_ITEMS if n in self.config.scoring.fan]
+
+    @property
+    def fu_items(self) -> list[str]:
+        """Ids of the Ninghai fu items this variant lists in [scoring.fu], in
+        ``codes.FU_ITEMS`` order (docs/rules.md §8)."""
+        return [n for n in C.FU_ITEMS if n in self.config.scoring.fu]
+
 
 def shipped_configs() -> list[str]:
     """Names of the configs installed with the package."""

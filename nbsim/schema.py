@@ -60,7 +60,15 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]
     tai                 Int16         total tai of the win (tai variants); null when
                                       the wall is exhausted
     tai_<item>          Int16         tai of each item of the variant (0 if it did not apply)
-    fan, fu             Int16         Ninghai fan and the winner's fu (fan/fu variants)
+    has_<item>          Boolean       the item applies to the win, also when it is worth
+                                      0 tai in the variant (``chicken_hand`` in
+                                      ningbo-3baida); false when the wall is exhausted
+                                      (one beside each tai_<item>)
+    fan, fu             Int16         Ninghai fan (capped at fan_cap) and the winner's fu
+                                      (fan/fu variants)
+    fan_<item>          Int16         fan of each fan item of the variant's [scoring.fan]
+                                      before the cap (0 if it did not apply)
+    fu_<item>           Int16         fu of each fu item of [scoring.fu] (they add up to fu)
     points_<scheme>     Int32         Ninghai points under each scheme
     liable              String        Ninghai three-melds liable seat (null: none)
     fu_e .. fu_n        Int16         each player's own fu (Ninghai)
@@ -71,8 +79,13 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]
     tiles_left          Int16         tiles still drawable at the end
     kongs               Int8          kongs declared (all players)
     melds_e .. melds_n  List(String)  declared melds at the end, e.g. ``pung:777z``
+    flowers_end_e ..    String        flowers each seat has set aside at the end of the
+                                      deal (those after the deal and those drawn in
+                                      play), e.g. ``157f``; empty if none
     policy_e ..         String        policy of the player in each seat
     ==================  ============  ==============================================
+
+    Items are those of the counted reading (docs/rules.md §6, §8, §10.3, §10.4).
     """
     cols: list[tuple[str, pl.DataType | type[pl.DataType]]] = [
         ("round_wind", pl.String), ("outcome", pl.String), ("winner", pl.String),
@@ -80,16 +93,21 @@ def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]
     ]
     if rules is None or rules.config.scoring.system == "tai":
         items = rules.tai_items if rules is not None else []
-        cols += [("tai", pl.Int16)] + [(f"tai_{i}", pl.Int16) for i in items]
+        cols += [("tai", pl.Int16)]
+        for i in items:
+            cols += [(f"tai_{i}", pl.Int16), (f"has_{i}", pl.Boolean)]
     else:
         from nbsim.kernels.codes import SCHEME_NAMES
         cols += [("fan", pl.Int16), ("fu", pl.Int16)]
+        cols += [(f"fan_{i}", pl.Int16) for i in rules.fan_items]
+        cols += [(f"fu_{i}", pl.Int16) for i in rules.fu_items]
         cols += [(f"points_{s}", pl.Int32) for s in SCHEME_NAMES]
         cols += [("liable", pl.String)] + [(f"fu_{s}", pl.Int16) for s in SEAT_SUFFIXES]
     cols += [(f"pay_{s}", pl.Int32) for s in SEAT_SUFFIXES]
     cols += [("wilds_win", pl.UInt8), ("turns", pl.Int16), ("tiles_left", pl.Int16),
              ("kongs", pl.Int8)]
     cols += [(f"melds_{s}", pl.List(pl.String)) for s in SEAT_SUFFIXES]
+    cols += [(f"flowers_end_{s}", pl.String) for s in SEAT_SUFFIXES]
     cols += [(f"policy_{s}", pl.String) for s in SEAT_SUFFIXES]
     return cols
 

@@ -37,9 +37,12 @@ EXPECT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
     "why": ((str,), "a reason name such as 'below_min_tai'"),
     "tai": ((int, type(None)), "an integer or null"),
     "items": ((dict,), "an object item id -> tai"),
+    "present": ((list,), "a list of the tai item ids that apply (0-tai items included)"),
     "fan": ((int,), "an integer"),
     "fu": ((int,), "an integer"),
     "points": ((dict,), "an object scheme -> points"),
+    "fan_items": ((dict,), "an object fan item id -> fan"),
+    "fu_items": ((dict,), "an object fu item id -> fu"),
     "silver": ((int, float, dict), "a number or an object"),
     "payments": ((dict,), "an object seat -> points"),
     "error": ((bool,), "true or false"),
@@ -56,10 +59,18 @@ class ScoreResult:
     tai / tai_for_min: total tai of the counted reading with / without
     three_wilds (tai systems; None when not complete or for Ninghai).
     items: {item id: tai} of the counted reading, non-zero items only.
+    present: the ids of the tai items that apply in the counted reading, in
+    ``codes.TAI_ITEMS`` order, items worth 0 tai in the variant included
+    (``chicken_hand`` in ningbo-3baida; docs/rules.md §6, §10.3); empty for
+    Ninghai and incomplete hands.
     fan, fu, points {scheme: points}, silver (what each payer owes): Ninghai
-    only (None otherwise). payments: {seat: net points}, zero-sum, for legal
-    wins whose payers are known; None otherwise. wilds: wild tiles among the
-    14 concealed tiles.
+    only (None otherwise); fan is capped at ``fan_cap``.
+    fan_items: {fan item id: fan} of the counted reading before the fan cap
+    (so they may add up to more than ``fan``), non-zero only; fu_items: {fu
+    item id: fu}, non-zero only, adding up to ``fu`` (docs/rules.md §8,
+    §10.4). Both empty for the tai systems and incomplete hands.
+    payments: {seat: net points}, zero-sum, for legal wins whose payers are
+    known; None otherwise. wilds: wild tiles among the 14 concealed tiles.
     """
     config: str
     complete: bool
@@ -68,11 +79,14 @@ class ScoreResult:
     tai: int | None = None
     tai_for_min: int | None = None
     items: dict[str, int] = field(default_factory=dict)
+    present: list[str] = field(default_factory=list)
     fan: int | None = None
     fu: int | None = None
     points: dict[str, int] | None = None
     silver: int | None = None
     payments: dict[str, int] | None = None
+    fan_items: dict[str, int] = field(default_factory=dict)
+    fu_items: dict[str, int] = field(default_factory=dict)
     wilds: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -274,6 +288,12 @@ def _error_message(code: int, rs: RuleSet, a) -> str:
     return f"invalid input ({C.ERROR_NAMES[code] if code < len(C.ERROR_NAMES) else code})"
 
 
+def present_items(mask: int) -> list[str]:
+    """The tai item ids of a presence bit mask (``codes.RES_PRESENT``: bit t =
+    item t of ``codes.TAI_ITEMS``), in that order."""
+    return [n for i, n in enumerate(C.TAI_ITEMS) if mask >> i & 1]
+
+
 def _result(rs: RuleSet, res: np.ndarray, payments_known: bool) -> ScoreResult:
     complete = bool(res[C.RES_COMPLETE])
     win = bool(res[C.RES_WIN])
@@ -285,11 +305,16 @@ def _result(rs: RuleSet, res: np.ndarray, payments_known: bool) -> ScoreResult:
         kw["tai_for_min"] = int(res[C.RES_TAI_FOR_MIN])
         kw["items"] = {n: int(res[C.RES_ITEMS + i]) for i, n in enumerate(C.TAI_ITEMS)
                        if res[C.RES_ITEMS + i]}
+        kw["present"] = present_items(int(res[C.RES_PRESENT]))
     if complete and not tai_sys:
         kw["fan"] = int(res[C.RES_FAN])
         kw["fu"] = int(res[C.RES_FU])
         kw["points"] = {n: int(res[C.RES_POINTS + i]) for i, n in enumerate(C.SCHEME_NAMES)}
         kw["silver"] = int(res[C.RES_SILVER])
+        kw["fan_items"] = {n: int(res[C.RES_FAN_ITEMS + i]) for i, n in enumerate(C.FAN_ITEMS)
+                           if res[C.RES_FAN_ITEMS + i]}
+        kw["fu_items"] = {n: int(res[C.RES_FU_ITEMS + i]) for i, n in enumerate(C.FU_ITEMS)
+                          if res[C.RES_FU_ITEMS + i]}
     if win and payments_known:
         kw["payments"] = {n: int(res[C.RES_PAY + i]) for i, n in enumerate(C.SEAT_NAMES)}
     return ScoreResult(config=rs.name, complete=complete, win=win, why=why,
@@ -383,17 +408,21 @@ def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> Scor
 def case_output(case_id, result: ScoreResult) -> dict[str, Any]:
     """The JSON object ``nbsim score --cases`` prints for a scored case.
 
-    Tai systems: id, win, why, tai, items (non-zero), payments; Ninghai: id,
-    win, why, fan, fu, points, silver, payments."""
+    Tai systems: id, win, why, tai, items (non-zero), present (the items
+    that apply, 0-tai ones included), payments; Ninghai: id, win, why, fan,
+    fu, points, silver, fan_items, fu_items, payments."""
     out: dict[str, Any] = {"id": case_id, "win": result.win, "why": result.why}
     if result.fan is None and (result.tai is not None or result.points is None):
         out["tai"] = result.tai
         out["items"] = dict(result.items)
+        out["present"] = list(result.present)
     else:
         out["fan"] = result.fan
         out["fu"] = result.fu
         out["points"] = result.points
         out["silver"] = result.silver
+        out["fan_items"] = dict(result.fan_items)
+        out["fu_items"] = dict(result.fu_items)
     out["payments"] = result.payments
     return out
 
@@ -431,11 +460,16 @@ def check_case(expect: Mapping[str, Any] | None, got: Mapping[str, Any]) -> list
     for key in ("win", "why", "tai", "fan", "fu", "silver"):
         if key in expect and expect[key] != got.get(key):
             bad.append(f"{key}: expected {expect[key]!r}, got {got.get(key)!r}")
-    if "items" in expect:
-        items = got.get("items") or {}
-        for k, v in expect["items"].items():
-            if items.get(k, 0) != v:
-                bad.append(f"items.{k}: expected {v!r}, got {items.get(k, 0)!r}")
+    for family in ("items", "fan_items", "fu_items"):
+        if family in expect:
+            items = got.get(family) or {}
+            for k, v in expect[family].items():
+                if items.get(k, 0) != v:
+                    bad.append(f"{family}.{k}: expected {v!r}, got {items.get(k, 0)!r}")
+    if "present" in expect:
+        want, have = set(expect["present"]), set(got.get("present") or [])
+        if want != have:
+            bad.append(f"present: expected {sorted(want)!r}, got {sorted(have)!r}")
     if "points" in expect:
         pts = got.get("points") or {}
         for k, v in expect["points"].items():
@@ -602,14 +636,14 @@ def absent_items(result: ScoreResult, rs: RuleSet | None = None, *, win_by: str 
                  context=()) -> list[str]:
     """Why items a player might expect do not apply, one sentence each
     (docs/rules.md §6 and §10): three wilds on a discard win, a last-tile
-    discard win, wait items that need a single waiting kind, items worth 0
-    tai in the variant."""
+    discard win, wait items that need a single waiting kind; and the items
+    that apply but are worth 0 tai in the variant (``result.present``)."""
     from nbsim.names import tai_label
     if rs is None or result.fan is not None or not result.complete:
         return []
     tai = rs.config.scoring.tai
     notes = []
-    if result.wilds >= 3 and "three_wilds" in tai and "three_wilds" not in result.items \
+    if result.wilds >= 3 and "three_wilds" in tai and "three_wilds" not in result.present \
             and win_by not in (None, "self_draw"):
         notes.append(f"{tai_label('three_wilds')}: needs a self-drawn win; holding the three "
                      f"wilds on a {win_by.replace('_', ' ')} win scores nothing")
@@ -617,17 +651,12 @@ def absent_items(result: ScoreResult, rs: RuleSet | None = None, *, win_by: str 
         notes.append(f"{tai_label('last_tile_draw')}: needs a self-draw of the last tile; a "
                      f"discard on the last tile scores nothing extra")
     if rs.config.win.wait_needs_single_kind and "heavenly" not in tuple(context or ()) and \
-            not any(i in result.items for i in _WAIT_ITEMS):
+            not any(i in result.present for i in _WAIT_ITEMS):
         notes.append("no wait item: in this variant edge, closed and single waits need a hand "
                      "that waits on one kind only (wait_needs_single_kind)")
-    for item, value in tai.items():
-        if value == 0 and item not in result.items and item in ("chicken_hand",
-                                                                "robbing_the_kong"):
-            if item == "chicken_hand" and any(i in result.items for i in _WAIT_ITEMS):
-                continue
-            if item == "robbing_the_kong" and win_by != "robbing_kong":
-                continue
-            notes.append(f"{tai_label(item)}: worth 0 tai in {rs.name}")
+    for item in result.present:
+        if tai.get(item) == 0:
+            notes.append(f"{tai_label(item)}: applies, but is worth 0 tai in {rs.name}")
     return notes
 
 
@@ -652,7 +681,9 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
     if not result.complete:
         lines.append("not a complete hand (4 melds + pair with the wilds): no reading")
     elif result.fan is None:
-        rows = [(tai_label(k), v) for k, v in result.items.items()]
+        # every item that applies, those worth 0 tai in the variant too
+        rows = [(tai_label(k), result.items.get(k, 0)) for k in C.TAI_ITEMS
+                if k in result.items or k in result.present]
         width = max([27] + [_width(r[0]) + 2 for r in rows])
         lines.append(f"{_pad('item', width)}{'tai':>5}")
         for label, v in rows:
@@ -660,11 +691,11 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
         lines.append(f"{_pad('total', width)}{result.tai:>5}")
         lines.append(f"{_pad('total without three_wilds', width)}{result.tai_for_min:>5}")
     else:
-        for family, label in (("fan_items", fan_label), ("fu_items", fu_label)):
+        for family, label_of in (("fan_items", fan_label), ("fu_items", fu_label)):
             items = getattr(result, family, None)
             if items:
                 lines.append(f"{family[:-6]} items: " + ", ".join(
-                    f"{label(k)} {v}" for k, v in items.items()))
+                    f"{label_of(k)} {v}" for k, v in items.items()))
         lines.append(f"fan {result.fan}  fu {result.fu}   (points = (base + fu) x 2^fan rounded "
                      f"up to 10, capped; 推倒八 100 x 2^fan: docs/rules.md §8)")
         for k, v in (result.points or {}).items():

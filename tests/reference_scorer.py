@@ -20,12 +20,17 @@ computes the wild kinds itself, reads the variant only as plain data
   recursive complete-hand check.
 
 Every reading is scored straight from the item definitions; the counted one
-is the best by (tai, legal, item vector in TAI_ITEMS order) for the tai
-systems and (points, fan, fu, legal) for Ninghai.
+is the best by (tai, legal, item vector in TAI_ITEMS order, presence vector:
+which items apply, 0-tai items included) for the tai systems and (points,
+fan, fu, legal, item fan vector before the cap in FAN_ITEMS order, item fu
+vector in FU_ITEMS order) for Ninghai (docs/rules.md §10.3, §10.4).
 
 ``reference_score(rules_dict, **situation)`` returns the same fields as
-``nbsim.scoring.ScoreResult.to_dict()`` (without ``config``), or
-``{"error": name}`` for the invalid inputs of RULES.md section 10.
+``nbsim.scoring.ScoreResult.to_dict()`` (without ``config``): also
+``present`` (the ids of the tai items that apply, in TAI_ITEMS order) and
+``fan_items`` / ``fu_items`` (Ninghai: id -> fan before the cap / fu, the
+non-zero ones), or ``{"error": name}`` for the invalid inputs of RULES.md
+section 10.
 """
 from __future__ import annotations
 
@@ -46,6 +51,12 @@ TAI_ITEMS = (
     "dragon_pung", "seat_wind_pung", "prevalent_wind_pung",
     "wild_single_wait", "wild_drawn",
 )
+FAN_ITEMS = ("seat_flower", "flower_set", "dragon_pung", "full_flush", "all_honors",
+             "half_flush", "all_pungs")
+FU_ITEMS = ("exposed_pung_terminal", "exposed_pung_simple", "concealed_pung_terminal",
+            "concealed_pung_simple", "exposed_kong_terminal", "exposed_kong_simple",
+            "concealed_kong_terminal", "concealed_kong_simple", "flower", "self_drawn",
+            "closed_wait")
 WAIT_ITEMS = ("chicken_hand", "all_chows", "edge_wait", "closed_wait", "single_wait",
               "dual_pung_wait")
 SCHEMES = ("yao_ban_san", "yao_ban_liu", "yao_er_liu", "tui_dao_ba")
@@ -472,57 +483,74 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
                 waits.add(x)
 
     hand_items = dict.fromkeys(TAI_ITEMS, 0)
-    fan_const = 0
-    fu_const = 0
+    hand_present = set()
+
+    def applies(item, times=1):
+        """A hand item applies ``times`` times: its tai, and its presence when
+        the variant has it (also at 0 tai)."""
+        hand_items[item] += times * val(item)
+        if item in tai_tab:
+            hand_present.add(item)
+
+    hand_fan = dict.fromkeys(FAN_ITEMS, 0)
+    hand_fu = dict.fromkeys(FU_ITEMS, 0)
     seat_fl = [parse(f)[0] for f in rules["flowers"]["seat_flowers"][seat]]
     groups_fl = [[k for k in fl if k < 38], [k for k in fl if k >= 38]]
     if not fan_fu:
         if len(fl) == 8 and "all_flowers" in tai_tab:
-            hand_items["all_flowers"] = val("all_flowers")
+            applies("all_flowers")
         else:
             for gfl in groups_fl:
                 if len(gfl) == 4 and "flower_set" in tai_tab:
-                    hand_items["flower_set"] += val("flower_set")
-                else:
-                    hand_items["seat_flower"] += val("seat_flower") * sum(k in seat_fl for k in gfl)
+                    applies("flower_set")
+                elif any(k in seat_fl for k in gfl):
+                    applies("seat_flower", sum(k in seat_fl for k in gfl))
         if selfd:
-            hand_items["self_drawn"] = val("self_drawn")
+            applies("self_drawn")
             if "after_kong" in ctx:
-                hand_items["out_with_replacement"] = val("out_with_replacement")
+                applies("out_with_replacement")
             if "last_tile" in ctx:
-                hand_items["last_tile_draw"] = val("last_tile_draw")
+                applies("last_tile_draw")
             if holds_all3:
-                hand_items["three_wilds"] = val("three_wilds")
+                applies("three_wilds")
             if win_is_wild and not heav:
-                hand_items["wild_drawn"] = val("wild_drawn")
+                applies("wild_drawn")
         if w14 == 0:
-            hand_items["no_wilds"] = val("no_wilds")
+            applies("no_wilds")
         if win_by == "robbing_kong":
-            hand_items["robbing_the_kong"] = val("robbing_the_kong")
+            applies("robbing_the_kong")
         if heav:
-            hand_items["heavenly_hand"] = val("heavenly_hand")
+            applies("heavenly_hand")
         if "earthly" in ctx:
-            hand_items["earthly_hand"] = val("earthly_hand")
+            applies("earthly_hand")
         if wsw:
-            hand_items["wild_single_wait"] = val("wild_single_wait")
+            applies("wild_single_wait")
     else:
         fan_tab = rules["scoring"]["fan"]
         fu_tab = rules["scoring"]["fu"]
         for gfl in groups_fl:
             if len(gfl) == 4:
-                fan_const += fan_tab.get("flower_set", 0)
+                hand_fan["flower_set"] += fan_tab.get("flower_set", 0)
             else:
-                fan_const += fan_tab.get("seat_flower", 0) * sum(k in seat_fl for k in gfl)
-        fu_const += fu_tab.get("flower", 0) * len(fl)
+                hand_fan["seat_flower"] += (fan_tab.get("seat_flower", 0)
+                                            * sum(k in seat_fl for k in gfl))
+        hand_fu["flower"] = fu_tab.get("flower", 0) * len(fl)
         if selfd:
-            fu_const += fu_tab.get("self_drawn", 0)
+            hand_fu["self_drawn"] = fu_tab.get("self_drawn", 0)
+        for t, b in decl:
+            if t == "chow":
+                continue
+            kind = "terminal" if is_terminal_or_honor(b) else "simple"
+            name = {"pung": "exposed_pung", "kong": "exposed_kong",
+                    "ckong": "concealed_kong"}[t]
+            hand_fu[f"{name}_{kind}"] += fu_tab.get(f"{name}_{kind}", 0)
 
     # ---- every reading
     outs = (enumerator or readings)(nat13, -1 if win_is_wild else wt, not win_is_wild, n_wild,
                                     win_is_wild, 4 - n_melds, 1)
     base = dict(complete=False, win=False, why="not_complete", tai=None, tai_for_min=None,
-                items={}, fan=None, fu=None, points=None, silver=None, payments=None,
-                wilds=w14)
+                items={}, present=[], fan=None, fu=None, points=None, silver=None,
+                payments=None, fan_items={}, fu_items={}, wilds=w14)
     if not outs:
         return base
     best = None
@@ -573,7 +601,17 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
                 item = "chicken_hand"
         big = item == "single_wait" and n_melds == 4 and "big_single_wait" in tai_tab
         items = dict(hand_items)
+        present = set(hand_present)
+        fan_items = fu_items = None
         if not fan_fu:
+            for flag, name in ((ff, "full_flush"), (hf, "half_flush"), (ah, "all_honors"),
+                               (allp, "all_pungs"), (ndrag > 0, "dragon_pung"),
+                               (seatp, "seat_wind_pung"), (roundp, "prevalent_wind_pung"),
+                               (big, "big_single_wait")):
+                if flag and name in tai_tab:
+                    present.add(name)
+            if item:
+                present.add(item)
             if ff:
                 items["full_flush"] += val("full_flush")
             if hf:
@@ -597,29 +635,25 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
         else:
             fan_tab = rules["scoring"]["fan"]
             fu_tab = rules["scoring"]["fu"]
-            fan = fan_const + ndrag * fan_tab.get("dragon_pung", 0)
+            fan_items = dict(hand_fan)
+            fan_items["dragon_pung"] += ndrag * fan_tab.get("dragon_pung", 0)
             for flag, name in ((ff, "full_flush"), (hf, "half_flush"), (ah, "all_honors"),
                                (allp, "all_pungs")):
                 if flag:
-                    fan += fan_tab.get(name, 0)
-            fan = min(fan, rules["scoring"]["points"]["fan_cap"])
-            fu = fu_const
-            for t, b in decl:
-                if t == "chow":
-                    continue
-                kind = "terminal" if is_terminal_or_honor(b) else "simple"
-                name = {"pung": "exposed_pung", "kong": "exposed_kong",
-                        "ckong": "concealed_kong"}[t]
-                fu += fu_tab.get(f"{name}_{kind}", 0)
+                    fan_items[name] += fan_tab.get(name, 0)
+            fan = min(sum(fan_items.values()), rules["scoring"]["points"]["fan_cap"])
+            fu_items = dict(hand_fu)
             for idx, g in enumerate(concealed):
                 if g[0] != "pung":
                     continue
                 kind = "terminal" if is_terminal_or_honor(g[1]) else "simple"
                 # the winning group is the last one: completed by a discard -> exposed
                 exposed = idx == len(concealed) - 1 and not selfd
-                fu += fu_tab.get(f"{'exposed' if exposed else 'concealed'}_pung_{kind}", 0)
+                name = f"{'exposed' if exposed else 'concealed'}_pung_{kind}"
+                fu_items[name] += fu_tab.get(name, 0)
             if closed_fu:
-                fu += fu_tab.get("closed_wait", 0)
+                fu_items["closed_wait"] += fu_tab.get("closed_wait", 0)
+            fu = sum(fu_items.values())
             pts = _points(rules["scoring"]["points"]["points_scheme"], fan, fu)
             tai = None
             tmin = fan
@@ -638,20 +672,25 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
         any_minpat |= okmin and okpat
         any_legal |= legal
         if not fan_fu:
-            key = (tai, legal, tuple(items[n] for n in TAI_ITEMS))
+            key = (tai, legal, tuple(items[n] for n in TAI_ITEMS),
+                   tuple(n in present for n in TAI_ITEMS))
         else:
-            key = (pts, fan, fu, legal)
+            key = (pts, fan, fu, legal, tuple(fan_items[n] for n in FAN_ITEMS),
+                   tuple(fu_items[n] for n in FU_ITEMS))
         if best is None or key > best[0]:
-            best = (key, tai, tmin, items, fan, fu)
-    key, tai, tmin, items, fan, fu = best
+            best = (key, tai, tmin, items, present, fan, fu, fan_items, fu_items)
+    key, tai, tmin, items, present, fan, fu, fan_items, fu_items = best
     out = dict(base, complete=True)
     if not fan_fu:
         out["tai"] = tai
         out["tai_for_min"] = tmin
         out["items"] = {k: v for k, v in items.items() if v}
+        out["present"] = [n for n in TAI_ITEMS if n in present]
     else:
         out["fan"] = fan
         out["fu"] = fu
+        out["fan_items"] = {k: v for k, v in fan_items.items() if v}
+        out["fu_items"] = {k: v for k, v in fu_items.items() if v}
         out["points"] = {sc: _points(sc, fan, fu) for sc in SCHEMES}
         scheme = rules["scoring"]["points"]["points_scheme"]
         out["silver"] = _silver(rules, scheme, out["points"][scheme])

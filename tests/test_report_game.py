@@ -28,7 +28,7 @@ def _frame(out):
 def tai_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("game") / "g3"
     SIM.simulate("ningbo-3baida", mode="game", deals=2_000, seed=21, out=out, shard_size=700,
-                 workers=1)
+                 workers=1, policies=("value",) * 4)
     return out
 
 
@@ -76,7 +76,7 @@ def test_table_set(tai_rep):
     rep, _ = tai_rep
     assert list(rep.tables) == ["main", "outcomes", "win_means", "tai_distribution",
                                 "tai_items", "pay_per_seat", "pay_by_policy", "winner_gain",
-                                "by_seat", "game_length"]
+                                "by_seat", "game_length", "flowers_per_seat"]
 
 
 def test_outcomes(tai_rep):
@@ -163,7 +163,9 @@ def test_tai_items(tai_rep):
         x = wins[f"tai_{r['item']}"].to_numpy()
         assert r["mean_tai"] == pytest.approx(x.mean())
         if r["tai"] == 0:                                      # chicken_hand in 3-baida
-            assert r["p"] is None and r["item"] in rep.tables["tai_items"].note
+            k = int(wins[f"has_{r['item']}"].sum())            # counted from its presence
+            assert k > 0 and r["wins"] == k and r["p"] == pytest.approx(k / wins.height)
+            assert r["ci_low"] <= r["p"] <= r["ci_high"]
         else:
             assert r["wins"] == int((x > 0).sum()) and r["p"] == pytest.approx((x > 0).mean())
             assert r["ci_low"] <= r["p"] <= r["ci_high"]
@@ -226,7 +228,8 @@ def test_write_report_files(tai_run, tmp_path):
     rep = R.write_report(tai_run, tmp_path / "rep")
     names = sorted(p.name for p in rep.files)
     assert names == sorted(["report.md", "summary.json", "report.html", "outcomes.png",
-                            "tai_distribution.png", "tai_items.png", "payments.png"])
+                            "tai_distribution.png", "tai_items.png", "payments.png",
+                            "flowers_per_seat.png"])
     for p in rep.files:
         assert p.is_file() and p.stat().st_size > 0
         if p.suffix == ".png":
@@ -268,7 +271,7 @@ def test_ninghai_report(nh_run, tmp_path):
     assert m["estimate"] == pytest.approx(wins["points_yao_ban_san"].mean())
     assert "mean points of wins (yao_ban_san)" in rep.text
     assert sorted(p.name for p in rep.files if p.suffix == ".png") == [
-        "fan_distribution.png", "outcomes.png", "payments.png"]
+        "fan_distribution.png", "flowers_per_seat.png", "outcomes.png", "payments.png"]
     assert rep.tables["pay_per_seat"].df["mean"].sum() == pytest.approx(0.0, abs=1e-9)
 
 

@@ -151,6 +151,80 @@ def test_kernel_agrees_with_reference_random_tai_tables():
     check()
 
 
+def test_kernel_agrees_with_reference_zero_tai_tables():
+    """Many items worth 0 tai: readings tie on tai and item tai and differ in
+    which 0-tai items apply, so the presence vector decides (docs/rules.md
+    §10.3); kernel and reference must list the same items."""
+    seen = {"zero_present": 0}
+
+    @settings(max_examples=200, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.randoms(use_true_random=False))
+    def check(rng):
+        config = rng.choice(["ningbo-3baida", "ningbo-7baida", "ningbo-3baida-tianyi"])
+        ov = [f"scoring.tai.{k}={rng.choice([0, 0, 1])}" for k in TABLE_ITEMS
+              if rng.random() < 0.8]
+        ov.append("win.self_draw_only=false")
+        rs = _rules(config, tuple(ov))
+        rd = rs.to_dict()
+        sit = random_situation(rng, rd, wild_weights=rng.choice([None, [1, 1, 1, 2]]))
+        k = _kernel(rs, sit)
+        r = reference_score(rd, **sit)
+        assert ("error" in k) == ("error" in r), (json.dumps(sit), k, r)
+        if "error" not in k:
+            assert k == r, f"{config} {ov} {json.dumps(sit)}: {_diff(k, r)}"
+            assert set(k["items"]) <= set(k["present"])
+            seen["zero_present"] += any(i not in k["items"] for i in k["present"])
+
+    check()
+    assert seen["zero_present"] > 50
+
+
+# Random Ninghai fan and fu tables, with and without wilds: few distinct values
+# make readings tie on points, fan and fu, so the fan and fu item vectors
+# decide (docs/rules.md §10.4), and kernel and reference must agree on them.
+FAN_FU_ITEMS = [("fan", i) for i in ("seat_flower", "flower_set", "dragon_pung", "full_flush",
+                                     "all_honors", "half_flush", "all_pungs")] + \
+    [("fu", i) for i in ("exposed_pung_terminal", "exposed_pung_simple",
+                         "concealed_pung_terminal", "concealed_pung_simple",
+                         "exposed_kong_terminal", "exposed_kong_simple",
+                         "concealed_kong_terminal", "concealed_kong_simple", "flower",
+                         "self_drawn", "closed_wait")]
+
+
+def test_kernel_agrees_with_reference_random_fan_fu_tables():
+    seen = {"fu_items": 0, "fan_items": 0}
+
+    @settings(max_examples=250, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.randoms(use_true_random=False))
+    def check(rng):
+        ov = [f"scoring.{fam}.{k}={rng.choice([0, 1, 2, 4] if fam == 'fan' else [0, 2, 4, 8])}"
+              for fam, k in FAN_FU_ITEMS if rng.random() < 0.7]
+        ov.append(f"scoring.points.fan_cap={rng.choice([2, 3, 5])}")
+        ov.append("scoring.points.points_scheme="
+                  + rng.choice(["yao_ban_san", "yao_ban_liu", "yao_er_liu", "tui_dao_ba"]))
+        if rng.random() < 0.4:
+            ov.append(f"wilds.wilds={rng.choice(['3baida', '7baida'])}")
+        rs = _rules("ninghai", tuple(ov))
+        rd = rs.to_dict()
+        sit = random_situation(rng, rd, wild_weights=rng.choice([None, [3, 2, 1, 1]]))
+        k = _kernel(rs, sit)
+        r = reference_score(rd, **sit)
+        assert ("error" in k) == ("error" in r), (json.dumps(sit), k, r)
+        if "error" not in k:
+            assert k == r, f"{ov} {json.dumps(sit)}: {_diff(k, r)}"
+            if k["complete"]:
+                assert sum(k["fu_items"].values()) == k["fu"]
+                assert min(sum(k["fan_items"].values()), rd["scoring"]["points"]["fan_cap"]) \
+                    == k["fan"]
+                seen["fu_items"] += bool(k["fu_items"])
+                seen["fan_items"] += bool(k["fan_items"])
+
+    check()
+    assert seen["fu_items"] > 100 and seen["fan_items"] > 20
+
+
 # situations found by running kernels with one reading path removed against
 # the reference (each needs that path)
 REGRESSIONS = [

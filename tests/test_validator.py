@@ -683,6 +683,49 @@ def kong_after_pung(row, evs):
     return False
 
 
+def flip_zero_tai_item(row, evs):
+    """chicken_hand (worth 0 tai in 3-baida: only its has_ column shows it)
+    flipped on a win: the tai columns still agree, the presence does not."""
+    if row.get("tai") is None:
+        return False
+    row["has_chicken_hand"] = not row["has_chicken_hand"]
+    return True
+
+
+def has_item_on_exhausted(row, evs):
+    if row["outcome"] != "wall_exhausted":
+        return False
+    row["has_no_wilds"] = True
+    return True
+
+
+def move_fu_item(row, evs):
+    """Ninghai: the self-drawn fu of a win booked as a flower's: same total fu."""
+    if row["outcome"] != "self_drawn":
+        return False
+    row["fu_self_drawn"] -= 2
+    row["fu_flower"] += 2
+    return True
+
+
+def change_fan_item(row, evs):
+    if row["outcome"] == "wall_exhausted":
+        return False
+    row["fan_half_flush"] += 2
+    return True
+
+
+def drop_flower_end(row, evs):
+    """A flower set aside in play missing from the row's flowers_end."""
+    for e in evs[_play_start(evs):]:
+        if e["action"] == "flower":
+            col = f"flowers_end_{e['seat'].lower()}"
+            fl = [f for f in V._split_flowers(row[col]) if f != e["tile"]]
+            row[col] = "".join(f[0] for f in fl) + ("f" if fl else "")
+            return True
+    return False
+
+
 def wall_exhausted_win_payments(row, evs):
     if row["outcome"] != "wall_exhausted":
         return False
@@ -734,6 +777,12 @@ TAMPERS = [
     (kong_after_pung, "ningbo-7baida", "defend", "after its pung"),
     (change_liable, "ninghai", "value", "row liable"),
     (change_player_fu, "ninghai", "random", "row fu_"),
+    (flip_zero_tai_item, "ningbo-3baida", "value", "row has_chicken_hand"),
+    (has_item_on_exhausted, "ningbo-3baida", "greedy", "has_no_wilds true on an exhaustive"),
+    (move_fu_item, "ninghai", "value", "row fu_self_drawn"),
+    (change_fan_item, "ninghai", "value", "row fan_half_flush"),
+    (drop_flower_end, "ningbo-3baida", "greedy", "row flowers_end_"),
+    (drop_flower_end, "ninghai", "random", "row flowers_end_"),
 ]
 
 

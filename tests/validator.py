@@ -92,11 +92,14 @@ What is checked (see ``tests/test_validator.py`` for the tampering tests)
   counted) are all of one suit (honors allowed) and the discard is of that
   suit, or the winner shows 3 exposed pungs/kongs and the discard is a
   terminal or an honor.
-* Result row: outcome, winner, discarder, win_tile, context, turns,
-  tiles_left, kongs, melds_*, tai and every tai_<item> (or fan, fu,
-  points_<scheme>, liable, fu_<seat>), wilds_win and pay_* equal what the
-  replay and the reference scorer give; payments sum to zero and are all
-  zero on an exhaustive draw. Conservation at the end: every tile taken
+* Result row: outcome, winner, discarder, win_tile (null for a heavenly
+  hand), context, turns, tiles_left, kongs, melds_*, flowers_end_* (each
+  seat's flowers set aside by the end of the deal), tai and every tai_<item>
+  and has_<item> (the items that apply, 0-tai items included), or fan, fu,
+  every fan_<item> and fu_<item>, points_<scheme>, liable, fu_<seat>;
+  wilds_win and pay_* equal what the replay and the reference scorer give;
+  payments sum to zero and are all zero (and no item applies) on an
+  exhaustive draw. Conservation at the end: every tile taken
   from the wall is in a hand, a meld, the flowers set aside, the pond
   (unclaimed discards) or is the winning tile. Event steps run 0, 1, 2, ...
 * Matches (``validate_match``): dealer rotation, players' seats, round-wind
@@ -230,8 +233,10 @@ class Rules:
         self.earthly_rule = (cfg.win.earthly_hand_rule if "earthly_hand" in cfg.scoring.tai
                              else None)
         self.system = cfg.scoring.system
-        from reference_scorer import TAI_ITEMS    # the item order of RULES.md section 6
+        from reference_scorer import FAN_ITEMS, FU_ITEMS, TAI_ITEMS  # RULES.md sections 6, 8
         self.tai_items = [n for n in TAI_ITEMS if n in cfg.scoring.tai]
+        self.fan_items = [n for n in FAN_ITEMS if n in cfg.scoring.fan]
+        self.fu_items = [n for n in FU_ITEMS if n in cfg.scoring.fu]
         self.fu = dict(cfg.scoring.fu)
         self.liability = cfg.payments.three_melds_liability
         self.rules_dict = rs.to_dict()
@@ -266,8 +271,9 @@ def reference_score(rules: Rules, sit: dict):
     ``sit``: the case-format fields (hand, melds, win_tile, win_by, seat,
     round, indicator, flowers, context, discarder, fed, fed_by_winner,
     kong_from) plus ``liable`` (seat or None). Returns a dict with win (bool),
-    tai, items {id: tai}, fan, fu, points {scheme: points}, payments {seat:
-    net} and wilds; see the adapter body for the mapping."""
+    tai, items {id: tai}, present [ids of the tai items that apply], fan, fu,
+    points {scheme: points}, fan_items / fu_items {id: value}, payments
+    {seat: net} and wilds; see the adapter body for the mapping."""
     return _SCORER(rules, sit)
 
 
@@ -292,8 +298,9 @@ def _reference_scorer(rules: Rules, sit: dict):
         pays[sit["seat"]] = total
         pays[sit["liable"]] = -total
     return dict(win=res["win"], why=res.get("why"), tai=res.get("tai"),
-                items=res.get("items") or {},
+                items=res.get("items") or {}, present=res.get("present") or [],
                 fan=res.get("fan"), fu=res.get("fu"), points=res.get("points"),
+                fan_items=res.get("fan_items") or {}, fu_items=res.get("fu_items") or {},
                 payments=pays, wilds=res.get("wilds"))
 
 
@@ -1023,6 +1030,12 @@ class Replay:
             exp = [meld_text(t, k) for t, k, _ in self.melds[s]]
             if list(row[f"melds_{SUFFIX[s]}"]) != exp:
                 self.err(f"row melds_{SUFFIX[s]} {list(row[f'melds_{SUFFIX[s]}'])} != {exp}")
+        for s in range(4):
+            col = f"flowers_end_{SUFFIX[s]}"
+            got = sorted(kind_of(x) for x in _split_flowers(row[col]))
+            if got != sorted(self.flowers[s]):
+                self.err(f"row {col} {row[col]!r} != replayed "
+                         f"{format_counts(_counts(self.flowers[s]))!r}")
         pays = [row[f"pay_{x}"] for x in SUFFIX]
         if sum(pays) != 0:
             self.err(f"payments {pays} do not sum to zero")
@@ -1074,9 +1087,15 @@ class Replay:
             for it in self.r.tai_items:
                 if row[f"tai_{it}"]:
                     self.err(f"row tai_{it} {row[f'tai_{it}']} on an exhaustive draw")
+                if row[f"has_{it}"]:
+                    self.err(f"row has_{it} true on an exhaustive draw")
         else:
             for c in ["fan", "fu", "liable"] + [f"points_{s}" for s in SCHEMES]:
                 if row[c] is not None:
+                    self.err(f"row {c} {row[c]!r} on an exhaustive draw")
+            for c in ([f"fan_{i}" for i in self.r.fan_items]
+                      + [f"fu_{i}" for i in self.r.fu_items]):
+                if row[c]:
                     self.err(f"row {c} {row[c]!r} on an exhaustive draw")
         self.finish_common()
 
@@ -1112,11 +1131,19 @@ class Replay:
                 exp = sc["items"].get(it, 0)
                 if row[f"tai_{it}"] != exp:
                     self.err(f"row tai_{it} {row[f'tai_{it}']} != reference {exp}")
+                col = f"has_{it}"
+                if row[col] != (it in sc["present"]):
+                    self.err(f"row {col} {row[col]} != reference {it in sc['present']}")
         else:
             if row["fan"] != sc["fan"]:
                 self.err(f"row fan {row['fan']} != reference {sc['fan']}")
             if row["fu"] != sc["fu"]:
                 self.err(f"row fu {row['fu']} != reference {sc['fu']}")
+            for family in ("fan", "fu"):
+                for it in getattr(self.r, f"{family}_items"):
+                    col, exp = f"{family}_{it}", sc[f"{family}_items"].get(it, 0)
+                    if row[col] != exp:
+                        self.err(f"row {col} {row[col]} != reference {exp}")
             for s in SCHEMES:
                 if row[f"points_{s}"] != sc["points"][s]:
                     self.err(f"row points_{s} {row[f'points_{s}']} != reference "

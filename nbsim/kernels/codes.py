@@ -276,7 +276,9 @@ MELD_KIND = 1
 MELD_FROM = 2
 
 # ---------------------------------------------------------------- score result
-# score.score_win fills an int64[RES_LEN] result array.
+# score.score_win fills an int64[RES_LEN] result array. Tai, fan, fu and points are
+# in their own units; the items are those of the counted reading (docs/rules.md
+# §6 and §8, the reading choice and its tie-breaks in §10.3 and §10.4).
 RES_ERROR = 0          # E_* code (OK = 0); nothing else is valid when non-zero
 RES_COMPLETE = 1       # 1 if the 14 tiles form 4 melds + pair (with wilds)
 RES_WIN = 2            # 1 if a legal win under every rule of the variant
@@ -290,7 +292,22 @@ RES_SILVER = 12        # silver each payer owes under the config's points_scheme
 RES_PAY = 13           # 4 entries: net points per seat (E S W N), zero-sum
 RES_WILDS = 17         # wild tiles among the winner's 14 concealed tiles
 RES_ITEMS = 18         # N_TAI entries: tai per item of the counted reading
-RES_LEN = RES_ITEMS + N_TAI
+RES_PRESENT = RES_ITEMS + N_TAI     # bit mask: bit t set when item t of TAI_ITEMS applies
+                                    # in the counted reading, 0-tai items included (tai
+                                    # systems; 0 for Ninghai and incomplete hands)
+RES_FAN_ITEMS = RES_PRESENT + 1     # N_FAN entries: Ninghai fan per item of FAN_ITEMS of the
+                                    # counted reading, before the fan cap (RES_FAN is the
+                                    # capped total: min(sum, fan_cap))
+RES_FU_ITEMS = RES_FAN_ITEMS + N_FAN    # N_FU entries: Ninghai fu per item of FU_ITEMS of
+                                        # the counted reading (they add up to RES_FU)
+RES_LEN = RES_FU_ITEMS + N_FU
+
+# Ninghai fu of a pung or kong: its item of FU_ITEMS is
+# FU_SET_KONG * kong + FU_SET_CONCEALED * concealed + FU_SET_SIMPLE * (not terminal)
+FU_SET_KONG = 4
+FU_SET_CONCEALED = 2
+FU_SET_SIMPLE = 1
+N_FU_SETS = 8         # the set items FU_EXPOSED_PUNG_TERMINAL .. FU_CONCEALED_KONG_SIMPLE
 
 # ---------------------------------------------------------------- game events
 # The engine's event log: int32[n, EV_LEN] rows, one per action, in order.

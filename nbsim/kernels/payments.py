@@ -7,7 +7,8 @@ Kernels (``nrt_free`` or inlined, no allocation):
 * ``scheme_points(rules, scheme, fan, fu) -> int``: Ninghai points under one
   points scheme.
 * ``silver(rules, scheme, points) -> int``: the silver a payer owes.
-* ``pung_fu(rules, kind, concealed, kong) -> int``: Ninghai fu of one pung/kong.
+* ``pung_fu(rules, kind, concealed, kong) -> int``: Ninghai fu of one pung/kong;
+  ``pung_fu_item(kind, concealed, kong) -> int``: its item of ``codes.FU_ITEMS``.
 * ``player_fu(rules, hand, melds, n_melds, flowers) -> int``: a Ninghai
   player's own fu, for the settlement among non-winners.
 """
@@ -26,21 +27,25 @@ def is_terminal(kind):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def pung_fu_item(kind, concealed, kong):
+    """The Ninghai fu item (``codes.FU_ITEMS`` index 0..7) of a pung/kong of
+    ``kind`` (RULES.md section 8, docs/rules.md §8): exposed or concealed,
+    pung or kong, terminal/honor or simple."""
+    item = 0
+    if kong:
+        item += C.FU_SET_KONG
+    if concealed:
+        item += C.FU_SET_CONCEALED
+    if not is_terminal(kind):
+        item += C.FU_SET_SIMPLE
+    return item
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def pung_fu(rules, kind, concealed, kong):
     """Ninghai fu of a pung/kong of ``kind`` (RULES.md section 8, [scoring.fu]):
-    concealed or exposed, pung or kong, terminal/honor or simple."""
-    terminal = is_terminal(kind)
-    if kong:
-        if concealed:
-            return rules[C.R_FU + (C.FU_CONCEALED_KONG_TERMINAL if terminal
-                                   else C.FU_CONCEALED_KONG_SIMPLE)]
-        return rules[C.R_FU + (C.FU_EXPOSED_KONG_TERMINAL if terminal
-                               else C.FU_EXPOSED_KONG_SIMPLE)]
-    if concealed:
-        return rules[C.R_FU + (C.FU_CONCEALED_PUNG_TERMINAL if terminal
-                               else C.FU_CONCEALED_PUNG_SIMPLE)]
-    return rules[C.R_FU + (C.FU_EXPOSED_PUNG_TERMINAL if terminal
-                           else C.FU_EXPOSED_PUNG_SIMPLE)]
+    the value of its item ``pung_fu_item``."""
+    return rules[C.R_FU + pung_fu_item(kind, concealed, kong)]
 
 
 @nrt_free(error_model="numpy")

@@ -11,7 +11,11 @@ Kernels (``nrt_free`` or inlined; they read and write only the scratch
   is left in iw[O_ST:] (``scratch.ST_*``). Returns the number of covers.
 * ``fill_classes(rules, iw, suits, seat_kind, round_kind)``: the free group
   classes of a hand (below) into iw[O_CLS:] and the hand constants.
-* ``fill_items(rules, iw, o, desc)``: the item tai of a reading descriptor.
+* ``fill_items(rules, iw, o, desc)``: the item tai of a reading descriptor;
+  ``reading_present(rules, desc) -> int``: the tai items it says apply (a bit
+  mask, 0-tai items included);
+* ``fill_fan_fu(rules, iw, o, desc, fud)``: the Ninghai fan and fu per item of
+  a reading (descriptor and fu descriptor ``fu_desc``).
 * ``item_tai`` / ``has_item`` / ``suit_bit``: small helpers shared with
   ``score``.
 
@@ -90,8 +94,15 @@ Ningbo (``system = "tai"``): most total tai; among equal tai a legal reading
 (min_tai without three_wilds, allowed_patterns, discard restriction); among
 those, the lexicographically largest vector of item tai in ``codes.TAI_ITEMS``
 order (a deterministic tie-break that does not depend on the enumeration
-order). Ninghai (``"fan_fu"``): most points under ``points_scheme``, then
-fan, then fu, then legal (RULES.md section 10).
+order), then the lexicographically largest presence vector (which items
+apply, in that order: it only separates readings that differ in items worth 0
+tai, such as ``chicken_hand`` in ningbo-3baida). Ninghai (``"fan_fu"``): most
+points under ``points_scheme``, then fan, then fu, then legal (RULES.md
+section 10), then the lexicographically largest vector of item fan (before
+the cap, ``codes.FAN_ITEMS`` order) and then of item fu (``codes.FU_ITEMS``
+order). Readings that tie on every key are equal item by item, so the items
+reported (tai, presence, fan and fu) never depend on the enumeration order
+(docs/rules.md §10.3 and §10.4).
 
 Wait items (RULES.md sections 6 and 10): the winning slot's shape is single
 (pair), dual-pung (pung), edge (3 of 123, 7 of 789), closed (middle of a chow)
@@ -113,8 +124,8 @@ forms, with identical results; the named form is kept.
 
 * ``Groups``: what the groups placed so far add up to: the suit bits, the
   pung, chow and dragon-pung counts, the seat / round wind pung flags, the
-  pair's kind (-1 while the pair is a free class) and the Ninghai fu of the
-  concealed groups;
+  pair's kind (-1 while the pair is a free class) and the Ninghai fu items of
+  the concealed groups (set counts packed by ``fu_set_inc``);
 * ``WinSlot``: the winning slot: its shape (``SH_*``), the kind it stands
   for (-1 inside a free group), whether the winning tile pairs with a wild
   and whether the winning group must hold a wild.
@@ -125,16 +136,24 @@ The reading descriptor
 one int (``DESC_*`` shifts and masks below); ``fill_items`` decodes it.
 Equal descriptors mean equal item vectors, so the best reading is kept as
 its descriptor and expanded only to break a tie or at the end.
+
+For Ninghai, ``fu_desc`` packs the fu of the concealed groups the same way:
+for each set item of ``codes.FU_ITEMS`` (exposed / concealed, pung / kong,
+terminal / simple; indices 0..7) the number of such groups in FUD_BITS bits
+(``fu_set_inc`` adds one), and the closed-wait fu as bit FUD_CLOSED_SHIFT.
+The reading's fu is the hand constant HC_FU_CONST plus the value of each
+packed count; ``fill_fan_fu`` expands the descriptors into fan and fu per
+item, so a Ninghai result lists the items behind its totals.
 """
 from collections import namedtuple
 
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
-from nbsim.kernels.payments import pung_fu, scheme_points
+from nbsim.kernels.payments import pung_fu_item, scheme_points
 from nbsim.kernels.scratch import (
     CF_DRAG,
-    CF_FU_C,
-    CF_FU_E,
+    CF_FUI_C,
+    CF_FUI_E,
     CF_ROUND,
     CF_SEAT,
     CF_SUIT,
@@ -169,13 +188,16 @@ from nbsim.kernels.scratch import (
     HC_WIN_KIND,
     MAX_CLS,
     N_PAIR_CLASSES,
+    O_BEST_FANFU,
     O_BEST_ITEMS,
+    O_CAND_FANFU,
     O_CAND_ITEMS,
     O_CLS,
     O_GB,
     O_GC,
     O_GT,
     O_GW,
+    O_HAND_FANFU,
     O_HAND_ITEMS,
     O_HC,
     O_LVMIN,
@@ -195,6 +217,7 @@ from nbsim.kernels.scratch import (
     ST_DESC,
     ST_FAN,
     ST_FU,
+    ST_FU_SETS,
     ST_HAVE,
     ST_KEY1,
     ST_KEY2,
@@ -218,15 +241,20 @@ DESC_ROUND_PUNG_SHIFT = 7
 DESC_WAIT_SHIFT = 8     # wait item id + 1 (0: none)
 DESC_WAIT_MASK = 31
 DESC_BIG_SINGLE_SHIFT = 13
+# ---------------------------------------------------------------- the Ninghai fu descriptor
+FUD_BITS = 4            # bits per set item count (at most 4 sets)
+FUD_MASK = 15
+FUD_CLOSED_SHIFT = FUD_BITS * C.N_FU_SETS   # 1: the closed-wait fu applies
 
 SUIT_HONORS = 8         # suit bit of the honors (1 m, 2 p, 4 s)
 
 Groups = namedtuple("Groups", ("suits", "pungs", "chows", "dragon_pungs", "seat_pung",
-                               "round_pung", "pair_kind", "fu"))
+                               "round_pung", "pair_kind", "fu_sets"))
 Groups.__doc__ = """The groups of a reading placed so far (see the module doc): int64 fields
 suits (suit bits 1 m, 2 p, 4 s, 8 honors), pungs, chows, dragon_pungs,
 seat_pung (0/1), round_pung (0/1), pair_kind (-1: none or a free pair
-class), fu (Ninghai fu of the concealed groups)."""
+class), fu_sets (Ninghai fu items of the concealed groups: set counts
+packed by ``fu_set_inc``; unused by the tai systems)."""
 WinSlot = namedtuple("WinSlot", ("shape", "kind", "pairs_with_wild", "holds_wild"))
 WinSlot.__doc__ = """The slot of the winning tile: shape (SH_*), kind (the kind the slot
 stands for, -1 inside a free group), pairs_with_wild (bool: the winning
@@ -257,6 +285,20 @@ def suit_bit(kind):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def fu_set_inc(kind, concealed, kong):
+    """One pung/kong of ``kind`` in a packed set count (``Groups.fu_sets``,
+    ``fu_desc``): 1 shifted to its fu item (``payments.pung_fu_item``)."""
+    return 1 << (FUD_BITS * pung_fu_item(kind, concealed, kong))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def fu_desc(fu_sets, closed):
+    """The Ninghai fu descriptor of a reading (module doc): the packed set
+    counts of its concealed groups and the closed-wait bit (closed: bool)."""
+    return fu_sets | ((1 if closed else 0) << FUD_CLOSED_SHIFT)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def _chow_shape(base, pos):
     """Shape of the winning tile at position pos (0..2) of the chow starting at base."""
     if pos == 1:
@@ -274,38 +316,40 @@ def _natural_chow(iw, base):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _with_pung(iw, groups, kind, fu):
-    """``groups`` plus a pung of ``kind`` worth ``fu``."""
+def _with_pung(iw, groups, kind, fu_inc):
+    """``groups`` plus a pung of ``kind`` whose fu item is ``fu_inc``
+    (``fu_set_inc``)."""
     return Groups(groups.suits, groups.pungs + 1, groups.chows,
                   groups.dragon_pungs + (1 if kind >= C.WHITE else 0),
                   groups.seat_pung | (1 if kind == iw[O_HC + HC_SEAT_KIND] else 0),
                   groups.round_pung | (1 if kind == iw[O_HC + HC_ROUND_KIND] else 0),
-                  groups.pair_kind, groups.fu + fu)
+                  groups.pair_kind, groups.fu_sets + fu_inc)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _with_chow(groups):
     """``groups`` plus a chow of a suit they already show."""
     return Groups(groups.suits, groups.pungs, groups.chows + 1, groups.dragon_pungs,
-                  groups.seat_pung, groups.round_pung, groups.pair_kind, groups.fu)
+                  groups.seat_pung, groups.round_pung, groups.pair_kind, groups.fu_sets)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _with_pair(groups, kind, suits):
     """``groups`` with the pair of ``kind`` (-1: a free pair class) and suit bits ``suits``."""
     return Groups(suits, groups.pungs, groups.chows, groups.dragon_pungs, groups.seat_pung,
-                  groups.round_pung, kind, groups.fu)
+                  groups.round_pung, kind, groups.fu_sets)
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _with_class(iw, groups, c, fu_field):
-    """``groups`` plus a free meld of class c (fu from field CF_FU_C or CF_FU_E)."""
+    """``groups`` plus a free meld of class c (fu item from field CF_FUI_C or
+    CF_FUI_E)."""
     o = O_CLS + c * CLS_W
     pung = 1 if iw[o + CF_TYPE] == G_PUNG else 0
     return Groups(groups.suits | iw[o + CF_SUIT], groups.pungs + pung, groups.chows + 1 - pung,
                   groups.dragon_pungs + iw[o + CF_DRAG], groups.seat_pung | iw[o + CF_SEAT],
                   groups.round_pung | iw[o + CF_ROUND], groups.pair_kind,
-                  groups.fu + iw[o + fu_field])
+                  groups.fu_sets + iw[o + fu_field])
 
 
 # ---------------------------------------------------------------- free group classes
@@ -326,10 +370,12 @@ def fill_classes(rules, iw, suits, seat_kind, round_kind):
             class_suit = 1 << b
     if class_suit == 0:
         class_suit = 1
-    suited_fu_concealed = max(rules[C.R_FU + C.FU_CONCEALED_PUNG_TERMINAL],
-                              rules[C.R_FU + C.FU_CONCEALED_PUNG_SIMPLE])
-    suited_fu_exposed = max(rules[C.R_FU + C.FU_EXPOSED_PUNG_TERMINAL],
-                            rules[C.R_FU + C.FU_EXPOSED_PUNG_SIMPLE])
+    # a suited pung of wilds takes the fu item worth more (terminal on a tie):
+    # kind 0 (1m) is a terminal, kind 1 (2m) a simple
+    suited_c = 0 if (rules[C.R_FU + C.FU_CONCEALED_PUNG_TERMINAL]
+                     >= rules[C.R_FU + C.FU_CONCEALED_PUNG_SIMPLE]) else 1
+    suited_e = 0 if (rules[C.R_FU + C.FU_EXPOSED_PUNG_TERMINAL]
+                     >= rules[C.R_FU + C.FU_EXPOSED_PUNG_SIMPLE]) else 1
     n_classes = 0
     for c in range(MAX_CLS):
         # 0 dragon pung, 1 seat-wind pung (+ round when equal), 2 round-wind
@@ -343,14 +389,14 @@ def fill_classes(rules, iw, suits, seat_kind, round_kind):
         iw[o + CF_SEAT] = 1 if c == 1 else 0
         iw[o + CF_ROUND] = 1 if (c == 2 or (c == 1 and seat_kind == round_kind)) else 0
         if c < 3:
-            iw[o + CF_FU_C] = rules[C.R_FU + C.FU_CONCEALED_PUNG_TERMINAL]
-            iw[o + CF_FU_E] = rules[C.R_FU + C.FU_EXPOSED_PUNG_TERMINAL]
+            iw[o + CF_FUI_C] = fu_set_inc(C.EAST, True, False)
+            iw[o + CF_FUI_E] = fu_set_inc(C.EAST, False, False)
         elif c == 3:
-            iw[o + CF_FU_C] = suited_fu_concealed
-            iw[o + CF_FU_E] = suited_fu_exposed
+            iw[o + CF_FUI_C] = fu_set_inc(suited_c, True, False)
+            iw[o + CF_FUI_E] = fu_set_inc(suited_e, False, False)
         else:
-            iw[o + CF_FU_C] = 0
-            iw[o + CF_FU_E] = 0
+            iw[o + CF_FUI_C] = 0
+            iw[o + CF_FUI_E] = 0
         n_classes += 1
     # pair classes: suited, or an honor that is neither the seat nor the round wind
     iw[O_HC + HC_PAIR_CLASS_SUIT + 0] = class_suit
@@ -397,6 +443,80 @@ def fill_items(rules, iw, o, desc):
         iw[o + item] += item_tai(rules, item)
     if (desc >> DESC_BIG_SINGLE_SHIFT) & 1:
         iw[o + C.T_BIG_SINGLE_WAIT] += item_tai(rules, C.T_BIG_SINGLE_WAIT)
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def reading_present(rules, desc):
+    """Bit mask of the reading-dependent tai items that apply in the reading
+    ``desc`` (``encode_desc``; bit t: item t of ``codes.TAI_ITEMS``), items
+    worth 0 tai included, items the variant lacks left out. The hand items'
+    bits are the hand constant HC_PRESENT."""
+    p = 0
+    flush = (desc >> DESC_FLUSH_SHIFT) & DESC_FLUSH_MASK
+    if flush == FLUSH_FULL and has_item(rules, C.T_FULL_FLUSH):
+        p |= 1 << C.T_FULL_FLUSH
+    elif flush == FLUSH_HALF and has_item(rules, C.T_HALF_FLUSH):
+        p |= 1 << C.T_HALF_FLUSH
+    elif flush == FLUSH_HONORS and has_item(rules, C.T_ALL_HONORS):
+        p |= 1 << C.T_ALL_HONORS
+    if (desc >> DESC_ALL_PUNGS_SHIFT) & 1 and has_item(rules, C.T_ALL_PUNGS):
+        p |= 1 << C.T_ALL_PUNGS
+    if (desc >> DESC_DRAGONS_SHIFT) & DESC_DRAGONS_MASK and has_item(rules, C.T_DRAGON_PUNG):
+        p |= 1 << C.T_DRAGON_PUNG
+    if (desc >> DESC_SEAT_PUNG_SHIFT) & 1 and has_item(rules, C.T_SEAT_WIND_PUNG):
+        p |= 1 << C.T_SEAT_WIND_PUNG
+    if (desc >> DESC_ROUND_PUNG_SHIFT) & 1 and has_item(rules, C.T_PREVALENT_WIND_PUNG):
+        p |= 1 << C.T_PREVALENT_WIND_PUNG
+    item = ((desc >> DESC_WAIT_SHIFT) & DESC_WAIT_MASK) - 1
+    if item >= 0:                       # only an item the variant has is encoded
+        p |= 1 << item
+    if (desc >> DESC_BIG_SINGLE_SHIFT) & 1:
+        p |= 1 << C.T_BIG_SINGLE_WAIT
+    return p
+
+
+@nrt_free(error_model="numpy")
+def fill_fan_fu(rules, iw, o, desc, fud):
+    """Ninghai fan per item (``codes.FAN_ITEMS``, before the fan cap) into
+    iw[o:o + N_FAN] and fu per item (``codes.FU_ITEMS``) into
+    iw[o + N_FAN:o + N_FAN + N_FU] of the reading with descriptor ``desc``
+    (``encode_desc``) and fu descriptor ``fud`` (``fu_desc``): the hand items
+    iw[O_HAND_FANFU:] plus the reading's (RULES.md sections 8 and 10)."""
+    for i in range(C.N_FAN + C.N_FU):
+        iw[o + i] = iw[O_HAND_FANFU + i]
+    flush = (desc >> DESC_FLUSH_SHIFT) & DESC_FLUSH_MASK
+    if flush == FLUSH_FULL:
+        iw[o + C.F_FULL_FLUSH] += rules[C.R_FAN + C.F_FULL_FLUSH]
+    elif flush == FLUSH_HALF:
+        iw[o + C.F_HALF_FLUSH] += rules[C.R_FAN + C.F_HALF_FLUSH]
+    elif flush == FLUSH_HONORS:
+        iw[o + C.F_ALL_HONORS] += rules[C.R_FAN + C.F_ALL_HONORS]
+    if (desc >> DESC_ALL_PUNGS_SHIFT) & 1:
+        iw[o + C.F_ALL_PUNGS] += rules[C.R_FAN + C.F_ALL_PUNGS]
+    iw[o + C.F_DRAGON_PUNG] += (((desc >> DESC_DRAGONS_SHIFT) & DESC_DRAGONS_MASK)
+                                * rules[C.R_FAN + C.F_DRAGON_PUNG])
+    for i in range(C.N_FU_SETS):
+        iw[o + C.N_FAN + i] += ((fud >> (FUD_BITS * i)) & FUD_MASK) * rules[C.R_FU + i]
+    if (fud >> FUD_CLOSED_SHIFT) & 1:
+        iw[o + C.N_FAN + C.FU_CLOSED_WAIT] += rules[C.R_FU + C.FU_CLOSED_WAIT]
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _set_fu(rules, fu_sets):
+    """Fu of packed set counts (``Groups.fu_sets``)."""
+    fu = 0
+    for i in range(C.N_FU_SETS):
+        fu += ((fu_sets >> (FUD_BITS * i)) & FUD_MASK) * rules[C.R_FU + i]
+    return fu
+
+
+@nrt_free(error_model="numpy")
+def _compare_vectors(iw, a, b, n):
+    """Lexicographic comparison of iw[a:a + n] with iw[b:b + n]: 1, 0 or -1."""
+    for i in range(n):
+        if iw[a + i] != iw[b + i]:
+            return 1 if iw[a + i] > iw[b + i] else -1
+    return 0
 
 
 @nrt_free(error_model="numpy")
@@ -478,6 +598,7 @@ def _consider(rules, iw, groups, win):
         key3 = 0
         fan = 0
         fu = 0
+        fud = 0
     else:
         fan = iw[O_HC + HC_FAN_CONST] + groups.dragon_pungs * rules[C.R_FAN + C.F_DRAGON_PUNG]
         if full_flush:
@@ -489,9 +610,10 @@ def _consider(rules, iw, groups, win):
         if all_pungs:
             fan += rules[C.R_FAN + C.F_ALL_PUNGS]
         fan = min(fan, rules[C.R_FAN_CAP])
-        fu = groups.fu + iw[O_HC + HC_FU_CONST]
+        fu = _set_fu(rules, groups.fu_sets) + iw[O_HC + HC_FU_CONST]
         if closed_ok:
             fu += rules[C.R_FU + C.FU_CLOSED_WAIT]
+        fud = fu_desc(groups.fu_sets, closed_ok)
         key1 = scheme_points(rules, rules[C.R_POINTS_SCHEME], fan, fu)
         key2 = fan
         key3 = fu
@@ -522,37 +644,42 @@ def _consider(rules, iw, groups, win):
                                             else (FLUSH_HONORS if all_honors else FLUSH_NONE)))
     desc = encode_desc(flush, all_pungs, groups.dragon_pungs, groups.seat_pung,
                        groups.round_pung, item, big_single)
-    better = False
-    if iw[O_ST + ST_HAVE] == 0:
-        better = True
-    else:
+    if iw[O_ST + ST_HAVE] != 0:
+        # return unless this reading beats the best one (module doc)
         if key1 != iw[O_ST + ST_KEY1]:
             if key1 < iw[O_ST + ST_KEY1]:
                 return
-            better = True
         elif key2 != iw[O_ST + ST_KEY2]:
             if key2 < iw[O_ST + ST_KEY2]:
                 return
-            better = True
         elif key3 != iw[O_ST + ST_KEY3]:
             if key3 < iw[O_ST + ST_KEY3]:
                 return
-            better = True
         elif legal != iw[O_ST + ST_LEGAL]:
             if legal < iw[O_ST + ST_LEGAL]:
                 return
-            better = True
-        else:
-            if iw[O_HC + HC_SYSTEM] != C.SYSTEM_TAI or desc == iw[O_ST + ST_DESC]:
+        elif iw[O_HC + HC_SYSTEM] == C.SYSTEM_TAI:
+            # item tai vector, then presence vector (0-tai items)
+            if desc == iw[O_ST + ST_DESC]:
                 return
             fill_items(rules, iw, O_CAND_ITEMS, desc)
             fill_items(rules, iw, O_BEST_ITEMS, iw[O_ST + ST_DESC])
-            for t in range(C.N_TAI):
-                if iw[O_CAND_ITEMS + t] != iw[O_BEST_ITEMS + t]:
-                    if iw[O_CAND_ITEMS + t] > iw[O_BEST_ITEMS + t]:
-                        better = True
-                    break
-            if not better:
+            cmp = _compare_vectors(iw, O_CAND_ITEMS, O_BEST_ITEMS, C.N_TAI)
+            if cmp == 0:
+                pc = reading_present(rules, desc)
+                pb = reading_present(rules, iw[O_ST + ST_DESC])
+                if pc != pb:
+                    low = (pc ^ pb) & -(pc ^ pb)     # the first item that differs
+                    cmp = 1 if pc & low else -1
+            if cmp <= 0:
+                return
+        else:
+            # Ninghai: item fan vector, then item fu vector
+            if desc == iw[O_ST + ST_DESC] and fud == iw[O_ST + ST_FU_SETS]:
+                return
+            fill_fan_fu(rules, iw, O_CAND_FANFU, desc, fud)
+            fill_fan_fu(rules, iw, O_BEST_FANFU, iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
+            if _compare_vectors(iw, O_CAND_FANFU, O_BEST_FANFU, C.N_FAN + C.N_FU) <= 0:
                 return
     iw[O_ST + ST_HAVE] = 1
     iw[O_ST + ST_KEY1] = key1
@@ -563,6 +690,7 @@ def _consider(rules, iw, groups, win):
     iw[O_ST + ST_TAI_MIN] = for_min
     iw[O_ST + ST_FAN] = fan
     iw[O_ST + ST_FU] = fu
+    iw[O_ST + ST_FU_SETS] = fud
 
 
 # ---------------------------------------------------------------- free groups
@@ -589,12 +717,12 @@ def _free(rules, iw, free_melds, free_pair, groups, win):
         return
     n_classes = iw[O_HC + HC_N_MELD_CLASSES]
     for c1 in range(n_classes):
-        groups1 = _with_class(iw, groups, c1, CF_FU_C)
+        groups1 = _with_class(iw, groups, c1, CF_FUI_C)
         if free_melds == 1:
             _free_pair(rules, iw, free_pair, groups1, win)
         else:
             for c2 in range(c1, n_classes):
-                _free_pair(rules, iw, free_pair, _with_class(iw, groups1, c2, CF_FU_C), win)
+                _free_pair(rules, iw, free_pair, _with_class(iw, groups1, c2, CF_FUI_C), win)
 
 
 @nrt_free(error_model="numpy")
@@ -607,7 +735,7 @@ def _convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
     self_drawn = iw[O_HC + HC_WIN_BY] == C.WIN_SELF_DRAW
     if free_melds >= 1:
         # pung j
-        pung = _with_pung(iw, groups, j, pung_fu(rules, j, (not is_host) or self_drawn, False))
+        pung = _with_pung(iw, groups, j, fu_set_inc(j, (not is_host) or self_drawn, False))
         if is_host:
             _free(rules, iw, free_melds - 1, free_pair, pung,
                   WinSlot(SH_DUAL, j, False, iw[O_NAT0 + j] < 3))
@@ -650,7 +778,7 @@ def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
     seat_kind = iw[O_HC + HC_SEAT_KIND]
     round_kind = iw[O_HC + HC_ROUND_KIND]
     pair_kind = -1
-    fu = 0
+    fu_sets = 0
     for g in range(n_groups):
         gtype = iw[O_GT + g]
         base = iw[O_GB + g]
@@ -663,13 +791,13 @@ def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
             if base == round_kind:
                 round_pung = 1
             if fan_fu:
-                fu += pung_fu(rules, base, True, False)
+                fu_sets += fu_set_inc(base, True, False)
         elif gtype == G_CHOW:
             chows += 1
         else:
             pair_kind = base
     groups = Groups(iw[O_HC + HC_SUITS], pungs, chows, dragon_pungs, seat_pung, round_pung,
-                    pair_kind, fu)
+                    pair_kind, fu_sets)
     free_pair = 1 - n_pairs
     free_melds = (wilds_left - 2 * free_pair) // 3
     no_free = free_melds == 0 and free_pair == 0
@@ -695,8 +823,8 @@ def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
                         host = Groups(groups.suits, groups.pungs, groups.chows,
                                       groups.dragon_pungs, groups.seat_pung, groups.round_pung,
                                       groups.pair_kind,
-                                      groups.fu - pung_fu(rules, k, True, False)
-                                      + pung_fu(rules, k, False, False))
+                                      groups.fu_sets - fu_set_inc(k, True, False)
+                                      + fu_set_inc(k, False, False))
                     win = WinSlot(SH_DUAL, k, False, iw[O_NAT0 + k] < 3)
                     if no_free:
                         _consider(rules, iw, host, win)
@@ -731,8 +859,8 @@ def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
             if gtype == G_PUNG and fan_fu and not self_drawn:
                 host = Groups(groups.suits, groups.pungs, groups.chows, groups.dragon_pungs,
                               groups.seat_pung, groups.round_pung, groups.pair_kind,
-                              groups.fu - pung_fu(rules, j, True, False)
-                              + pung_fu(rules, j, False, False))
+                              groups.fu_sets - fu_set_inc(j, True, False)
+                              + fu_set_inc(j, False, False))
             win = WinSlot(shape, j, shape == SH_SINGLE, True)
             # slots of kind j among the natural groups
             slots_j = 0
@@ -750,7 +878,7 @@ def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
                 _convert_host(rules, iw, free_melds, free_pair, host, j, False, win)
     # wild winning tile in a free meld
     if free_melds >= 1:
-        fu_field = CF_FU_C if self_drawn else CF_FU_E
+        fu_field = CF_FUI_C if self_drawn else CF_FUI_E
         for c in range(iw[O_HC + HC_N_MELD_CLASSES]):
             meld = _with_class(iw, groups, c, fu_field)
             if iw[O_CLS + c * CLS_W + CF_TYPE] == G_PUNG:

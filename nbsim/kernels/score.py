@@ -26,7 +26,9 @@ The work is split along its seams, one module each:
 
 This module computes what does not depend on the reading (the hand items,
 the 13-tile wait set, the wild single wait), runs the search and turns the
-best reading into ``res``.
+best reading into ``res``: its total and item tai with the presence mask of
+the items that apply (0-tai items included), or its Ninghai fan and fu with
+the fan and fu of each item (docs/rules.md §6, §8, §10.3, §10.4).
 """
 import numpy as np
 
@@ -35,8 +37,17 @@ from nbsim.kernels.hand import (
     is_complete,
 )
 from nbsim.kernels.jit import njit, nrt_free
-from nbsim.kernels.payments import payments, player_fu, pung_fu, scheme_points, silver
-from nbsim.kernels.readings import fill_classes, fill_items, has_item, item_tai, search, suit_bit
+from nbsim.kernels.payments import payments, player_fu, pung_fu_item, scheme_points, silver
+from nbsim.kernels.readings import (
+    fill_classes,
+    fill_fan_fu,
+    fill_items,
+    has_item,
+    item_tai,
+    reading_present,
+    search,
+    suit_bit,
+)
 from nbsim.kernels.scratch import (
     HC_CONST_TAI,
     HC_FAN_CONST,
@@ -51,6 +62,7 @@ from nbsim.kernels.scratch import (
     HC_N_MELDS,
     HC_N_PAIR_CLASSES,
     HC_NEEDS_SINGLE_KIND,
+    HC_PRESENT,
     HC_ROUND,
     HC_ROUND_KIND,
     HC_SEAT,
@@ -64,7 +76,10 @@ from nbsim.kernels.scratch import (
     HC_WIN_BY,
     HC_WIN_KIND,
     IW_LEN,
+    N_FANFU,
+    O_BEST_FANFU,
     O_BEST_ITEMS,
+    O_HAND_FANFU,
     O_HAND_ITEMS,
     O_HC,
     O_NAT,
@@ -77,6 +92,7 @@ from nbsim.kernels.scratch import (
     ST_DESC,
     ST_FAN,
     ST_FU,
+    ST_FU_SETS,
     ST_HAVE,
     ST_KEY1,
     ST_LEN,
@@ -117,16 +133,28 @@ def _flower_counts(rules, flowers, seat):
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _hand_item(rules, iw, item, n):
+    """Hand item ``item`` (``codes.T_*``) applied n >= 1 times: its tai into
+    iw[O_HAND_ITEMS + item]; returns its presence bit (1 << item, or 0 when
+    the variant lacks the item), also for an item worth 0 tai."""
+    iw[O_HAND_ITEMS + item] = n * item_tai(rules, item)
+    return (1 << item) if has_item(rules, item) else 0
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, holds_all3,
                     wild_single_wait):
     """The Ningbo tai items that do not depend on the reading (flowers,
     self-drawn and its contexts, no wilds, robbing, heavenly / earthly, wild
-    single wait; RULES.md section 6) into iw[O_HAND_ITEMS:]."""
+    single wait; RULES.md section 6) into iw[O_HAND_ITEMS:] (zeroed by the
+    caller). Returns the bit mask of those that apply (bit t: item t of
+    ``codes.TAI_ITEMS``), items worth 0 tai included."""
     self_drawn = win_by == C.WIN_SELF_DRAW
     heavenly = (ctx & C.CTX_HEAVENLY) != 0
+    present = 0
     n_flowers, set_a, set_b, seat_a, seat_b = _flower_counts(rules, flowers, seat)
     if n_flowers == 8 and has_item(rules, C.T_ALL_FLOWERS):
-        iw[O_HAND_ITEMS + C.T_ALL_FLOWERS] = item_tai(rules, C.T_ALL_FLOWERS)
+        present |= _hand_item(rules, iw, C.T_ALL_FLOWERS, 1)
     else:
         n_sets = 0
         n_seat = 0
@@ -138,29 +166,31 @@ def _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, hold
             n_sets += 1
         else:
             n_seat += seat_b
-        iw[O_HAND_ITEMS + C.T_FLOWER_SET] = n_sets * item_tai(rules, C.T_FLOWER_SET)
-        iw[O_HAND_ITEMS + C.T_SEAT_FLOWER] = n_seat * item_tai(rules, C.T_SEAT_FLOWER)
+        if n_sets > 0:
+            present |= _hand_item(rules, iw, C.T_FLOWER_SET, n_sets)
+        if n_seat > 0:
+            present |= _hand_item(rules, iw, C.T_SEAT_FLOWER, n_seat)
     if self_drawn:
-        iw[O_HAND_ITEMS + C.T_SELF_DRAWN] = item_tai(rules, C.T_SELF_DRAWN)
+        present |= _hand_item(rules, iw, C.T_SELF_DRAWN, 1)
         if ctx & C.CTX_AFTER_KONG:
-            iw[O_HAND_ITEMS + C.T_OUT_WITH_REPLACEMENT] = item_tai(rules,
-                                                                   C.T_OUT_WITH_REPLACEMENT)
+            present |= _hand_item(rules, iw, C.T_OUT_WITH_REPLACEMENT, 1)
         if ctx & C.CTX_LAST_TILE:
-            iw[O_HAND_ITEMS + C.T_LAST_TILE_DRAW] = item_tai(rules, C.T_LAST_TILE_DRAW)
+            present |= _hand_item(rules, iw, C.T_LAST_TILE_DRAW, 1)
         if holds_all3:
-            iw[O_HAND_ITEMS + C.T_THREE_WILDS] = item_tai(rules, C.T_THREE_WILDS)
+            present |= _hand_item(rules, iw, C.T_THREE_WILDS, 1)
         if win_wild and not heavenly:
-            iw[O_HAND_ITEMS + C.T_WILD_DRAWN] = item_tai(rules, C.T_WILD_DRAWN)
+            present |= _hand_item(rules, iw, C.T_WILD_DRAWN, 1)
     if wilds == 0:
-        iw[O_HAND_ITEMS + C.T_NO_WILDS] = item_tai(rules, C.T_NO_WILDS)
+        present |= _hand_item(rules, iw, C.T_NO_WILDS, 1)
     if win_by == C.WIN_ROBBING_KONG:
-        iw[O_HAND_ITEMS + C.T_ROBBING_THE_KONG] = item_tai(rules, C.T_ROBBING_THE_KONG)
+        present |= _hand_item(rules, iw, C.T_ROBBING_THE_KONG, 1)
     if heavenly:
-        iw[O_HAND_ITEMS + C.T_HEAVENLY_HAND] = item_tai(rules, C.T_HEAVENLY_HAND)
+        present |= _hand_item(rules, iw, C.T_HEAVENLY_HAND, 1)
     if ctx & C.CTX_EARTHLY:
-        iw[O_HAND_ITEMS + C.T_EARTHLY_HAND] = item_tai(rules, C.T_EARTHLY_HAND)
+        present |= _hand_item(rules, iw, C.T_EARTHLY_HAND, 1)
     if wild_single_wait:
-        iw[O_HAND_ITEMS + C.T_WILD_SINGLE_WAIT] = item_tai(rules, C.T_WILD_SINGLE_WAIT)
+        present |= _hand_item(rules, iw, C.T_WILD_SINGLE_WAIT, 1)
+    return present
 
 
 # ---------------------------------------------------------------- main kernel
@@ -214,6 +244,9 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
     meld_seat_pung = 0
     meld_round_pung = 0
     fu_const = 0
+    if system == C.SYSTEM_FAN_FU:
+        for i in range(N_FANFU):
+            iw[O_HAND_FANFU + i] = 0
     for m in range(n_melds):
         meld_type = np.int64(melds[m, C.MELD_TYPE])
         kind = np.int64(melds[m, C.MELD_KIND])
@@ -229,8 +262,9 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
             if kind == round_kind:
                 meld_round_pung = 1
             if system == C.SYSTEM_FAN_FU:
-                fu_const += pung_fu(rules, kind, meld_type == C.MELD_CKONG,
-                                    meld_type != C.MELD_PUNG)
+                fu_item = pung_fu_item(kind, meld_type == C.MELD_CKONG, meld_type != C.MELD_PUNG)
+                iw[O_HAND_FANFU + C.N_FAN + fu_item] += rules[C.R_FU + fu_item]
+                fu_const += rules[C.R_FU + fu_item]
     # hand-constant items: flowers set aside (RULES.md sections 6 and 8), ...
     for t in range(C.N_TAI):
         iw[O_HAND_ITEMS + t] = 0
@@ -244,17 +278,23 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
         nat13(iw, win_kind, win_wild)
         wild_single_wait = melds_only(iw[O_NAT13:O_NAT13 + C.N_PLAY], wilds13 - 1, tables)
     fan_const = 0
+    present = 0
     if system == C.SYSTEM_TAI:
-        _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, holds_all3,
-                        wild_single_wait)
+        present = _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds,
+                                  holds_all3, wild_single_wait)
     else:
+        # Ninghai hand items (RULES.md section 8): flower fan (a full group is a
+        # flower set instead of its seat flowers), flower and self-drawn fu
         n_flowers, set_a, set_b, seat_a, seat_b = _flower_counts(rules, flowers, seat)
-        fan_const += (rules[C.R_FAN + C.F_FLOWER_SET] if set_a == 4
-                      else seat_a * rules[C.R_FAN + C.F_SEAT_FLOWER])
-        fan_const += (rules[C.R_FAN + C.F_FLOWER_SET] if set_b == 4
-                      else seat_b * rules[C.R_FAN + C.F_SEAT_FLOWER])
-        fu_const += n_flowers * rules[C.R_FU + C.FU_FLOWER]
+        n_sets = (1 if set_a == 4 else 0) + (1 if set_b == 4 else 0)
+        n_seat = (0 if set_a == 4 else seat_a) + (0 if set_b == 4 else seat_b)
+        iw[O_HAND_FANFU + C.F_FLOWER_SET] = n_sets * rules[C.R_FAN + C.F_FLOWER_SET]
+        iw[O_HAND_FANFU + C.F_SEAT_FLOWER] = n_seat * rules[C.R_FAN + C.F_SEAT_FLOWER]
+        fan_const = iw[O_HAND_FANFU + C.F_FLOWER_SET] + iw[O_HAND_FANFU + C.F_SEAT_FLOWER]
+        iw[O_HAND_FANFU + C.N_FAN + C.FU_FLOWER] = n_flowers * rules[C.R_FU + C.FU_FLOWER]
+        fu_const += iw[O_HAND_FANFU + C.N_FAN + C.FU_FLOWER]
         if self_drawn:
+            iw[O_HAND_FANFU + C.N_FAN + C.FU_SELF_DRAWN] = rules[C.R_FU + C.FU_SELF_DRAWN]
             fu_const += rules[C.R_FU + C.FU_SELF_DRAWN]
     # wait set of the 13-tile hand (RULES.md section 10)
     wait_n = 0
@@ -290,6 +330,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
     iw[O_HC + HC_SYSTEM] = system
     iw[O_HC + HC_SEAT_KIND] = seat_kind
     iw[O_HC + HC_ROUND_KIND] = round_kind
+    iw[O_HC + HC_PRESENT] = present
     # free group classes (readings module doc); only wilds make free groups
     if wilds >= 2:
         fill_classes(rules, iw, suits, seat_kind, round_kind)
@@ -315,11 +356,17 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
         fill_items(rules, iw, O_BEST_ITEMS, iw[O_ST + ST_DESC])
         for t in range(C.N_TAI):
             res[C.RES_ITEMS + t] = iw[O_BEST_ITEMS + t]
+        res[C.RES_PRESENT] = iw[O_HC + HC_PRESENT] | reading_present(rules, iw[O_ST + ST_DESC])
     else:
         fan = iw[O_ST + ST_FAN]
         fu = iw[O_ST + ST_FU]
         res[C.RES_FAN] = fan
         res[C.RES_FU] = fu
+        fill_fan_fu(rules, iw, O_BEST_FANFU, iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
+        for i in range(C.N_FAN):
+            res[C.RES_FAN_ITEMS + i] = iw[O_BEST_FANFU + i]
+        for i in range(C.N_FU):
+            res[C.RES_FU_ITEMS + i] = iw[O_BEST_FANFU + C.N_FAN + i]
         for s in range(C.N_SCHEMES):
             res[C.RES_POINTS + s] = scheme_points(rules, s, fan, fu)
         scheme = rules[C.R_POINTS_SCHEME]
@@ -374,9 +421,15 @@ def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
             replacement draw, or -1. liable: Ninghai three-melds liable seat or -1.
         res: int64[RES_LEN], written (layout ``codes.RES_*``): complete, win,
             why (WHY_*), tai of the counted reading (three_wilds included) and
-            without three_wilds, item tai (RES_ITEMS), Ninghai fan, fu, points
-            per scheme and silver, net payments per seat (zero-sum; legal wins
-            only), wilds among the 14 concealed tiles.
+            without three_wilds, item tai (RES_ITEMS) and the presence mask of
+            the items that apply, 0-tai items included (RES_PRESENT, bit t =
+            item t of TAI_ITEMS); Ninghai fan (capped), fu, points per scheme
+            and silver, with the fan of each fan item before the cap
+            (RES_FAN_ITEMS, N_FAN entries) and the fu of each fu item
+            (RES_FU_ITEMS, N_FU entries, adding up to the fu); net payments
+            per seat (zero-sum; legal wins only), wilds among the 14 concealed
+            tiles. Items belong to the counted reading (docs/rules.md §10.3,
+            §10.4).
     Returns:
         E_* code (0 OK), also in res[RES_ERROR]; on an error nothing else in
         res is valid. Tai and points are in tai / points.

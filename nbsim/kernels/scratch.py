@@ -26,6 +26,10 @@ O_ST            ST_LEN               best reading so far (``ST_*``)
 O_BEST_ITEMS    N_TAI                item tai of the best reading
 O_CAND_ITEMS    N_TAI                item tai of a candidate reading (tie-break)
 O_HAND_ITEMS    N_TAI                item tai that do not depend on the reading
+O_HAND_FANFU    N_FAN + N_FU         Ninghai fan, then fu, per item that do not depend
+                                     on the reading (flowers, self-drawn, declared melds)
+O_BEST_FANFU    N_FAN + N_FU         Ninghai fan and fu per item of the best reading
+O_CAND_FANFU    N_FAN + N_FU         the same of a candidate reading (tie-break)
 O_CLS           MAX_CLS * CLS_W      free meld classes (``CF_*`` fields)
 O_NAT13         N_PLAY               natural tiles per kind of the 13-tile hand
 O_MELD_COUNT    N_PLAY               tiles per kind in the declared melds
@@ -79,7 +83,9 @@ HC_SEAT_KIND = 21           # seat wind kind
 HC_ROUND_KIND = 22          # round wind kind
 HC_N_MELD_CLASSES = 23      # number of free meld classes
 HC_N_PAIR_CLASSES = 24      # number of free pair classes
-HC_PAIR_CLASS_SUIT = 25     # N_PAIR_CLASSES entries: suit bit of each free pair class
+HC_PRESENT = 25             # bit mask of the tai hand items that apply (bit t: item t of
+                            # codes.TAI_ITEMS), 0-tai items included
+HC_PAIR_CLASS_SUIT = 26     # N_PAIR_CLASSES entries: suit bit of each free pair class
 N_PAIR_CLASSES = 2
 HC_LEN = HC_PAIR_CLASS_SUIT + N_PAIR_CLASSES
 
@@ -96,7 +102,9 @@ ST_ANY_LEGAL = 8    # some reading is legal
 ST_TAI_MIN = 9
 ST_FAN = 10
 ST_FU = 11
-ST_LEN = 12
+ST_FU_SETS = 12     # Ninghai: set fu items of the concealed groups and the closed wait
+                    # (``readings.fu_desc``; with ST_DESC it gives the fan/fu items)
+ST_LEN = 13
 
 # ---------------------------------------------------------------- free meld classes
 # table cls[c * CLS_W + field]
@@ -106,8 +114,9 @@ CF_SUIT = 1
 CF_DRAG = 2
 CF_SEAT = 3
 CF_ROUND = 4
-CF_FU_C = 5         # fu when concealed
-CF_FU_E = 6         # fu when exposed (a pung completed by a discarded winning tile)
+CF_FUI_C = 5        # Ninghai fu item of the class when concealed, as a set-count
+                    # increment (``readings.fu_set_inc``; 0 for a chow)
+CF_FUI_E = 6        # the same when exposed (a pung completed by a discarded winning tile)
 MAX_CLS = 5
 
 
@@ -121,13 +130,17 @@ def _blocks(*sizes):
     return (*offsets, at)
 
 
+N_FANFU = C.N_FAN + C.N_FU     # fan items, then fu items, in the *_FANFU blocks
+
 (O_NAT, O_NAT0, O_GT, O_GB, O_GC, O_GW, O_LVPOS, O_LVOPT, O_LVMIN, O_HC, O_ST,
- O_BEST_ITEMS, O_CAND_ITEMS, O_HAND_ITEMS, O_CLS, O_NAT13, O_MELD_COUNT, IW_LEN) = _blocks(
+ O_BEST_ITEMS, O_CAND_ITEMS, O_HAND_ITEMS, O_HAND_FANFU, O_BEST_FANFU, O_CAND_FANFU,
+ O_CLS, O_NAT13, O_MELD_COUNT, IW_LEN) = _blocks(
     C.N_PLAY, C.N_PLAY,
     MAX_GROUPS, MAX_GROUPS, MAX_GROUPS, MAX_GROUPS,
     MAX_LEVELS, MAX_LEVELS, MAX_LEVELS,
     HC_LEN, ST_LEN,
     C.N_TAI, C.N_TAI, C.N_TAI,
+    N_FANFU, N_FANFU, N_FANFU,
     MAX_CLS * CLS_W,
     C.N_PLAY, C.N_PLAY)
 
