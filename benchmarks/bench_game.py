@@ -121,7 +121,6 @@ def python_random_deals(n: int, seed: int = 1) -> int:
 def _engine_rate(rs, tables, policy: str, n: int) -> float:
     from nbsim import game
     from nbsim.kernels import games as KG
-
     from nbsim.policies import as_policies, kernel_arrays
 
     a = game._alloc(n, False)

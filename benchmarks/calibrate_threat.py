@@ -58,8 +58,8 @@ def collect(variant: str, policy: str, deals: int, seed: int):
     tables = load_tables()
     reserve = 2 * rs.config.wall.reserve_stacks
     df, ev = game_frame(rs, seed, 0, deals, (policy,) * 4, tables, with_events=True)
-    winner = dict(zip(df["deal"].to_list(), df["winner"].to_list()))
-    wilds = dict(zip(df["deal"].to_list(), df["wild_kinds"].to_list()))
+    winner = dict(zip(df["deal"].to_list(), df["winner"].to_list(), strict=False))
+    wilds = dict(zip(df["deal"].to_list(), df["wild_kinds"].to_list(), strict=False))
     opp, own = [], []
     nat = np.zeros(34, np.int8)
     for (deal,), g in ev.group_by("deal", maintain_order=True):
@@ -88,7 +88,8 @@ def collect(variant: str, policy: str, deals: int, seed: int):
             elif a == "discard":
                 hands[s, t] -= 1
                 visible[t] += 1
-                tiles_left = 143 - drawn_total - reserve - 2 * rs.config.wall.reserve_stacks_per_kong * n_kongs
+                per_kong = 2 * rs.config.wall.reserve_stacks_per_kong
+                tiles_left = 143 - drawn_total - reserve - per_kong * n_kongs
                 w = _natural(hands[s], wild, nat)
                 own.append(dict(deal=deal, tiles_left=tiles_left, melds=len(melds[s]),
                                 shanten=int(H.shanten(nat, w, len(melds[s]), tables)),

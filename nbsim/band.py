@@ -19,11 +19,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbsim.duplicate import DuelResult, duel
 from nbsim.errors import RunError
 from nbsim.policies import parse_policy
 from nbsim.rules import as_rules
+
+if TYPE_CHECKING:
+    from nbsim.comparison import Comparison
 
 DEFAULT_STYLES = ("value", "defend", "defend:caution=0.9")
 BAND_MD = "band.md"
@@ -36,7 +40,7 @@ class VariantBand:
     variant: str
     styles: list[str]
     runs: dict[str, Path]
-    comparison: object
+    comparison: Comparison
     duels: dict[str, DuelResult] = field(default_factory=dict)
 
     def markdown(self) -> str:
@@ -47,7 +51,7 @@ class VariantBand:
         seats = comp.seats
         lines = [f"### {self.variant}", ""]
         rename = dict(zip([c for c in head.columns if c not in ("statistic", "key")],
-                          self.styles))
+                          self.styles, strict=False))
         lines.append(markdown_table(head.drop("key", strict=False).rename(rename)))
         lines.append("")
         lines.append(markdown_table(seats.drop("key", strict=False).rename(rename)))

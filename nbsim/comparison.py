@@ -383,7 +383,8 @@ def _paired(st: Stat, joined: pl.DataFrame) -> dict | None:
         return None
     if st.where is None:
         d = (joined[kb] - joined[ka]).drop_nulls()
-        r = paired_mean_diff(d.len(), d.mean(), d.std())
+        r = paired_mean_diff(d.len(), float(d.mean() or 0.0),  # type: ignore[arg-type]
+                             float(d.std() or 0.0))  # type: ignore[arg-type]
         return {**r, "method": "paired t on per-deal differences", "n": d.len()}
     ya, yb = joined[ka].fill_null(0).to_numpy(), joined[kb].fill_null(0).to_numpy()
     wa = joined[ka].is_not_null().cast(pl.Float64).to_numpy()

@@ -40,7 +40,7 @@ def table_view(df: pl.DataFrame) -> dict:
     """{columns, rows}: a DataFrame's cells as text (``nbsim.stats.fmt``),
     each with a flag for right alignment (numbers)."""
     numeric = [dt.is_numeric() for dt in df.dtypes]
-    rows = [[(fmt(v), num and v is not None) for v, num in zip(row, numeric)]
+    rows = [[(fmt(v), num and v is not None) for v, num in zip(row, numeric, strict=False)]
             for row in df.iter_rows()]
     return {"columns": list(df.columns), "rows": rows}
 

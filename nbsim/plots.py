@@ -47,7 +47,7 @@ def cjk_font() -> str | None:
         from matplotlib import font_manager
         names = {f.name for f in font_manager.fontManager.ttflist}
         _cjk = next((f for f in _CJK_FAMILIES if f in names), None)
-    return _cjk
+    return _cjk if isinstance(_cjk, str) else None
 
 
 _CJK_PAREN = re.compile(r"\s*\([^()]*[\u3400-\u9fff][^()]*\)")

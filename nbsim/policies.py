@@ -18,14 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pydantic
 
 from nbsim.errors import RunError
-from nbsim.kernels.policies.table import (DEFAULT_POLICY, MAX_PARAMS, NAMES, POLICY_TABLE,
-                                          PolicySpec, code_of)
+from nbsim.kernels.policies.table import (
+    DEFAULT_POLICY,
+    MAX_PARAMS,
+    NAMES,
+    POLICY_TABLE,
+    PolicySpec,
+    code_of,
+)
 
 __all__ = ["Policy", "parse_policy", "parse_policies", "as_policies", "kernel_arrays",
            "describe", "NAMES", "DEFAULT_POLICY"]
@@ -48,7 +54,7 @@ class Policy:
         """Short text: the name and the parameters that differ from their
         defaults (``defend:caution=0.8``)."""
         spec = _spec(self.name)
-        changed = [f"{k}={_num(v)}" for (k, v), p in zip(self.params, spec.params)
+        changed = [f"{k}={_num(v)}" for (k, v), p in zip(self.params, spec.params, strict=False)
                    if v != p.default]
         return ":".join([self.name, *changed])
 
@@ -69,12 +75,12 @@ def _spec(name: str) -> PolicySpec:
     return POLICY_TABLE[code_of(name)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _model(name: str) -> type[pydantic.BaseModel]:
     """The pydantic model of a policy's parameters (ranges from the table)."""
     fields = {p.name: (float, pydantic.Field(p.default, ge=p.lo, le=p.hi, description=p.doc))
               for p in _spec(name).params}
-    return pydantic.create_model(f"{name}_params",
+    return pydantic.create_model(f"{name}_params",  # type: ignore[call-overload]
                                  __config__=pydantic.ConfigDict(extra="forbid"), **fields)
 
 
@@ -82,7 +88,7 @@ def _allowed_names() -> str:
     return ", ".join(NAMES)
 
 
-def parse_policy(text: str) -> Policy:
+def parse_policy(text: str | Policy) -> Policy:
     """Parse ``NAME`` or ``NAME:key=value[:key=value ...]``.
 
     Raises RunError naming the unknown policy (and the allowed names), an
@@ -156,10 +162,10 @@ def as_policies(value: str | Policy | Iterable[str | Policy] | None,
         return (value,) * n
     if isinstance(value, str):
         if "," in value:
-            items = [v.strip() for v in value.split(",")]
-            if len(items) != n:
+            names = [v.strip() for v in value.split(",")]
+            if len(names) != n:
                 raise RunError(f"policies {value!r}: give {n} policies separated by commas")
-            return tuple(parse_policy(v) for v in items)
+            return tuple(parse_policy(v) for v in names)
         return (parse_policy(value),) * n
     if not isinstance(value, Sequence) and not isinstance(value, Iterable):
         raise RunError(f"policies must be a policy name or a sequence of {n}, got {value!r}")
@@ -188,7 +194,8 @@ def describe() -> str:
         mark = " (default)" if spec.name == DEFAULT_POLICY else ""
         lines.append(f"{spec.name}{mark}: {spec.summary}")
         for p in spec.params:
-            lines.append(f"    {p.name} = {_num(p.default)} ({_num(p.lo)} .. {_num(p.hi)}): {p.doc}")
+            lines.append(f"    {p.name} = {_num(p.default)} "
+                         f"({_num(p.lo)} .. {_num(p.hi)}): {p.doc}")
     return "\n".join(lines)
 
 

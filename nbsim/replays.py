@@ -11,8 +11,8 @@ from pathlib import Path
 
 from nbsim.errors import RunError
 from nbsim.game import DealRecord, play_one
-from nbsim.policies import as_policies
 from nbsim.kernels import codes as C
+from nbsim.policies import as_policies
 from nbsim.rules import RuleSet, as_rules
 from nbsim.runs import MAX_DEALS
 

@@ -354,9 +354,8 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
         invalid situation: wrong tile count, five copies, a flower in hand, a
         wild in a meld, impossible context, ...), each with one message.
     """
-    from nbsim.kernels.score import score_win
-
     from nbsim.args import text_items
+    from nbsim.kernels.score import score_win
     rs = _rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)

@@ -220,7 +220,7 @@ def text_table(df: pl.DataFrame) -> str:
     ``fmt``; Chinese text counted two columns a character)."""
     cells = [list(df.columns)] + [[fmt(v) for v in row] for row in df.iter_rows()]
     widths = [max(_columns(r[i]) for r in cells) for i in range(len(df.columns))]
-    return "\n".join("  ".join(" " * (w - _columns(c)) + c for c, w in zip(r, widths))
+    return "\n".join("  ".join(" " * (w - _columns(c)) + c for c, w in zip(r, widths, strict=False))
                      for r in cells)
 
 

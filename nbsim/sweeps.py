@@ -16,8 +16,9 @@ Layout of the sweep folder ``OUT``:
 Running the same sweep again on the same folder skips the points whose run
 is finished (``nbsim.runs.run_status``: a complete, verified run of the same
 config, overrides, seed, mode, deals and policies), completes the
-interrupted ones (``--resume``) and replaces the others. Option values are TOML values (``3``, ``true``, ``"allow"``; bare
-words are text); they are validated like ``--set`` before anything runs.
+interrupted ones (``--resume``) and replaces the others. Option values are
+TOML values (``3``, ``true``, ``"allow"``; bare words are text); they are
+validated like ``--set`` before anything runs.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -191,7 +193,8 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {str(out)!r} exists and is not a folder")
     keys = [k for k, _ in items]
-    grid = [list(zip(keys, combo)) for combo in itertools.product(*[vs for _, vs in items])]
+    combos = itertools.product(*[vs for _, vs in items])
+    grid = [list(zip(keys, combo, strict=True)) for combo in combos]
     plans = []
     for point in grid:                     # validate every point before running any
         ovs = list(overrides) + [f"{k}={v}" for k, v in point]
@@ -201,8 +204,8 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         from nbsim.policies import as_policies
         pols = tuple(p.full for p in as_policies(pols))
     from nbsim.runs import run_status
-    points = []
-    for point, ovs, rs in plans:
+    points: list[dict[str, Any]] = []
+    for point, ovs, _rules in plans:
         folder = out / point_name(point)
         status = run_status(config, deals=deals, seed=seed, out=folder, mode=mode,
                             overrides=ovs, policies=pols if mode == "game" else None,
@@ -219,7 +222,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
                        "point": ", ".join(f"{k}={v}" for k, v in point)})
     comp = compare([p["run_dir"] for p in points])
     labels = [r["label"] for r in comp.runs]
-    for p, lab in zip(points, labels):
+    for p, lab in zip(points, labels, strict=False):
         p["label"] = lab
     table = _point_table(comp, points, keys, SWEEP_KEYS[mode])
     res = SweepResult(keys=keys, points=points, table=table, diff=comp.diff, comparison=comp)
@@ -323,5 +326,5 @@ def _display(table: pl.DataFrame) -> pl.DataFrame:
     out = {c: table[c].to_list() for c in cols if c not in stat_cols}
     for c in stat_cols:
         out[c] = [interval_cell(e, lo, hi) for e, lo, hi in
-                  zip(table[c], table[f"{c}_ci_low"], table[f"{c}_ci_high"])]
+                  zip(table[c], table[f"{c}_ci_low"], table[f"{c}_ci_high"], strict=False)]
     return pl.DataFrame(out)

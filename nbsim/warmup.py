@@ -14,6 +14,7 @@ by a hash of the kernel sources, so an edit starts with no markers.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
@@ -39,10 +40,8 @@ def is_compiled(group: str) -> bool:
 def _mark(group: str) -> None:
     f = _folder()
     if f is not None:
-        try:
+        with contextlib.suppress(OSError):
             (f / f"compiled-{group}").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
-        except OSError:
-            pass
 
 
 def _compile(group: str) -> None:

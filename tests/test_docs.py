@@ -83,7 +83,7 @@ def test_tai_table_matches_configs():
     for r in rows:
         item = r[0].strip("`")
         assert r[1] == N.TAI_NAMES[item], item
-        for short, cell in zip(("3baida", "tianyi", "7baida", "tcy"), r[2:6]):
+        for short, cell in zip(("3baida", "tianyi", "7baida", "tcy"), r[2:6], strict=False):
             value = CONFIGS[short]["scoring"]["tai"].get(item)
             assert cell == ("-" if value is None else str(value)), (item, short)
         assert re.fullmatch(r"[0-9 ,();a-z]+", r[6]), r[6]          # source numbers
@@ -126,7 +126,7 @@ def test_option_table_matches_configs():
         key = r[0].strip("`")
         seen.add(key)
         *tables, name = key.split(".")
-        for short, cell in zip(VARIANTS, r[1:6]):
+        for short, cell in zip(VARIANTS, r[1:6], strict=False):
             node = CONFIGS[short]
             for t in tables:
                 node = node[t]

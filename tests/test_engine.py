@@ -10,7 +10,6 @@ import polars as pl
 import pytest
 from walls import build_wall
 
-from nbsim import game
 from nbsim.game import game_frame, play_one, play_wall
 from nbsim.rules import load_rules
 from nbsim.runs import deal_frame, simulate

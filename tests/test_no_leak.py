@@ -11,6 +11,8 @@ view leaks a hidden tile.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,8 +20,6 @@ from nbsim.kernels import engine as KE
 from nbsim.kernels import games as KG
 from nbsim.kernels.policies.table import NAMES
 from nbsim.policies import as_policies, kernel_arrays
-from pathlib import Path
-
 from nbsim.rules import load_rules
 from nbsim.tables import load_tables
 
@@ -100,6 +100,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
             c[tile_kind(int(wall[p]))] += 1
         return c
     assert (kinds(g.hands, g.wall) == kinds(before_hands, before_wall)).all()
-    assert (g.wall[:lo] == before_wall[:lo]).all() and (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
+    assert (g.wall[:lo] == before_wall[:lo]).all()
+    assert (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
     KE._restore_hidden(g)
     assert (g.hands == before_hands).all() and (g.wall == before_wall).all()

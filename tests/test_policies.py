@@ -11,8 +11,16 @@ import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
 from nbsim.kernels.policies import table as T
-from nbsim.policies import (DEFAULT_POLICY, Policy, as_policies, describe, kernel_arrays,
-                            label, parse_policies, parse_policy)
+from nbsim.policies import (
+    DEFAULT_POLICY,
+    Policy,
+    as_policies,
+    describe,
+    kernel_arrays,
+    label,
+    parse_policies,
+    parse_policy,
+)
 
 
 def test_table_is_consistent():

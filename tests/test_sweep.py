@@ -35,7 +35,7 @@ def test_sweep_runs_and_table(swept):
         assert m["overrides"] == [f"win.min_tai={p['values']['win.min_tai']}"]
         frames.append(nbsim.summarize(p["run_dir"]))
     assert res.table["win.min_tai"].to_list() == ["3", "5"]
-    for row, rep in zip(res.table.to_dicts(), frames):
+    for row, rep in zip(res.table.to_dicts(), frames, strict=False):
         main = {r["statistic"]: r for r in rep.tables["main"].df.to_dicts()}
         assert row["win_rate"] == pytest.approx(main["win rate"]["estimate"])
         assert row["win_rate_ci_low"] == pytest.approx(main["win rate"]["ci_low"])
