@@ -3,14 +3,17 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-DEMO_DEALS ?= 1000000
+DEMO_DEALS ?= 200000
+DEMO_VARIANTS ?= ningbo-3baida ningbo-7baida ninghai
 DEMO_OUT   ?= runs/demo
 LADDER_DEALS ?= 20000
 BAND_DEALS   ?= 100000
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
+## setup: the virtual environment, then the kernels compiled once (in parallel processes)
 setup: $(STAMP)
+	$(BIN)/python -m nbsim.warmup
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,10 +21,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 
-## demo: a million ningbo-3baida deals, then the report
+## demo: three variants played out by the default (strongest) policy, then their comparison
 demo: setup
-	$(BIN)/nbsim simulate ningbo-3baida --mode deal --deals $(DEMO_DEALS) --seed 1 --out $(DEMO_OUT) --overwrite
-	$(BIN)/nbsim report $(DEMO_OUT)
+	@for v in $(DEMO_VARIANTS); do \
+		$(BIN)/nbsim simulate $$v --mode game --deals $(DEMO_DEALS) --seed 1 \
+			--out $(DEMO_OUT)/$$v --overwrite || exit 1; \
+	done
+	$(BIN)/nbsim compare $(foreach v,$(DEMO_VARIANTS),$(DEMO_OUT)/$(v)) --out $(DEMO_OUT)
 
 ## browser: Debian's chromium for the HTML report test, installed when missing and apt is usable
 browser:

@@ -505,7 +505,8 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
 @click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
               help="Folder for the runs and band.md (finished runs are reused).")
-@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+@click.option("--workers", type=int, default=None,
+              help="Worker threads of each run (default: every core).")
 def band_cmd(configs, styles, deals, duel_deals, seed, out, workers):
     """The play-style band: each CONFIG (default: every shipped variant) played
     once per style, its headline statistics side by side with 95% intervals

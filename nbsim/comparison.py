@@ -296,7 +296,7 @@ def load_runs(run_dirs) -> list[Run]:
     paths = _paths(run_dirs)
     if len(paths) < 2:
         raise RunError(f"compare needs at least 2 run folders, got {len(paths)}"
-                       + (f" ({paths[0]})" if paths else ""))
+                       + (f" ({str(paths[0])!r})" if paths else ""))
     opened = [open_run(p) for p in paths]
     manifests = [r.manifest for r in opened]
     modes = [m.get("mode", "deal") for m in manifests]

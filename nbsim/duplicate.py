@@ -83,29 +83,36 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nbsim.warmup import ensure_compiled
+    ensure_compiled("game")              # says so before a first compile
+    pool = ThreadPoolExecutor(max_workers=2)   # the two seatings at once (nogil kernels)
     # running sums of d_i and d_i**2 (float64; |d_i| is a few hundred points
     # at most), so any number of deals fits in memory
     s1 = 0.0
     s2 = 0.0
     win_a = 0
     win_b = 0
-    for start in range(0, deals, chunk):
-        stop = min(start + chunk, deals)
-        df1, _ = game_frame(rs, seed, start, stop, (pa, pb, pa, pb), tables)
-        df2, _ = game_frame(rs, seed, start, stop, (pb, pa, pb, pa), tables)
-        p1 = df1.select(SEAT_PAY).to_numpy().astype(np.float64)
-        p2 = df2.select(SEAT_PAY).to_numpy().astype(np.float64)
-        a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
-        b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
-        d = (a_sum - b_sum) / 4.0
-        s1 += float(d.sum())
-        s2 += float((d * d).sum())
-        w1 = df1["winner"].to_list()
-        w2 = df2["winner"].to_list()
-        win_a += sum(w in ("E", "W") for w in w1) + sum(w in ("S", "N") for w in w2)
-        win_b += sum(w in ("S", "N") for w in w1) + sum(w in ("E", "W") for w in w2)
-        if progress is not None:
-            progress(stop - start)
+    with pool:
+        for start in range(0, deals, chunk):
+            stop = min(start + chunk, deals)
+            f1 = pool.submit(game_frame, rs, seed, start, stop, (pa, pb, pa, pb), tables)
+            f2 = pool.submit(game_frame, rs, seed, start, stop, (pb, pa, pb, pa), tables)
+            (df1, _), (df2, _) = f1.result(), f2.result()
+            p1 = df1.select(SEAT_PAY).to_numpy().astype(np.float64)
+            p2 = df2.select(SEAT_PAY).to_numpy().astype(np.float64)
+            a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
+            b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
+            d = (a_sum - b_sum) / 4.0
+            s1 += float(d.sum())
+            s2 += float((d * d).sum())
+            w1 = df1["winner"].to_list()
+            w2 = df2["winner"].to_list()
+            win_a += sum(w in ("E", "W") for w in w1) + sum(w in ("S", "N") for w in w2)
+            win_b += sum(w in ("S", "N") for w in w1) + sum(w in ("E", "W") for w in w2)
+            if progress is not None:
+                progress(stop - start)
     mean = s1 / deals
     sd = math.sqrt(max(s2 - deals * mean * mean, 0.0) / (deals - 1))
     se = sd / math.sqrt(deals)

@@ -94,12 +94,24 @@ def collect(lf: pl.LazyFrame) -> pl.DataFrame:
 def policy_text(policies) -> str:
     """'value' when every seat plays the same policy, else 'value, greedy,
     greedy, greedy' (seats E S W N, or players of a match run); '' without
-    policies (deal mode). Entries are shown as the manifest has them, so
-    parameters stay visible ('defend:caution=0.8')."""
-    pol = list(policies or [])
+    policies (deal mode). Entries show the parameters that differ from
+    their defaults ('defend:caution=0.8'; the manifest keeps every one)."""
+    pol = [_short_policy(p) for p in policies or []]
     if not pol:
         return ""
     return pol[0] if len(set(pol)) == 1 else ", ".join(pol)
+
+
+def _short_policy(text: str) -> str:
+    """A manifest's full policy spec shortened to the parameters that differ
+    from their defaults ('defend:caution=0.3:bind=0.5:...' -> 'defend');
+    text that is not a known spec is shown as it is."""
+    from nbsim.errors import RunError
+    from nbsim.policies import parse_policy
+    try:
+        return parse_policy(text).spec
+    except RunError:
+        return str(text)
 
 
 def run_caption(manifest: dict) -> str:

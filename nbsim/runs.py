@@ -305,10 +305,11 @@ def run_status(config, *, deals, seed, out, mode="deal", shard_size=None, overri
     """Whether ``out`` already holds the run that ``simulate`` with these
     arguments would make (for sweeps that skip finished runs).
 
-    Returns 'complete' (a finished run matching the request, at least
+    Returns 'complete' (a finished run matching the request, exactly
     ``deals`` deals, shards intact), 'partial' (the same run, unfinished or
     shorter: ``simulate(..., resume=True)`` completes it), 'different' (a run
-    of other arguments), or 'absent' (no run). checksums: also hash every
+    of other arguments, or of more deals than asked for), or 'absent' (no
+    run). checksums: also hash every
     shard (slow on big runs; sizes and ranges are always checked). Raises
     RunError/ConfigError for bad arguments, as simulate does."""
     spec = make_spec(config, deals=deals, seed=seed, mode=mode, shard_size=shard_size,
@@ -319,8 +320,11 @@ def run_status(config, *, deals, seed, out, mode="deal", shard_size=None, overri
     manifest = read_manifest(out)
     if differences(spec, manifest):
         return "different"
+    planned = manifest.get("deals", 0)
+    if not isinstance(planned, int) or planned > spec.deals:
+        return "different"
     check = verify_run(out, manifest, checksums=checksums)
-    if check.complete and manifest.get("deals", 0) >= spec.deals:
+    if check.complete and planned == spec.deals:
         return "complete"
     return "partial"
 
@@ -571,6 +575,9 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
                                                                   done), used)
     if progress is None:
         progress = sys.stderr.isatty()
+    if tasks and cluster is None and spec.mode == "game" and spec.fmt == "deals":
+        from nbsim.warmup import ensure_compiled
+        ensure_compiled("game", clock=progress)   # says so before a first compile
     from tqdm import tqdm
     unit = "match" if spec.fmt == "matches" else "deal"
     bar = tqdm(total=spec.deals, initial=sum(b - a for a, b in done), unit=unit,

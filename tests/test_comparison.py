@@ -86,7 +86,7 @@ def test_compare_two_game_runs(runs, tmp_path):
     a, b = runs
     comp = nbsim.compare([a, b], out=tmp_path / "c")
     labels = [r["label"] for r in comp.runs]
-    assert labels == ["ningbo-3baida [value]", "ningbo-3baida (win.min_tai=5) [value]"]
+    assert labels == ["ningbo-3baida [defend]", "ningbo-3baida (win.min_tai=5) [defend]"]
     fa, fb = _frame(a), _frame(b)
     for f, lab in ((fa, labels[0]), (fb, labels[1])):
         wins = f.filter(pl.col("outcome") != "wall_exhausted")
@@ -125,7 +125,7 @@ def test_compare_two_game_runs(runs, tmp_path):
     data = json.loads((tmp_path / "c" / "compare.json").read_text())
     assert [r["label"] for r in data["runs"]] == labels and len(data["diff"]) == len(d)
     md = (tmp_path / "c" / "compare.md").read_text()
-    assert "ningbo-3baida (win.min_tai=5) [value]" in md and "Newcombe" in md
+    assert "ningbo-3baida (win.min_tai=5) [defend]" in md and "Newcombe" in md
     for s in ("win rate", "mean tai of wins", "Difference run 2 - run 1", "independent"):
         assert s in comp.text
     assert d["mean_tai"]["method"] == "Welch t"
@@ -137,8 +137,8 @@ def test_compare_three_runs_and_labels(runs, tmp_path):
     SIM.simulate("ningbo-3baida", mode="game", deals=300, seed=99, out=c, workers=1)
     comp = CMP.compare([a, b, c])
     labels = [r["label"] for r in comp.runs]
-    assert labels == ["ningbo-3baida [value] seed 31", "ningbo-3baida (win.min_tai=5) [value]",
-                      "ningbo-3baida [value] seed 99"]
+    assert labels == ["ningbo-3baida [defend] seed 31", "ningbo-3baida (win.min_tai=5) [defend]",
+                      "ningbo-3baida [defend] seed 99"]
     assert comp.files == []
     assert set(comp.diff["run"].to_list()) == set(labels[1:])        # run k - run 1
     assert set(comp.diff["base"].to_list()) == {labels[0]}
@@ -148,10 +148,10 @@ def test_compare_three_runs_and_labels(runs, tmp_path):
     SIM.simulate("ningbo-3baida", mode="game", deals=200, seed=31, out=g, workers=1,
                  policies=("greedy",) * 4)
     assert [r["label"] for r in CMP.compare([a, g]).runs] == [
-        "ningbo-3baida [value]", "ningbo-3baida [greedy]"]
+        "ningbo-3baida [defend]", "ningbo-3baida [greedy]"]
     same = CMP.compare([a, a])                                  # same folder twice
-    assert [r["label"] for r in same.runs] == ["ningbo-3baida [value] #1",
-                                               "ningbo-3baida [value] #2"]
+    assert [r["label"] for r in same.runs] == ["ningbo-3baida [defend] #1",
+                                               "ningbo-3baida [defend] #2"]
     assert (same.diff["diff"].abs() < 1e-12).all()
     assert (same.diff["pairing"] == "paired").all()
     assert any("same folder as run 1" in w for w in same.warnings)
@@ -167,13 +167,13 @@ def test_compare_ninghai_with_tai_variant(runs, tmp_path):
     assert "mean_score" not in keys and "net_E" not in keys            # different units
     assert any("score differently" in w for w in comp.warnings)
     head = {r["statistic"]: r for r in comp.headline.to_dicts()}
-    assert head["mean tai of wins (Ninghai: points)"]["ninghai [value]"].endswith(
+    assert head["mean tai of wins (Ninghai: points)"]["ninghai [defend]"].endswith(
         "points (yao_ban_san)")
-    p = _est(comp, "mean_points", "ninghai [value]")
+    p = _est(comp, "mean_points", "ninghai [defend]")
     wins = _frame(nh).filter(pl.col("outcome") != "wall_exhausted")
     assert p["estimate"] == pytest.approx(wins["points_yao_ban_san"].mean())
     row = comp.table.filter(pl.col("statistic") == "mean tai of wins").row(0, named=True)
-    assert row["ninghai [value]"] == "-"
+    assert row["ninghai [defend]"] == "-"
 
 
 # ------------------------------------------------------------------ deal runs

@@ -77,7 +77,7 @@ def test_duel_cli_text_and_errors():
 
 def test_replay_api_takes_a_config_name_and_checks_bounds(tables):
     by_name = nbsim.replay("ningbo-3baida", 7, 42)
-    loaded = nbsim.replay(load_rules("ningbo-3baida"), 7, 42, ("value",) * 4)
+    loaded = nbsim.replay(load_rules("ningbo-3baida"), 7, 42, ("defend",) * 4)
     assert by_name.row == loaded.row
     with pytest.raises(RunError, match=r"--deal must be 0 \.\. 2\*\*62 - 1"):
         nbsim.replay("ningbo-3baida", 7, 2**62)

@@ -303,10 +303,10 @@ RES_FU_ITEMS = RES_FAN_ITEMS + N_FAN    # N_FU entries: Ninghai fu per item of F
 RES_LEN = RES_FU_ITEMS + N_FU
 
 # Ninghai fu of a pung or kong: its item of FU_ITEMS is
-# FU_SET_KONG * kong + FU_SET_CONCEALED * concealed + FU_SET_SIMPLE * (not terminal)
-FU_SET_KONG = 4
-FU_SET_CONCEALED = 2
-FU_SET_SIMPLE = 1
+# SET_FU_KONG * kong + SET_FU_CONCEALED * concealed + SET_FU_SIMPLE * (not terminal)
+SET_FU_KONG = 4
+SET_FU_CONCEALED = 2
+SET_FU_SIMPLE = 1
 N_FU_SETS = 8         # the set items FU_EXPOSED_PUNG_TERMINAL .. FU_CONCEALED_KONG_SIMPLE
 
 # ---------------------------------------------------------------- game events

@@ -33,11 +33,11 @@ def pung_fu_item(kind, concealed, kong):
     pung or kong, terminal/honor or simple."""
     item = 0
     if kong:
-        item += C.FU_SET_KONG
+        item += C.SET_FU_KONG
     if concealed:
-        item += C.FU_SET_CONCEALED
+        item += C.SET_FU_CONCEALED
     if not is_terminal(kind):
-        item += C.FU_SET_SIMPLE
+        item += C.SET_FU_SIMPLE
     return item
 
 
