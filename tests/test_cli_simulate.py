@@ -5,14 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from nbsim.cli import cli
-
-
-@pytest.fixture()
-def runner():
-    return CliRunner()
 
 
 def _ok(result):

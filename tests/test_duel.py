@@ -11,14 +11,8 @@ from nbsim.cli import cli
 from nbsim.errors import ConfigError, RunError
 from nbsim.game import game_frame
 from nbsim.rules import load_rules
-from nbsim.tables import load_tables
 
 PAY = ["pay_e", "pay_s", "pay_w", "pay_n"]
-
-
-@pytest.fixture(scope="module")
-def tables():
-    return load_tables()
 
 
 def test_duel_statistics_match_the_played_rows(tables):

@@ -13,16 +13,10 @@ from walls import build_wall
 from nbsim.game import game_frame, play_one, play_wall
 from nbsim.rules import load_rules
 from nbsim.runs import deal_frame, simulate
-from nbsim.tables import load_tables
 
 VARIANTS = ["ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",
             "ninghai"]
 PAY = ["pay_e", "pay_s", "pay_w", "pay_n"]
-
-
-@pytest.fixture(scope="module")
-def tables():
-    return load_tables()
 
 
 @pytest.fixture(scope="module")

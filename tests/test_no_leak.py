@@ -21,14 +21,8 @@ from nbsim.kernels import games as KG
 from nbsim.kernels.policies.table import NAMES
 from nbsim.policies import as_policies, kernel_arrays
 from nbsim.rules import load_rules
-from nbsim.tables import load_tables
 
 SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))
-
-
-@pytest.fixture(scope="module")
-def tables():
-    return load_tables()
 
 
 def _probes(n_deals: int, max_decision: int, seed: int) -> np.ndarray:

@@ -9,7 +9,6 @@ import struct
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
 from nbsim import runs as SIM
 from nbsim.cli import cli
@@ -22,11 +21,6 @@ def base(tmp_path_factory):
     out = tmp_path_factory.mktemp("damaged") / "base"
     SIM.simulate("ningbo-3baida", deals=300, seed=1, out=out, shard_size=100)
     return out
-
-
-@pytest.fixture
-def runner():
-    return CliRunner()
 
 
 def _edit_manifest(change):

@@ -15,13 +15,7 @@ from nbsim import runs as SIM
 from nbsim.errors import ConfigError, RunError, RunInterrupted
 from nbsim.kernels import batch as KB
 from nbsim.rules import load_rules
-from nbsim.tables import load_tables
 from nbsim.tiles import parse_counts, parse_tiles
-
-
-@pytest.fixture(scope="module")
-def tables():
-    return load_tables()
 
 
 def _batch(name, seed, start, n, tables):
