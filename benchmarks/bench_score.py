@@ -46,7 +46,7 @@ def make_batch(n: int, seed: int = 1, *, wild_probs=(0.55, 0.33, 0.10, 0.02),
         used[ind] = 4   # natural groups avoid the wild kind; wilds come in below
         groups = []
         ok = True
-        for g in range(4):
+        for _g in range(4):
             for _try in range(20):
                 if allow_chow and rng.random() < 0.7:
                     s = int(rng.integers(0, 3))
@@ -81,7 +81,7 @@ def make_batch(n: int, seed: int = 1, *, wild_probs=(0.55, 0.33, 0.10, 0.02),
         h = out["hands"][i]
         for k in conc:
             h[k] += 1
-        for m, (typ, b, ks) in enumerate(melds):
+        for m, (typ, b, _ks) in enumerate(melds):
             out["melds"][i, m] = (typ, b, -1)
         out["n_melds"][i] = len(melds)
         out["win_tile"][i] = win
@@ -175,7 +175,7 @@ def bench(quick: bool = False) -> list[Result]:
                  b3["indicator"], b3["discarder"], b3["fed"], b3["fed_by_winner"],
                  b3["kong_from"], b3["liable"], res3)
         assert score_batch(*args3) == 0
-        r3 = best_rate(lambda: score_batch(*args3), n // 4, repeat=2)
+        r3 = best_rate(lambda a=args3: score_batch(*a), n // 4, repeat=2)
         out.append(Result(f"full scoring, {cfg_name}", r3, "hands/s", "", float("nan"),
                           "wait set per hand (wait_needs_single_kind)"))
     return out

@@ -267,7 +267,7 @@ def _labels(manifests: list[dict], paths: list[Path]) -> list[str]:
         for idx in groups.values():
             vals = [extra(manifests[i], paths[i]) for i in idx]
             if len(idx) > 1 and len(set(vals)) > 1:
-                for i, v in zip(idx, vals):
+                for i, v in zip(idx, vals, strict=False):
                     labels[i] = f"{labels[i]} {v}" if v else labels[i]
     if len(set(labels)) != len(labels):     # the same folder given twice
         labels = [f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
@@ -301,13 +301,13 @@ def load_runs(run_dirs) -> list[Run]:
     manifests = [r.manifest for r in opened]
     modes = [m.get("mode", "deal") for m in manifests]
     if len(set(modes)) > 1:
-        which = ", ".join(f"{p} is a {mo} run" for p, mo in zip(paths, modes))
+        which = ", ".join(f"{p} is a {mo} run" for p, mo in zip(paths, modes, strict=False))
         raise RunError(f"cannot compare runs of different modes ({which}); compare deal runs "
                        f"with deal runs and game runs with game runs")
     if modes[0] not in STATS:
         raise RunError(f"{paths[0]}: no comparison for mode {modes[0]!r}")
     return [Run(p, r.manifest, lab, r.lf) for p, r, lab in
-            zip(paths, opened, _labels(manifests, paths))]
+            zip(paths, opened, _labels(manifests, paths), strict=False)]
 
 
 # ------------------------------------------------------------------ per-deal values
@@ -396,7 +396,8 @@ def _paired(st: Stat, joined: pl.DataFrame) -> dict | None:
 def _compute(runs: list[Run]):
     stat_defs = list(STATS[runs[0].mode])
     values = [_deal_values(r, stat_defs) for r in runs]
-    rows = [row for r, v in zip(runs, values) for row in _estimate_rows(r, v, stat_defs)]
+    rows = [row for r, v in zip(runs, values, strict=True)
+            for row in _estimate_rows(r, v, stat_defs)]
     schema = {"statistic": pl.String, "key": pl.String, "group": pl.String, "kind": pl.String,
               "run": pl.String, "unit": pl.String, "n": pl.Int64, "count": pl.Int64,
               "estimate": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64,
@@ -405,7 +406,7 @@ def _compute(runs: list[Run]):
     present = [s for s in stat_defs if s.key in set(long["key"].to_list())]
     base, va = runs[0], values[0]
     drows = []
-    for run, vb in zip(runs[1:], values[1:]):
+    for run, vb in zip(runs[1:], values[1:], strict=False):
         joined = None
         if pairable(base, run):
             joined = va.join(vb, on="deal", how="inner", suffix="_b").rename(
@@ -633,7 +634,8 @@ def comparison_html(comp: Comparison, pngs: dict[str, Path], title: str = "nbsim
             "samples (Newcombe for rates, Welch for means). 'indep/paired width' = how many "
             "times wider the independent interval would be.",
             [pngs[k] for k in ("diff",) if k in pngs]))
-    configs = [H.config_view(m, r["label"]) for m, r in zip(comp.manifests, comp.runs)]
+    configs = [H.config_view(m, r["label"])
+               for m, r in zip(comp.manifests, comp.runs, strict=True)]
     return H.render_page(title, subtitle=f"{len(comp.runs)} runs, {comp.runs[0]['mode']} mode",
                          facts=facts, warnings=comp.warnings, sections=secs, configs=configs)
 

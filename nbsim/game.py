@@ -89,7 +89,8 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, s
     cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"],
                              tuple(p.full for p in policies)))
     order = S.column_order("game", rs)
-    df = pl.DataFrame([cols[c] for c in order]).cast(dict(S.schema("game", rs)))
+    df = pl.DataFrame([cols[c] for c in order]).cast(
+        dict(S.schema("game", rs)))  # type: ignore[arg-type]
     n = min(n_log, KG.MAX_EVENTS)
     ev = events_frame(log[:n], np.zeros(n, np.int64), np.arange(n, dtype=np.int32))
     return DealRecord(row=df.row(0, named=True), events=ev.drop("deal").to_dicts())

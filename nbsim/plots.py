@@ -141,7 +141,7 @@ def plot_heavenly_by_wilds(table, overall, out: Path, caption: str | None = None
     df = table.df
     fig, ax = _subplots(figsize=(7, 4), dpi=110)
     for w, p, lo, hi, k in zip(df["dealer_wilds"], df["p"], df["ci_low"], df["ci_high"],
-                               df["complete"]):
+                               df["complete"], strict=False):
         if k == 0:       # nothing to show on a log scale: mark the upper bound
             ax.plot([w], [hi], marker="v", color="tab:gray")
             continue
@@ -163,14 +163,14 @@ def _yerr(df, est: str = "p", lo: str = "ci_low", hi: str = "ci_high"):
     """Asymmetric error bars [est - lo, hi - est] (0 where an end is missing)."""
     e, lows, h = df[est].to_list(), df[lo].to_list(), df[hi].to_list()
     return [[max(0.0, a - b) if b is not None and a is not None else 0.0
-             for a, b in zip(e, lows)],
+             for a, b in zip(e, lows, strict=False)],
             [max(0.0, b - a) if b is not None and a is not None else 0.0
-             for a, b in zip(e, h)]]
+             for a, b in zip(e, h, strict=False)]]
 
 
 def _label_above(ax, xs, tops, texts, fontsize=8):
     """Value labels placed above the top of each interval (never on it)."""
-    for x, top, text in zip(xs, tops, texts):
+    for x, top, text in zip(xs, tops, texts, strict=False):
         ax.annotate(text, (x, top), textcoords="offset points", xytext=(0, 3), ha="center",
                     va="bottom", fontsize=fontsize)
 
@@ -186,7 +186,7 @@ def plot_outcomes(table, out: Path, caption: str | None = None) -> Path:
     ps = df["p"].to_list()
     ax.bar(xs, ps, color="tab:blue", alpha=0.8)
     ax.errorbar(xs, ps, yerr=_yerr(df), fmt="none", color="black", capsize=4)
-    highs = [h if h == h else p for p, h in zip(ps, df["ci_high"].to_list())]
+    highs = [h if h == h else p for p, h in zip(ps, df["ci_high"].to_list(), strict=False)]
     _label_above(ax, xs, highs, [f"{p:.3f}" for p in ps])
     ax.set_xticks(xs)
     ax.set_xticklabels(df["event"].to_list(), rotation=15, fontsize=8)
@@ -231,8 +231,8 @@ def plot_tai_items(table, out: Path, caption: str | None = None) -> Path:
     ax.errorbar(df["p"].to_list(), ys, xerr=_yerr(df), fmt="none", color="black", capsize=2)
     ax.set_yticks(ys)
     chinese = df["chinese"].to_list() if "chinese" in df.columns else [None] * df.height
-    ax.set_yticklabels([item_label(i, c) for i, c in zip(df["item"].to_list(), chinese)],
-                       fontsize=8)
+    labels = [item_label(i, c) for i, c in zip(df["item"].to_list(), chinese, strict=True)]
+    ax.set_yticklabels(labels, fontsize=8)
     ax.set_xlabel("P(item applies | win)")
     ax.set_xlim(0, 1.0)
     ax.set_title(plain(table.title) + " (95% Wilson CI)", fontsize=9)
@@ -248,7 +248,7 @@ def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) ->
         panels.append((by_policy.df, "policy", "mean_pay", "by policy (per seat)"))
     fig, axes = _subplots(1, len(panels), figsize=(4.5 * len(panels), 4.2), dpi=110,
                           squeeze=False)
-    for ax, (df, label, est, title) in zip(axes[0], panels):
+    for ax, (df, label, est, title) in zip(axes[0], panels, strict=False):
         xs = list(range(df.height))
         vals = df[est].to_list()
         ax.bar(xs, vals, color=["tab:red" if v < 0 else "tab:blue" for v in vals], alpha=0.8)
@@ -299,7 +299,7 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
     keys = [k for k in keys if k in set(stats["key"].to_list())]
     fig, axes = _panels(len(keys), 3.3)
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, key in zip(axes.flat, keys):
+    for ax, key in zip(axes.flat, keys, strict=False):
         df = stats.filter(pl.col("key") == key)
         lows, highs = [], []
         for i, lab in enumerate(labels):
@@ -336,7 +336,7 @@ def plot_differences(diff, path: Path, keys: list[str] | None = None,
     keys = [k for k in keys if k in set(diff["key"].to_list())]
     runs = list(dict.fromkeys(diff["run"].to_list()))
     fig, axes = _panels(len(keys), 3.1)
-    for ax, key in zip(axes.flat, keys):
+    for ax, key in zip(axes.flat, keys, strict=False):
         df = diff.filter(pl.col("key") == key)
         lows, highs = [], []
         for i, run in enumerate(runs):
@@ -377,12 +377,12 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x_values)
     xs = list(x_values) if numeric else list(range(len(x_values)))
     fig, axes = _panels(len(keys), 3.2)
-    for ax, key in zip(axes.flat, keys):
+    for ax, key in zip(axes.flat, keys, strict=False):
         df = stats.filter(pl.col("key") == key)
         lows, highs, title = [], [], key
         for name, run_labels in series:
             px, py, plo, phi = [], [], [], []
-            for x, lab in zip(xs, run_labels):
+            for x, lab in zip(xs, run_labels, strict=False):
                 r = df.filter(pl.col("run") == lab)
                 if not r.height:
                     continue

@@ -219,7 +219,7 @@ def table_heavenly_by_wilds(lf: pl.LazyFrame, ctx: RunContext | None = None) -> 
 
 def _seat_distribution(lf: pl.LazyFrame, exprs: list[pl.Expr], label: str) -> pl.DataFrame:
     """Fraction of deals by value per seat: columns label, E, S, W, N (+ counts)."""
-    long = (lf.select([e.alias(seat) for e, seat in zip(exprs, SEATS)])
+    long = (lf.select([e.alias(seat) for e, seat in zip(exprs, SEATS, strict=False)])
             .unpivot(variable_name="seat", value_name=label)
             .group_by("seat", label).agg(pl.len().alias("n"))
             .collect(engine="streaming"))
@@ -288,13 +288,13 @@ def table_outcomes(lf: pl.LazyFrame, ctx: RunContext) -> Table:
                   (o == "discard").sum().alias("discard"),
                   (o == "robbing_kong").sum().alias("robbing_kong"),
                   (o == "wall_exhausted").sum().alias("wall_exhausted"))
-    r = collect(r).row(0, named=True)
-    n, w = r["n"], r["win"]
-    rows = [("win", "deals", w, n), ("self-drawn win", "deals", r["self_drawn"], n),
-            ("discard win", "deals", r["discard"], n),
-            ("robbing the kong", "deals", r["robbing_kong"], n),
-            ("wall exhausted", "deals", r["wall_exhausted"], n),
-            ("self-drawn share of wins", "wins", r["self_drawn"], w)]
+    c = collect(r).row(0, named=True)
+    n, w = c["n"], c["win"]
+    rows = [("win", "deals", w, n), ("self-drawn win", "deals", c["self_drawn"], n),
+            ("discard win", "deals", c["discard"], n),
+            ("robbing the kong", "deals", c["robbing_kong"], n),
+            ("wall exhausted", "deals", c["wall_exhausted"], n),
+            ("self-drawn share of wins", "wins", c["self_drawn"], w)]
     df = pl.DataFrame([{"event": e, "of": of, **prop_row(k, m)} for e, of, k, m in rows],
                       schema={"event": pl.String, "of": pl.String, "count": pl.Int64,
                               "n": pl.Int64, "p": pl.Float64, "se": pl.Float64,
@@ -553,11 +553,12 @@ def table_pay_by_policy(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     seating = ctx.manifest.get("policies") if ctx.manifest.get("game_format",
                                                                 "deals") == "deals" else None
     fixed = isinstance(seating, list) and len(seating) == len(SEATS)
-    pols = sorted(set(seating)) if fixed else _policies(lf)
+    seats_of: list = seating if isinstance(seating, list) else []
+    pols = sorted(set(seats_of)) if fixed else _policies(lf)
     aggs = []
     for i, pol in enumerate(pols):
         if fixed:                       # the same seats in every deal: no policy column read
-            mine = [seat for seat, p in zip(SEATS, seating) if p == pol]
+            mine = [seat for seat, p in zip(SEATS, seats_of, strict=False) if p == pol]
             held = pl.lit(True)
             m = pl.lit(len(mine))
             pay = pl.sum_horizontal([pl.col(f"pay_{seat.lower()}") for seat in mine])
@@ -567,9 +568,9 @@ def table_pay_by_policy(lf: pl.LazyFrame, ctx: RunContext) -> Table:
             is_p = [(pl.col(f"policy_{s}") == pol).fill_null(False) for s in S.SEAT_SUFFIXES]
             m = pl.sum_horizontal([e.cast(pl.Int32) for e in is_p])
             pay = pl.sum_horizontal([pl.when(e).then(pl.col(f"pay_{s}")).otherwise(0)
-                                     for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+                                     for e, s in zip(is_p, S.SEAT_SUFFIXES, strict=False)])
             won = pl.any_horizontal([e & (pl.col("winner") == s.upper()).fill_null(False)
-                                     for e, s in zip(is_p, S.SEAT_SUFFIXES)])
+                                     for e, s in zip(is_p, S.SEAT_SUFFIXES, strict=False)])
             held = m > 0
             n_expr = held.sum()
         x = pl.when(held).then(pay.cast(pl.Float64) / m)
@@ -625,7 +626,8 @@ def table_winner_gain(lf: pl.LazyFrame, ctx: RunContext) -> Table:
     total = int(g["wins"].sum()) if g.height else 0
     width = 1
     if g.height > MAX_GAIN_ROWS:
-        width = _nice_width(float(g["gain"].max() - g["gain"].min()), MAX_GAIN_ROWS)
+        span = float(g["gain"].max()) - float(g["gain"].min())  # type: ignore[arg-type]
+        width = _nice_width(span, MAX_GAIN_ROWS)
         g = (g.with_columns(((pl.col("gain") // width) * width).alias("gain"))
              .group_by("gain").agg(pl.col("wins").sum()).sort("gain"))
     rows, ge = [], total
@@ -695,7 +697,7 @@ def table_flowers_end(lf: pl.LazyFrame, ctx: RunContext) -> Table | None:
                             "flowers")
     means = _seat_means(df, "flowers")
     after = collect(lf.select([_flower_count(c).cast(pl.Float64).mean().alias(seat)
-                               for c, seat in zip(S.seat_columns("flowers"), SEATS)]))
+                               for c, seat in zip(S.seat_columns("flowers"), SEATS, strict=False)]))
     return Table("flowers_per_seat",
                  "Flowers set aside per seat at the end of the deal (fraction of deals)", df,
                  "mean at the end: " + ", ".join(f"{s} {m:.4f}" for s, m in means.items())

@@ -66,7 +66,7 @@ class WildRules(_Table):
 class FlowerRules(_Table):
     """[flowers]: seat flowers (正花) per seat wind (RULES.md sections 6 and 8)."""
     seat_flowers: dict[Seat, list[str]] = Field(
-        default_factory=lambda: {"E": ["1f", "5f"], "S": ["2f", "6f"],
+        default_factory=lambda: {"E": ["1f", "5f"], "S": ["2f", "6f"],  # type: ignore[arg-type]
                                  "W": ["3f", "8f"], "N": ["4f", "7f"]})
 
     @field_validator("seat_flowers")
@@ -198,7 +198,7 @@ class RuleSet:
     config: RuleConfig
     source: str
     overrides: tuple[str, ...] = ()
-    array: np.ndarray = field(repr=False, compare=False, default=None)
+    array: np.ndarray = field(repr=False, compare=False, default=None)  # type: ignore[arg-type]
     hash: str = ""
 
     @property
@@ -376,7 +376,7 @@ def build_array(cfg: RuleConfig) -> np.ndarray:
     for i, name in enumerate(C.FU_ITEMS):
         a[C.R_FU + i] = sc.fu.get(name, 0)
     for s, seat in enumerate(C.SEAT_NAMES):
-        for t in cfg.flowers.seat_flowers[seat]:
+        for t in cfg.flowers.seat_flowers[seat]:  # type: ignore[index]
             a[C.R_SEAT_FLOWERS + s * 8 + parse_tiles(t)[0] - C.FLOWER0] = 1
     for i in range(C.N_SCHEMES):
         a[C.R_SCHEME_BASE + i] = C.SCHEME_BASE[i]

@@ -200,7 +200,7 @@ def _write_json_atomic(path: Path, data: dict) -> None:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def _versions() -> dict:

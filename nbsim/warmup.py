@@ -128,18 +128,30 @@ def main(argv=None) -> int:
     if not todo:
         print("kernels already compiled")
         return 0
-    procs = []
+    procs = {}
     for g in todo:
         code = f"from nbsim.warmup import _compile, _mark; _compile({g!r}); _mark({g!r})"
-        procs.append((g, subprocess.Popen([sys.executable, "-c", code])))
-    print(f"compiling kernels ({', '.join(todo)}), once, in {len(todo)} processes ...",
-          flush=True)
+        procs[g] = subprocess.Popen([sys.executable, "-c", code])
+    est = max(ESTIMATE_S[g] for g in todo)
+    print(f"compiling kernels ({', '.join(todo)}), once, about {est} s on a 2-core machine, "
+          f"in {len(todo)} processes (cached for later runs in {_folder()})", flush=True)
+    from tqdm import tqdm
     t0 = time.perf_counter()
     rc = 0
-    for g, p in procs:
-        rc |= p.wait()
-        print(f"  {g}: {'done' if p.returncode == 0 else 'FAILED'} "
-              f"after {time.perf_counter() - t0:.0f} s", flush=True)
+    with tqdm(total=est, unit="s", desc="compiling", file=sys.stderr,
+              disable=not sys.stderr.isatty(),
+              bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
+        while procs:
+            for g, proc in list(procs.items()):
+                if proc.poll() is not None:
+                    rc |= proc.returncode
+                    del procs[g]
+                    bar.write(f"  {g}: {'done' if proc.returncode == 0 else 'FAILED'} "
+                              f"after {time.perf_counter() - t0:.0f} s", file=sys.stdout)
+            bar.n = time.perf_counter() - t0
+            bar.refresh()
+            if procs:
+                time.sleep(0.5)
     return rc
 
 

@@ -65,7 +65,7 @@ Run ``python tests/exact_heavenly.py`` to print the values (takes seconds).
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 N_SUITED = 27
@@ -127,7 +127,7 @@ def _finish(profile: tuple) -> tuple[int, int]:
     return m0, m1
 
 
-@lru_cache(maxsize=None)
+@cache
 def group_gf(avail: tuple, chow_ok: bool, kmax: int, multiset: bool = False) -> dict:
     """Weighted count of a group's (suit or honor kind) natural tiles.
 

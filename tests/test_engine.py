@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from walls import build_wall
 
 from nbsim.game import game_frame, play_one, play_wall
 from nbsim.rules import load_rules
 from nbsim.runs import deal_frame, simulate
+
+from walls import build_wall
 
 VARIANTS = ["ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",
             "ninghai"]

@@ -28,7 +28,7 @@ def _brute_complete_weight(kinds, avail, hand_size, n_wilds):
     melds += [(x, x + 1, x + 2) for x in range(27)
               if x % 9 <= 6 and any(t in kinds for t in (x, x + 1, x + 2))]
     pairs = [(x, x) for x in list(kinds) + [OUTSIDE]]
-    av = dict(zip(kinds, avail))
+    av = dict(zip(kinds, avail, strict=False))
     complete = set()
     for ms in itertools.combinations_with_replacement(melds, k):
         for pr in pairs:
@@ -36,7 +36,7 @@ def _brute_complete_weight(kinds, avail, hand_size, n_wilds):
             keys = [x for x in shape if x != OUTSIDE and av.get(x, 0) > 0]
             ranges = [range(min(shape[x], av[x]) + 1) for x in keys]
             for sub in itertools.product(*ranges):
-                complete.add(tuple(sorted((x, c) for x, c in zip(keys, sub) if c)))
+                complete.add(tuple(sorted((x, c) for x, c in zip(keys, sub, strict=False) if c)))
     total = 0
     for nat in complete:
         n = sum(c for _, c in nat)
@@ -48,7 +48,7 @@ def _brute_complete_weight(kinds, avail, hand_size, n_wilds):
 
 def _avail34(kinds, avail):
     a = [0] * 34
-    for x, c in zip(kinds, avail):
+    for x, c in zip(kinds, avail, strict=False):
         a[x] = c
     return tuple(a)
 

@@ -8,9 +8,9 @@ import pytest
 from scipy.stats import binomtest
 
 from nbsim import report as R
-from nbsim.runs import REPORT_FILES
 from nbsim import runs as SIM
 from nbsim.errors import RunError
+from nbsim.runs import REPORT_FILES
 
 
 @pytest.fixture(scope="module")

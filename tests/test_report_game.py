@@ -65,7 +65,7 @@ def _winner_gain(rows: list[dict]) -> list[int]:
 
 
 def _check_ci(df, est="p", lo="ci_low", hi="ci_high"):
-    for e, a, b in zip(df[est], df[lo], df[hi]):
+    for e, a, b in zip(df[est], df[lo], df[hi], strict=False):
         if e is None:
             continue
         assert a - 1e-12 <= e <= b + 1e-12, (a, e, b)
@@ -193,7 +193,7 @@ def test_payments(tai_rep):
     g = rep.tables["winner_gain"].df
     assert g["wins"].sum() == sum(gain.values())
     if (g["gain_from"] == g["gain_to"]).all():
-        assert dict(zip(g["gain_from"], g["wins"])) == dict(gain)
+        assert dict(zip(g["gain_from"], g["wins"], strict=False)) == dict(gain)
     else:
         for lo, hi, w in g.select("gain_from", "gain_to", "wins").iter_rows():
             assert w == sum(v for k, v in gain.items() if lo <= k <= hi)
@@ -260,7 +260,7 @@ def test_ninghai_report(nh_run, tmp_path):
     wins = df.filter(pl.col("outcome") != "wall_exhausted")
     fan = Counter(wins["fan"].to_list())
     d = rep.tables["fan_distribution"].df
-    assert dict(zip(d["fan"], d["wins"])) == {k: fan.get(k, 0) for k in d["fan"]}
+    assert dict(zip(d["fan"], d["wins"], strict=False)) == {k: fan.get(k, 0) for k in d["fan"]}
     assert max(d["fan"]) <= 3                                   # fan_cap
     t = {r["quantity"]: r for r in rep.tables["win_means"].df.to_dicts()}
     assert t["fu"]["mean"] == pytest.approx(wins["fu"].mean())

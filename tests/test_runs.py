@@ -9,13 +9,14 @@ import polars as pl
 import pytest
 from scipy.stats import chisquare
 
-import exact_heavenly as E
-from nbsim import schema as S
 from nbsim import runs as SIM
+from nbsim import schema as S
 from nbsim.errors import ConfigError, RunError, RunInterrupted
 from nbsim.kernels import batch as KB
 from nbsim.rules import load_rules
 from nbsim.tiles import parse_counts, parse_tiles
+
+import exact_heavenly as E
 
 
 def _batch(name, seed, start, n, tables):

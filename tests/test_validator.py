@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import polars as pl
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import naive_hand
-import validator as V
 from nbsim import game
 from nbsim.rules import load_rules
 from nbsim.runs import deal_frame
 from nbsim.tables import load_tables
+
+import naive_hand
+import validator as V
 
 VARIANTS = ("ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida", "ningbo-tongchengyou",
             "ninghai")
@@ -46,12 +47,12 @@ QUICK_DEALS = 200          # per variant and seating in `make test` (25 runs)
 LONG_DEALS = 2000          # per variant and seating under -m validate
 
 
-@lru_cache(maxsize=None)
+@cache
 def rules(name):
     return load_rules(name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def tables():
     return load_tables()
 
@@ -297,7 +298,7 @@ def test_heavenly_and_earthly_wins_are_checked(name, ctx):
 
 
 # ---------------------------------------------------------------- tampering
-@lru_cache(maxsize=None)
+@cache
 def _pool(name, seating, n=120):
     df, ev = _frame(name, SEATINGS[seating], 606 + VARIANTS.index(name), 0, n)
     return [(row, evs) for row, evs in V.iter_deals(df, ev)]
@@ -920,7 +921,7 @@ def test_kong_right_after_a_pung_when_allowed():
     bad = V.validate_frame(rs, df, ev, stats)
     assert not bad, _show(bad)
     rows = ev.select("deal", "seat", "action").to_dicts()
-    seen = sum(1 for a, b in zip(rows, rows[1:])
+    seen = sum(1 for a, b in zip(rows, rows[1:], strict=False)
                if a["action"] == "pung" and b["action"] in ("concealed_kong", "added_kong")
                and a["seat"] == b["seat"] and a["deal"] == b["deal"])
     assert seen > 0

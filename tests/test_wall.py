@@ -35,7 +35,7 @@ def reference_deal(wall, ind_pos, wild_set):
     order = [s for _ in range(3) for s in range(4) for _ in range(4)] + [0, 1, 2, 3, 0]
     live = [p for p in range(144) if p != ind_pos][:53]
     hands = [Counter() for _ in range(4)]
-    for s, p in zip(order, live):
+    for s, p in zip(order, live, strict=False):
         hands[s][kind_of(int(wall[p]))] += 1
     tail = [p for p in range(143, -1, -1) if p != ind_pos]
     used_tail = []
@@ -155,10 +155,8 @@ def _ring_check(d, throws):
     b = dice[0] + dice[1]
     rel = (b - 1) % 4                            # 1, 5, 9: the dealer's side
     cw = {0: 0, 1: 3, 2: 2, 3: 1}[rel]          # clockwise: E, N, W, S sides
-    if throws == 1:
-        brk = 36 * cw + 2 * max(dice)           # larger die: stacks
-    else:
-        brk = 36 * cw + b + dice[2] + dice[3]    # Ninghai: tiles
+    # larger die: stacks; Ninghai: tiles
+    brk = 36 * cw + 2 * max(dice) if throws == 1 else 36 * cw + b + dice[2] + dice[3]
     assert int(ws[W.WS_SIDE]) == rel and int(ws[W.WS_BREAK]) == brk % 144
     assert int(ring[brk % 144]) == int(wall[0])           # first live tile
     assert int(ring[(brk - 1) % 144]) == int(wall[143])   # the tail end

@@ -108,7 +108,7 @@ What is checked (see ``tests/test_validator.py`` for the tampering tests)
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 from nbsim.errors import NbsimError
 from nbsim.tiles import KIND_NAMES, format_counts, parse_meld, parse_tiles
@@ -148,7 +148,7 @@ def is_terminal_or_honor(k: int) -> bool:
 
 
 # ---------------------------------------------------------------- complete hands
-@lru_cache(maxsize=None)
+@cache
 def _group_min_wilds(counts: tuple, honors: bool, pair: bool) -> int:
     """Fewest wilds that turn the naturals of one suit (or of the honors)
     into melds (+ one pair when ``pair``), each group holding at least one
@@ -206,10 +206,7 @@ def is_complete(counts, wilds: int) -> bool:
     base = sum(no_pair)
     if base + 2 <= wilds:          # the pair made of two wilds
         return True
-    for i in range(4):
-        if base - no_pair[i] + with_pair[i] <= wilds:
-            return True
-    return False
+    return any(base - no_pair[i] + with_pair[i] <= wilds for i in range(4))
 
 
 # ---------------------------------------------------------------- rules

@@ -47,7 +47,7 @@ def build_wall(hands: dict[int, str], live: str = "", tail: str = "",
         pos = deal_positions(seat)
         if len(kinds) != len(pos):
             raise ValueError(f"seat {seat}: {len(kinds)} tiles, needs {len(pos)}")
-        for p, t in zip(pos, _ids_for(kinds, used)):
+        for p, t in zip(pos, _ids_for(kinds, used), strict=False):
             tiles[p] = t
     ind = -1
     if indicator:
@@ -70,7 +70,7 @@ def build_wall(hands: dict[int, str], live: str = "", tail: str = "",
     # keep flowers out of the deal positions that are still empty (the
     # constructed hands have no flowers): put the rest in id order
     free = [i for i in range(N) if tiles[i] == 255]
-    for i, t in zip(free, rest):
+    for i, t in zip(free, rest, strict=False):
         tiles[i] = t
     assert sorted(tiles.tolist()) == list(range(N))
     return tiles.astype(np.uint8), ind
