@@ -11,9 +11,10 @@ BAND_DEALS   ?= 100000
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
-## setup: the virtual environment, then the kernels compiled once (in parallel processes)
+## setup: the virtual environment, then the kernels of game mode, deal mode and scoring
+## compiled once (in parallel processes; `python -m nbsim.warmup` compiles every group)
 setup: $(STAMP)
-	$(BIN)/python -m nbsim.warmup
+	$(BIN)/python -m nbsim.warmup game deal score
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +40,7 @@ browser:
 
 ## test: the test suite (long statistical checks are in `make validate`)
 test: setup
+	$(BIN)/python -m nbsim.warmup match wall
 	$(BIN)/python -m pytest -q
 
 ## check: lint (ruff, rules in pyproject.toml), types of the wrappers nbsim/*.py

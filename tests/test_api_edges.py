@@ -38,7 +38,7 @@ def test_one_string_is_one_item(tmp_path):
                          win_by="self_draw", indicator="9m", context="last_tile",
                          overrides="win.min_tai=1")
     assert r.win and r.items["dragon_pung"] == 1 and r.items["last_tile_draw"] == 1
-    with pytest.raises(RunError, match=r"at least 2 run folders, got 1 \(runs/a\)"):
+    with pytest.raises(RunError, match=r"at least 2 run folders, got 1 \('runs/a'\)"):
         nbsim.compare("runs/a")
     # one policy spec is the policy of every seat
     res = nbsim.simulate("ningbo-3baida", mode="game", deals=5, seed=1, out=tmp_path / "p",
