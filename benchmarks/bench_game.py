@@ -119,11 +119,11 @@ def python_random_deals(n: int, seed: int = 1) -> int:
 
 
 def _engine_rate(rs, tables, policy: str, n: int) -> float:
-    from nbsim import game
+    from nbsim.frames import _alloc
     from nbsim.kernels import games as KG
     from nbsim.policies import as_policies, kernel_arrays
 
-    a = game._alloc(n, False)
+    a = _alloc(n, False)
     pc, params = kernel_arrays(as_policies(policy))
 
     def run():
