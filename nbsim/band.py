@@ -98,6 +98,9 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise RunError(f"a band needs two or more different styles, got {specs}")
     out = Path(out)
+    # four shards per run (at most the default 100,000 deals each), so that
+    # every worker thread plays; the shard size changes no row
+    shard = min(100_000, max(1_000, -(-deals // 4)))
     result = []
     for c in configs:
         rs = as_rules(c)
@@ -106,11 +109,11 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
             run = out / rs.name / _folder(s)
             pols = (parse_policy(s).full,) * 4
             status = run_status(rs, deals=deals, seed=seed, out=run, mode="game",
-                                policies=pols)
+                                policies=pols, shard_size=shard)
             if status != "complete":
                 simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
                          workers=workers, progress=progress, resume=status == "partial",
-                         overwrite=status == "different")
+                         overwrite=status == "different", shard_size=shard)
             runs[s] = run
         comp = compare([runs[s] for s in specs])
         vb = VariantBand(rs.name, specs, runs, comp)

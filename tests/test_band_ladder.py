@@ -1,0 +1,72 @@
+"""nbsim band and nbsim ladder: the play-style band (runs per style, their
+comparison, duels against value, band.md; finished runs reused) and the
+ladder of duels (every pair, the same figures as nbsim duel)."""
+import json
+
+import polars as pl
+import pytest
+
+from nbsim.band import BAND_MD, band
+from nbsim.duplicate import duel
+from nbsim.errors import RunError
+from nbsim.ladder import ladder
+from nbsim.runfiles import open_run
+
+
+@pytest.fixture(scope="module")
+def banded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("band") / "b"
+    res = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+               duel_deals=200, workers=2, progress=False)
+    return out, res
+
+
+def test_band_plays_each_style_and_duels_it(banded):
+    out, res = banded
+    (vb,) = res
+    assert vb.variant == "ningbo-3baida" and vb.styles == ["value", "defend"]
+    for style, run in vb.runs.items():
+        manifest = json.loads((run / "manifest.json").read_text())
+        assert manifest["policies"][0].startswith(style) and manifest["deals"] == 4_000
+        assert len(manifest["shards"]) == 4            # every worker plays
+        df = open_run(run).lf.collect()
+        won = df.filter(pl.col("winner").is_not_null()).height / df.height
+        est = vb.comparison.stats.filter((pl.col("key") == "win_rate")
+                                         & (pl.col("run") == vb.comparison.runs[
+                                             vb.styles.index(style)]["label"]))
+        assert est["estimate"].item() == pytest.approx(won)
+    assert set(vb.duels) == {"defend"} and vb.duels["defend"].deals == 200
+    again = duel("ningbo-3baida", "defend", "value", 200, 3)
+    assert vb.duels["defend"].mean == again.mean
+    md = (out / BAND_MD).read_text()
+    assert "### ningbo-3baida" in md and "| defend |" in md and "win rate" in md
+
+
+def test_band_reuses_finished_runs(banded):
+    out, res = banded
+    stamps = {s: (r / "manifest.json").stat().st_mtime_ns for s, r in res[0].runs.items()}
+    band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+         duel_deals=0, workers=2, progress=False)
+    assert {s: (r / "manifest.json").stat().st_mtime_ns
+            for s, r in res[0].runs.items()} == stamps
+
+
+def test_band_needs_two_different_styles(tmp_path):
+    with pytest.raises(RunError, match="two or more different styles"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,value")
+    with pytest.raises(RunError, match="unknown policy|policy"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,bogus")
+
+
+def test_ladder_duels_every_pair_like_duel():
+    lad = ladder(["ningbo-3baida"], "value,greedy,random", deals=150, seed=2)
+    pairs = [(r.a, r.b) for r in lad.results]
+    assert pairs == [("value", "greedy"), ("value", "random"), ("greedy", "random")]
+    for r in lad.results:
+        d = duel("ningbo-3baida", r.a, r.b, 150, 2)
+        assert (r.mean, r.ci_low, r.ci_high) == (d.mean, d.ci_low, d.ci_high)
+    assert lad.frame().height == 3
+    md = lad.markdown()
+    assert "**ningbo-3baida**" in md and md.count("| value | greedy |") == 1
+    with pytest.raises(RunError, match="at least two different policies"):
+        ladder(["ningbo-3baida"], "value,value", deals=10, seed=1)
