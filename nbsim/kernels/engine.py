@@ -238,6 +238,16 @@ def make_view(rules, tables, g, seat):
                 g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed)
 
 
+@nrt_free(inline="always")
+def _hidden_slot(g, ws, p):
+    """Whether wall position ``p`` holds a tile the shuffle of hidden tiles
+    may move: not the indicator, and not a flower (unless it is wild)."""
+    if p == ws[W.WS_INDICATOR]:
+        return False
+    k = W.tile_kind(np.int64(g.wall[p]))
+    return k < C.FLOWER0 or g.wild[k]
+
+
 @nrt_free
 def _shuffle_hidden(g, seat):
     """No-leak probe: shuffle everything ``seat`` cannot see, consistently
@@ -266,13 +276,9 @@ def _shuffle_hidden(g, seat):
     lo = ws[W.WS_LIVE]
     hi = ws[W.WS_TAIL]
     for p in range(lo, hi + 1):
-        if p == ws[W.WS_INDICATOR]:
-            continue
-        k = W.tile_kind(np.int64(g.wall[p]))
-        if k >= C.FLOWER0 and not g.wild[k]:
-            continue
-        pool[n] = g.wall[p]
-        n += 1
+        if _hidden_slot(g, ws, p):
+            pool[n] = g.wall[p]
+            n += 1
     for i in range(n - 1, 0, -1):
         j = rng.below(st, i + 1)
         t = pool[i]
@@ -291,13 +297,9 @@ def _shuffle_hidden(g, seat):
             g.hands[s, W.tile_kind(np.int64(pool[j]))] += 1
             j += 1
     for p in range(lo, hi + 1):
-        if p == ws[W.WS_INDICATOR]:
-            continue
-        k = W.tile_kind(np.int64(g.wall[p]))
-        if k >= C.FLOWER0 and not g.wild[k]:
-            continue
-        g.wall[p] = pool[j]
-        j += 1
+        if _hidden_slot(g, ws, p):
+            g.wall[p] = pool[j]
+            j += 1
     moved = 0
     for s in range(4):
         for k in range(C.N_KINDS):

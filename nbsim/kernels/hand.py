@@ -355,6 +355,17 @@ def kind_step(kind):
 
 
 @njit(cache=True, inline="always")
+def step_indices(i0, i1, i2, i3, kind, d):
+    """The group indices (``group_indices``) after adding ``d`` tiles of the
+    natural ``kind`` (d = -1 removes one): only its group's index moves, by
+    d times ``kind_step(kind)``."""
+    g, p = kind_step(kind)
+    q = d * p
+    return (i0 + q if g == 0 else i0, i1 + q if g == 1 else i1,
+            i2 + q if g == 2 else i2, i3 + q if g == 3 else i3)
+
+
+@njit(cache=True, inline="always")
 def fit_shanten_idx(i0, i1, i2, i3, n_wilds, n_declared, tables):
     """``fit_shanten`` from group indices (see ``group_indices``): 3k + 1 -
     n_wilds - the most naturals fitting k = 4 - n_declared melds + 1 pair.

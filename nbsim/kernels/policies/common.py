@@ -299,6 +299,16 @@ def view_target(view, nat, n_wilds, tmp):
                          view.n_melds[s], s, view.round_wind, view.flowers[s], tmp)
 
 
+@nrt_free(inline="always")
+def shanten_toward(target, nat, n_wilds, n_declared, i0, i1, i2, i3, tables):
+    """Shanten toward ``target`` (TG_*) of the natural counts ``nat``, whose
+    group indices are i0..i3, with ``n_wilds`` wilds: all pungs counts pungs
+    and pairs (``pungs_shanten``), the others fit the target (``target_fit``)."""
+    if target == TG_ALL_PUNGS:
+        return pungs_shanten(nat, n_wilds, n_declared)
+    return target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables)
+
+
 # ------------------------------------------------------------------ decisions toward a target
 @nrt_free
 def discard_toward(view, allowed, target, nat):
@@ -326,22 +336,15 @@ def discard_toward(view, allowed, target, nat):
             u = 1000
         else:
             ww = w
-            g, p = H.kind_step(k)
-            j0 = i0 - p if g == 0 else i0
-            j1 = i1 - p if g == 1 else i1
-            j2 = i2 - p if g == 2 else i2
-            j3 = i3 - p if g == 3 else i3
+            j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
             u = usefulness(nat, k, view.visible)
             if target != TG_OPEN and not kind_in_target(target, k):
                 u -= 100
-        if target == TG_ALL_PUNGS:
-            if not wild[k]:
-                nat[k] -= 1
-            s = pungs_shanten(nat, ww, n_melds)
-            if not wild[k]:
-                nat[k] += 1
-        else:
-            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
+        if not wild[k]:
+            nat[k] -= 1
+        s = shanten_toward(target, nat, ww, n_melds, j0, j1, j2, j3, tables)
+        if not wild[k]:
+            nat[k] += 1
         s2 = s
         if target != TG_OPEN:
             s2 = H.fit_shanten_idx(j0, j1, j2, j3, ww, n_melds, tables)

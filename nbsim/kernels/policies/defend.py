@@ -39,16 +39,14 @@ from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import (
     BIG,
     CLAIM_PASS,
-    TG_ALL_PUNGS,
     TG_OPEN,
     claim_toward,
     estimate_value,
     kind_in_target,
     kong_toward,
-    pungs_shanten,
+    shanten_toward,
     split_hand,
     target_by_cost,
-    target_fit,
     usefulness,
 )
 from nbsim.kernels.policies.table import param_index
@@ -160,15 +158,10 @@ def acceptance(tables, wild, nat, w, n_melds, target, s_ref, i0, i1, i2, i3, uns
         u = unseen[t]
         if u == 0 or wild[t] or nat[t] >= 4 or not kind_in_target(target, t):
             continue
-        if target == TG_ALL_PUNGS:
-            nat[t] += 1
-            s = pungs_shanten(nat, w, n_melds)
-            nat[t] -= 1
-        else:
-            g, p = H.kind_step(t)
-            s = target_fit(target, i0 + p if g == 0 else i0, i1 + p if g == 1 else i1,
-                           i2 + p if g == 2 else i2, i3 + p if g == 3 else i3, w, n_melds,
-                           tables)
+        j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, t, 1)
+        nat[t] += 1
+        s = shanten_toward(target, nat, w, n_melds, j0, j1, j2, j3, tables)
+        nat[t] -= 1
         if s < s_ref:
             n += u
     for k in range(C.N_KINDS):
@@ -231,19 +224,12 @@ def choose_discard(view, params, prng, scr, allowed):
             j0, j1, j2, j3 = i0, i1, i2, i3
         else:
             ww = w
-            g, p = H.kind_step(k)
-            j0 = i0 - p if g == 0 else i0
-            j1 = i1 - p if g == 1 else i1
-            j2 = i2 - p if g == 2 else i2
-            j3 = i3 - p if g == 3 else i3
-        if target == TG_ALL_PUNGS:
-            if not wild[k]:
-                nat[k] -= 1
-            s = pungs_shanten(nat, ww, n_melds)
-            if not wild[k]:
-                nat[k] += 1
-        else:
-            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
+            j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
+        if not wild[k]:
+            nat[k] -= 1
+        s = shanten_toward(target, nat, ww, n_melds, j0, j1, j2, j3, tables)
+        if not wild[k]:
+            nat[k] += 1
         sh[k] = s
         if s < best_s:
             best_s = s
@@ -262,10 +248,8 @@ def choose_discard(view, params, prng, scr, allowed):
                                i3, scr.unseen)
             else:
                 nat[k] -= 1
-                g, p = H.kind_step(k)
-                a = acceptance(tables, wild, nat, w, n_melds, target, best_s,
-                               i0 - p if g == 0 else i0, i1 - p if g == 1 else i1,
-                               i2 - p if g == 2 else i2, i3 - p if g == 3 else i3,
+                j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
+                a = acceptance(tables, wild, nat, w, n_melds, target, best_s, j0, j1, j2, j3,
                                scr.unseen)
                 nat[k] += 1
             acc[k] = a
@@ -298,15 +282,13 @@ def choose_discard(view, params, prng, scr, allowed):
             if target != TG_OPEN:
                 s2 = H.fit_shanten_idx(i0, i1, i2, i3, ww, n_melds, tables)
         else:
-            g, p = H.kind_step(k)
             u = usefulness(nat, k, view.visible)
             if target != TG_OPEN and not kind_in_target(target, k):
                 u -= 100
             s2 = s
             if target != TG_OPEN:
-                s2 = H.fit_shanten_idx(i0 - p if g == 0 else i0, i1 - p if g == 1 else i1,
-                                       i2 - p if g == 2 else i2, i3 - p if g == 3 else i3, w,
-                                       n_melds, tables)
+                j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
+                s2 = H.fit_shanten_idx(j0, j1, j2, j3, w, n_melds, tables)
         better = v > best_v + 1e-9
         if not better and v > best_v - 1e-9:
             better = (s < best_sk or (s == best_sk and (s2 < best_s2
