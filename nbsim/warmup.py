@@ -23,7 +23,7 @@ from pathlib import Path
 
 # wall-clock seconds of a cold compile on a 2-core machine (measured; only
 # used for the message)
-ESTIMATE_S = {"game": 390, "match": 90, "wall": 75, "deal": 25, "score": 60}
+ESTIMATE_S = {"game": 250, "match": 90, "wall": 75, "deal": 25, "score": 60}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels, and load them from the cache once the engine is

@@ -105,6 +105,11 @@ O_ERROR = O_N_EVENTS + 1           # engine error (0 ok); see E_ENGINE_*
 O_FLOWERS_END = O_ERROR + 1        # 4 entries: flowers set aside per seat at the end (bit masks)
 OUT_LEN = O_FLOWERS_END + 4
 
+# A constant passed straight to a compiled callee (``f(-1)``, ``f(True)``) is
+# typed as a literal, and numba compiles the callee once per distinct
+# literal: the scorer was compiled three times over. Constants that reach a
+# callee that is not inlined are wrapped (``np.int64(-1)``, ``np.bool_(x)``),
+# so that each callee compiles once.
 E_ENGINE_OK = 0
 E_ENGINE_SCORE = 1     # score_win refused a hand the engine built (a bug)
 E_ENGINE_LOOP = 2      # the step limit was reached (a bug)
@@ -366,7 +371,7 @@ def _ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
         _probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
         b = R.want_win(code, v2, params[seat], g.prng[seat], g.pscr, tile, win_by)
-        _probe_end(g, probe, Q_WIN, seat, 1 if a else 0, 1 if b else 0)
+        _probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
     return a
 
 
@@ -382,7 +387,7 @@ def _ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
         _probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
         b = R.choose_kong(code, v2, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
-        _probe_end(g, probe, Q_KONG, seat, a, b)
+        _probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
     return a
 
 
@@ -400,7 +405,7 @@ def _ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, 
         v2 = make_view(rules, tables, g, seat)
         b = R.choose_claim(code, v2, params[seat], g.prng[seat], g.pscr, tile, can_pung,
                            can_kong, g.chow_ok)
-        _probe_end(g, probe, Q_CLAIM, seat, a, b)
+        _probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
     return a
 
 
@@ -416,7 +421,7 @@ def _ask_discard(rules, tables, g, policies, params, probe, seat):
         _probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
         b = R.choose_discard(code, v2, params[seat], g.prng[seat], g.pscr, g.allowed)
-        _probe_end(g, probe, Q_DISCARD, seat, a, b)
+        _probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
     return a
 
 
@@ -552,7 +557,7 @@ def _draw(rules, wall, ws, wild, hands, flowers, visible, ts, log, seat, from_ta
 def _draw_for(rules, g, seat, from_tail, log):
     """``_draw`` for ``seat`` with the arrays of the state ``g``."""
     return _draw(rules, g.wall, g.ws, g.wild, g.hands, g.flowers, g.visible, g.ts, log, seat,
-                 from_tail)
+                 np.bool_(from_tail))
 
 
 @nrt_free
@@ -711,8 +716,8 @@ def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
     if ((ctx != 0 or not g.no_win[cur, C.N_KINDS + drawn])
             and _complete_with(tables, wild, g.hands[cur], g.nat, drawn)):
         kong_from = ts[TS_KONG_FROM] if ts[TS_REPLACED] else -1
-        won = _try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, -1, kong_from, -1,
-                       out)
+        won = _try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, np.int64(-1), kong_from,
+                       np.int64(-1), out)
         if not won and ctx == 0:
             # complete but not a legal self-drawn win: the same until cur's
             # hand or flowers change (_update_may_win forgets it)
@@ -720,7 +725,7 @@ def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
     g.hands[cur, drawn] += 1
     if won:
         if _ask_win(rules, tables, g, policies, params, probe, cur, drawn, C.WIN_SELF_DRAW):
-            _set_win(g, C.OUT_SELF_DRAWN, cur, -1, drawn, ctx, -1)
+            _set_win(g, C.OUT_SELF_DRAWN, cur, np.int64(-1), drawn, ctx, np.int64(-1))
             _log(g, log, cur, C.A_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
             return True
         _log(g, log, cur, C.A_PASS_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
@@ -734,9 +739,10 @@ def _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
     for d in range(1, 4):
         o = (cur + d) % 4
         if (g.may_win[o] and _complete_with(tables, g.wild, g.hands[o], g.nat, k)
-                and _try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, 0, cur, -1, -1, out)):
+                and _try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, np.int64(0), cur,
+                             np.int64(-1), np.int64(-1), out)):
             if _ask_win(rules, tables, g, policies, params, probe, o, k, C.WIN_ROBBING_KONG):
-                _set_win(g, C.OUT_ROBBING_KONG, o, cur, k, 0, -1)
+                _set_win(g, C.OUT_ROBBING_KONG, o, cur, k, np.int64(0), np.int64(-1))
                 _log(g, log, o, C.A_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
                 return True
             _log(g, log, o, C.A_PASS_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
@@ -779,7 +785,7 @@ def _own_kong(rules, tables, g, policies, params, probe, out, log):
                 g.pub_melds[cur, i, C.MELD_TYPE] = C.MELD_KONG
     else:
         g.hands[cur, k] -= 4
-        _add_meld(g, cur, C.MELD_CKONG, k, -1)
+        _add_meld(g, cur, C.MELD_CKONG, k, np.int64(-1))
         _log(g, log, cur, C.A_CONCEALED_KONG, k, -1, -1, -1)
     ts[TS_N_KONGS] += 1
     ts[TS_KONG_FROM] = -1
@@ -869,7 +875,7 @@ def _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
         if not _complete_with(tables, g.wild, g.hands[o], g.nat, d):
             continue
         lia = _liable(rules, tables, g, o, cur, d)
-        legal = _try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, -1, lia, out)
+        legal = _try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, np.int64(-1), lia, out)
         if not legal and ctx == 0:
             # complete but not a legal discard win: the same until o's hand
             # changes (fed counts only change payments)
@@ -905,7 +911,8 @@ def _claim(rules, tables, g, policies, params, probe, log, d):
             can_k = (hands[o, d] == 3 and not (ts[TS_KONG_LOCK] >> o) & 1
                      and W.drawable_left(rules, g.ws, ts[TS_N_KONGS] + 1) > 0)
             g.chow_ok[:] = False
-            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, True, can_k)
+            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(True),
+                           np.bool_(can_k))
             if a == CLAIM_PUNG or a == CLAIM_KONG:
                 claimer = o
                 action = a
@@ -924,7 +931,8 @@ def _claim(rules, tables, g, policies, params, probe, log, d):
             g.chow_ok[j] = ok
             any_chow = any_chow or ok
         if any_chow:
-            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, False, False)
+            a = _ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(False),
+                           np.bool_(False))
             if a >= CLAIM_CHOW:
                 claimer = o
                 action = a

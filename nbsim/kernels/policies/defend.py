@@ -33,20 +33,25 @@ Wins: it takes every legal win (declining never helped in duels).
 Decision signatures: ``registry.py``; parameters: ``table.py``.
 """
 
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import (
     BIG,
     CLAIM_PASS,
+    TG_ALL_PUNGS,
     TG_OPEN,
     claim_toward,
     estimate_value,
     kind_in_target,
     kong_toward,
+    pungs_shanten,
     shanten_toward,
     split_hand,
     target_by_cost,
+    target_fit,
     usefulness,
 )
 from nbsim.kernels.policies.table import param_index
@@ -100,7 +105,7 @@ def choose_kong(view, params, prng, scr, options, n_options):
     """As ``value``: the first kong inside the target that keeps its shanten."""
     w = split_hand(view.hand, view.wild, scr.nat)
     target = _target(view, params, scr.nat, w, scr.tmp)
-    return kong_toward(view, options, n_options, target, True, scr.nat, scr.tmp)
+    return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
 @nrt_free
@@ -122,7 +127,8 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     if not kind_in_target(target, tile):
         return CLAIM_PASS
     keep = params[P_BIND] > 0.0 and _binds(view, view.to_play)
-    return claim_toward(view, tile, can_pung, can_kong, chow_ok, target, True, keep, scr.nat)
+    return claim_toward(view, tile, can_pung, can_kong, chow_ok, target, np.bool_(True),
+                        np.bool_(keep), scr.nat)
 
 
 @nrt_free
@@ -148,26 +154,98 @@ def win_chance(s, accept_ratio, speed, tiles_left):
 
 
 @nrt_free
+def _isolated(nat, t):
+    """No natural tile of kind ``t`` (0..33) or, for a suited kind, of a rank
+    within two of it in its suit: no meld or pair can hold both."""
+    if nat[t] > 0:
+        return False
+    if t >= C.HONOR0:
+        return True
+    r = t % 9
+    near = 0
+    for d in range(-2, 3):
+        if d != 0 and 0 <= r + d < 9:
+            near += nat[t + d]
+    return near == 0
+
+
+@nrt_free
 def acceptance(tables, wild, nat, w, n_melds, target, s_ref, i0, i1, i2, i3, unseen):
     """Unseen tiles whose draw brings the hand (``nat``, 3k + 1 tiles, with
     group indices i0..i3, ``w`` wilds) closer than ``s_ref`` to ``target``:
     natural kinds by their unseen copies, and every unseen wild. wild:
-    bool[42]; unseen: int64[42] (``view.fill_unseen``)."""
+    bool[42]; unseen: int64[42] (``view.fill_unseen``).
+
+    Exact shortcuts (same count as trying every kind): the fit shanten
+    depends only on the fit class of each group (``hand._best_fit``), so a
+    draw that leaves its group's class unchanged cannot help; every isolated
+    kind (``_isolated``) changes the fit alike (it can only fill a meld or
+    the pair no hand tile fills), so one of them is tried for all; toward
+    all pungs the shanten depends only on how many of the kind are held."""
     n = 0
+    iso = -2                   # isolated kinds: -2 not tried, 0 no, 1 yes
+    pung_memo = 0              # all pungs: bit c tried, bit 4 + c helps (c held)
+    scls = tables.suit_fit_class
+    hcls = tables.honor_fit_class
     for t in range(C.N_PLAY):
         u = unseen[t]
         if u == 0 or wild[t] or nat[t] >= 4 or not kind_in_target(target, t):
             continue
+        if target == TG_ALL_PUNGS:
+            c = nat[t]
+            if not pung_memo & (1 << c):
+                nat[t] += 1
+                if pungs_shanten(nat, w, n_melds) < s_ref:
+                    pung_memo |= 1 << (4 + c)
+                nat[t] -= 1
+                pung_memo |= 1 << c
+            if pung_memo & (1 << (4 + c)):
+                n += u
+            continue
+        lone = _isolated(nat, t)
+        if lone and iso >= 0:
+            n += u * iso
+            continue
         j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, t, 1)
-        nat[t] += 1
-        s = shanten_toward(target, nat, w, n_melds, j0, j1, j2, j3, tables)
-        nat[t] -= 1
-        if s < s_ref:
+        if t < 9:
+            same = scls[j0] == scls[i0]
+        elif t < 18:
+            same = scls[j1] == scls[i1]
+        elif t < C.HONOR0:
+            same = scls[j2] == scls[i2]
+        else:
+            same = hcls[j3] == hcls[i3]
+        helps = False
+        if not same:
+            helps = target_fit(target, j0, j1, j2, j3, w, n_melds, tables) < s_ref
+        if lone:
+            iso = 1 if helps else 0
+        if helps:
             n += u
     for k in range(C.N_KINDS):
         if wild[k]:
             n += unseen[k]
     return n
+
+
+@nrt_free
+def _tie_keys(tables, wild, nat, visible, w, n_melds, target, s, k, i0, i1, i2, i3):
+    """value's tie-break keys of discarding kind ``k`` (target shanten ``s``
+    after it): (open-hand shanten, usefulness); lower is the better discard.
+    nat: the hand's natural counts (int8[34], group indices i0..i3)."""
+    if wild[k]:
+        s2 = s
+        if target != TG_OPEN:
+            s2 = H.fit_shanten_idx(i0, i1, i2, i3, w - 1, n_melds, tables)
+        return s2, 1000
+    u = usefulness(nat, k, visible)
+    if target != TG_OPEN and not kind_in_target(target, k):
+        u -= 100
+    s2 = s
+    if target != TG_OPEN:
+        j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
+        s2 = H.fit_shanten_idx(j0, j1, j2, j3, w, n_melds, tables)
+    return s2, u
 
 
 @nrt_free
@@ -259,7 +337,7 @@ def choose_discard(view, params, prng, scr, allowed):
     tl = view.tiles_left
     best_k = -1
     best_v = -1e300
-    best_s2 = BIG
+    best_s2 = BIG            # BIG: not worked out yet
     best_u = BIG
     best_sk = BIG
     for k in range(C.N_KINDS):
@@ -274,29 +352,26 @@ def choose_discard(view, params, prng, scr, allowed):
             v -= lam * scr.danger[k]
         if bind > 0.0:
             v -= bind * scr.feed[k]
-        # value's tie-break: the open-hand shanten, then usefulness
-        if wild[k]:
-            ww = w - 1
-            u = 1000
-            s2 = s
-            if target != TG_OPEN:
-                s2 = H.fit_shanten_idx(i0, i1, i2, i3, ww, n_melds, tables)
-        else:
-            u = usefulness(nat, k, view.visible)
-            if target != TG_OPEN and not kind_in_target(target, k):
-                u -= 100
-            s2 = s
-            if target != TG_OPEN:
-                j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
-                s2 = H.fit_shanten_idx(j0, j1, j2, j3, w, n_melds, tables)
         better = v > best_v + 1e-9
         if not better and v > best_v - 1e-9:
-            better = (s < best_sk or (s == best_sk and (s2 < best_s2
-                                                         or (s2 == best_s2 and u < best_u))))
+            # value's tie-break (target shanten, open shanten, usefulness),
+            # worked out only for a tie
+            if s < best_sk:
+                better = True
+            elif s == best_sk:
+                s2, u = _tie_keys(tables, wild, nat, view.visible, w, n_melds, target, s, k,
+                                  i0, i1, i2, i3)
+                if best_s2 == BIG:
+                    best_s2, best_u = _tie_keys(tables, wild, nat, view.visible, w, n_melds,
+                                                target, best_sk, best_k, i0, i1, i2, i3)
+                better = s2 < best_s2 or (s2 == best_s2 and u < best_u)
+                if better:
+                    best_s2 = s2
+                    best_u = u
         if better:
+            if v > best_v + 1e-9 or s < best_sk:
+                best_s2 = BIG        # not yet needed
             best_v = v
             best_k = k
             best_sk = s
-            best_s2 = s2
-            best_u = u
     return best_k

@@ -6,6 +6,8 @@ discard is as good); claims a pung, kong or chow when it lowers shanten (a
 kong when it does not raise it); declares a kong when it does not raise
 shanten; always takes a legal win. Decision signatures: ``registry.py``.
 """
+import numpy as np
+
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import TG_OPEN, claim_toward, discard_toward, kong_toward
 
@@ -19,17 +21,18 @@ def want_win(view, params, prng, scr, tile, win_by):
 @nrt_free
 def choose_kong(view, params, prng, scr, options, n_options):
     """The first kong that does not raise shanten."""
-    return kong_toward(view, options, n_options, TG_OPEN, False, scr.nat, scr.tmp)
+    return kong_toward(view, options, n_options, np.int64(TG_OPEN), np.bool_(False), scr.nat,
+                       scr.tmp)
 
 
 @nrt_free
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """The claim that lowers shanten most, or pass."""
-    return claim_toward(view, tile, can_pung, can_kong, chow_ok, TG_OPEN, False, False,
-                        scr.nat)
+    return claim_toward(view, tile, can_pung, can_kong, chow_ok, np.int64(TG_OPEN),
+                        np.bool_(False), np.bool_(False), scr.nat)
 
 
 @nrt_free
 def choose_discard(view, params, prng, scr, allowed):
     """The discard leaving the lowest shanten (usefulness breaks ties)."""
-    return discard_toward(view, allowed, TG_OPEN, scr.nat)
+    return discard_toward(view, allowed, np.int64(TG_OPEN), scr.nat)

@@ -9,6 +9,8 @@ honors: dragons, seat and round wind), declares only kongs inside the target,
 and always takes a legal win (RULES.md sections 5, 6, 8). Decision
 signatures: ``registry.py``.
 """
+import numpy as np
+
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import (
     CLAIM_PASS,
@@ -32,7 +34,7 @@ def choose_kong(view, params, prng, scr, options, n_options):
     """The first kong inside the target that does not raise its shanten."""
     w = own_wilds(view, scr.nat)
     target = view_target(view, scr.nat, w, scr.tmp)
-    return kong_toward(view, options, n_options, target, True, scr.nat, scr.tmp)
+    return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
 @nrt_free
@@ -43,8 +45,8 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     target = view_target(view, scr.nat, w, scr.tmp)
     if not kind_in_target(target, tile):
         return CLAIM_PASS
-    return claim_toward(view, tile, can_pung, can_kong, chow_ok, target, True, False,
-                        scr.nat)
+    return claim_toward(view, tile, can_pung, can_kong, chow_ok, target, np.bool_(True),
+                        np.bool_(False), scr.nat)
 
 
 @nrt_free
