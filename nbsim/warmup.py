@@ -7,6 +7,10 @@ loads it (about a second). ``ensure_compiled`` makes that first call say so
 before it starts and show a clock while it runs, instead of looking stuck;
 ``python -m nbsim.warmup`` (run by ``make setup``) compiles the kernels of
 game mode, deal mode and scoring ahead of time, in parallel processes.
+The game engine itself is split over two of them: one compiles its scorer
+(``engine.warm_scorer``) while the other compiles the policies
+(``engine.warm_policies``) and then the rest, loading the scorer from the
+cache.
 
 A kernel group counts as compiled once a call through it finished in this
 cache folder (a marker file ``compiled-<group>`` there): the folder is named
@@ -23,13 +27,19 @@ from pathlib import Path
 
 # wall-clock seconds of a cold compile on a 2-core machine (measured; only
 # used for the message)
-ESTIMATE_S = {"game": 250, "match": 90, "wall": 75, "deal": 25, "score": 60}
+ESTIMATE_S = {"game": 180, "scorer": 100, "match": 30, "wall": 30, "deal": 25, "score": 60}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
-# game engine's kernels, and load them from the cache once the engine is
+# game engine's kernels and load them from the cache once the engine is
 # compiled (compiled at the same time, each process would compile all of it
-# again: 716 s instead of 384 s for the engine on 2 cores, measured)
-AFTER = {"match": "game", "wall": "game"}
+# again: 716 s instead of 384 s for the engine on 2 cores, measured); deal
+# mode and the scorer's own entry wait for the engine's scorer, so that it
+# has a core to itself
+AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer"}
+# the game engine is compiled in two processes (engine.warm_scorer and
+# engine.warm_policies): "scorer" goes with "game" whenever the engine is
+# compiled by the warm-up
+HELPERS = {"game": "scorer"}
 
 
 def _folder() -> Path | None:
@@ -52,15 +62,36 @@ def _mark(group: str) -> None:
             (f / f"compiled-{group}").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
 
 
-def _compile(group: str) -> None:
-    """One small call through the group's kernels (compiles or loads them)."""
+def _await(group: str, limit_s: float) -> None:
+    """Wait until ``group`` is compiled (its marker), at most ``limit_s`` seconds."""
+    t0 = time.perf_counter()
+    while not is_compiled(group) and time.perf_counter() - t0 < limit_s:
+        time.sleep(0.5)
+
+
+def _compile(group: str, helper: str | None = None) -> None:
+    """One small call through the group's kernels (compiles or loads them).
+    ``helper``: a group compiled at the same time in another process whose
+    kernels this one calls (``HELPERS``): waited for (at most three times
+    its estimate) before the kernels that call it are compiled."""
     from nbsim.rules import load_rules
     from nbsim.tables import load_tables
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     if group == "game":
         from nbsim.game import game_frame
+        from nbsim.kernels import engine as E
+        from nbsim.policies import as_policies, kernel_arrays
+        # the policies first: meanwhile the "scorer" process compiles the
+        # scorer, which the engine then loads from the cache
+        pc, params = kernel_arrays(as_policies("defend"))
+        E.warm_policies(rs.array, tables, pc, params, False)
+        if helper is not None:
+            _await(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
+    elif group == "scorer":
+        from nbsim.kernels import engine as E
+        E.warm_scorer(rs.array, tables, False)
     elif group == "match":
         from nbsim.frames import match_frame
         from nbsim.policies import as_policies, kernel_arrays
@@ -132,6 +163,9 @@ def main(argv=None) -> int:
         print(f"unknown kernel group {bad[0]!r}; allowed: {', '.join(GROUPS)}", file=sys.stderr)
         return 2
     todo = [g for g in groups if not is_compiled(g)]
+    for g, helper in HELPERS.items():
+        if g in todo and helper not in todo and not is_compiled(helper):
+            todo.insert(todo.index(g) + 1, helper)
     if not todo:
         print("kernels already compiled")
         return 0
@@ -150,7 +184,9 @@ def main(argv=None) -> int:
             for g in [g for g in waiting if AFTER.get(g) not in waiting and
                       AFTER.get(g) not in procs]:
                 waiting.remove(g)
-                code = f"from nbsim.warmup import _compile, _mark; _compile({g!r}); _mark({g!r})"
+                wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
+                code = (f"from nbsim.warmup import _compile, _mark; "
+                        f"_compile({g!r}, {wait!r}); _mark({g!r})")
                 procs[g] = subprocess.Popen([sys.executable, "-c", code])
             for g, proc in list(procs.items()):
                 if proc.poll() is not None:
@@ -166,11 +202,16 @@ def main(argv=None) -> int:
 
 
 def _wall_estimate(todo: list[str]) -> int:
-    """Seconds the warm-up of ``todo`` takes: the groups that wait for the
-    game engine (AFTER) start when it is done."""
-    first = max((ESTIMATE_S[g] for g in todo if g not in AFTER), default=0)
-    later = max((ESTIMATE_S[g] for g in todo if g in AFTER), default=0)
-    return first + later
+    """Seconds the warm-up of ``todo`` takes: a group of AFTER starts when
+    the group it waits for is done."""
+    done: dict[str, int] = {}
+
+    def finish(g: str) -> int:
+        if g not in done:
+            before = AFTER.get(g)
+            done[g] = (finish(before) if before in todo else 0) + ESTIMATE_S[g]
+        return done[g]
+    return max((finish(g) for g in todo), default=0)
 
 
 if __name__ == "__main__":

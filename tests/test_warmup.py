@@ -17,26 +17,29 @@ def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
 
 
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
-    assert set(warmup.GROUPS) == {"game", "match", "wall", "deal", "score"}
+    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score"}
     assert all(warmup.ESTIMATE_S[g] > 0 for g in warmup.GROUPS)
     assert warmup.main(["bogus"]) == 2
     err = capsys.readouterr().err
-    assert "unknown kernel group 'bogus'" in err and "allowed: game, match" in err
+    assert "unknown kernel group 'bogus'" in err and "allowed: game, scorer, match" in err
 
 
 def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
-    """match and wall load the engine's kernels from the cache: they start
-    only once game is compiled; the others start at once, in parallel."""
+    """The engine compiles in two processes (game, and its scorer at the
+    same time); match and wall load the engine's kernels from the cache and
+    start once game is compiled; deal and score start once the scorer is."""
     import re
     import subprocess
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
     monkeypatch.setattr(warmup.time, "sleep", lambda s: None)
     alive: set[str] = set()
     started: list[tuple[str, frozenset]] = []
+    codes: list[str] = []
 
     class FakeProcess:
         def __init__(self, args):
-            self.group = re.search(r"_compile\('(\w+)'\)", args[-1]).group(1)
+            self.group = re.search(r"_compile\('(\w+)'", args[-1]).group(1)
+            codes.append(args[-1])
             started.append((self.group, frozenset(alive)))
             alive.add(self.group)
             self.polls = 0
@@ -53,7 +56,36 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     monkeypatch.setattr(subprocess, "Popen", FakeProcess)
     assert warmup.main(["game", "match", "wall", "deal", "score"]) == 0
     order = [g for g, _ in started]
-    assert set(order[:3]) == {"game", "deal", "score"} and set(order[3:]) == {"match", "wall"}
+    assert set(order[:2]) == {"game", "scorer"}
+    assert set(order) == {"game", "scorer", "match", "wall", "deal", "score"}
     assert all("game" not in running for g, running in started if g in ("match", "wall"))
+    assert all("scorer" not in running for g, running in started if g in ("deal", "score"))
+    # the engine's process waits for the scorer before compiling what calls it
+    assert any("_compile('game', 'scorer')" in c for c in codes)
+    assert any("_compile('deal', None)" in c for c in codes)
+    est = warmup.ESTIMATE_S
     assert warmup._wall_estimate(["game", "match", "wall"]) == (
-        warmup.ESTIMATE_S["game"] + max(warmup.ESTIMATE_S["match"], warmup.ESTIMATE_S["wall"]))
+        est["game"] + max(est["match"], est["wall"]))
+    assert warmup._wall_estimate(["scorer", "deal", "score"]) == (
+        est["scorer"] + max(est["deal"], est["score"]))
+
+
+def test_a_compiled_engine_needs_no_scorer_process(monkeypatch, tmp_path):
+    """The scorer helper joins only when the engine itself is to be compiled."""
+    import subprocess
+    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
+    monkeypatch.setattr(warmup.time, "sleep", lambda s: None)
+    (tmp_path / "compiled-game").write_text("x")
+    started: list[str] = []
+
+    class FakeProcess:
+        def __init__(self, args):
+            started.append(args[-1])
+            self.returncode = 0
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", FakeProcess)
+    assert warmup.main(["game", "deal"]) == 0
+    assert len(started) == 1 and "_compile('deal', None)" in started[0]

@@ -1060,6 +1060,44 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
     return n_log
 
 
+# ------------------------------------------------------------------ compiling in parts
+# ``nbsim.warmup`` compiles the game engine in two processes: one compiles
+# the scorer (``warm_scorer``) while the other compiles the policies
+# (``warm_policies``) and then the rest of the engine, which loads both
+# from the cache. Each probe calls what the engine calls with the engine's
+# argument types (so that its compiled code is what the engine looks up),
+# and runs none of it unless ``run`` is true.
+@njit(cache=True)
+def warm_scorer(rules, tables, run):
+    """Compile ``_try_win`` (the scorer, the engine's largest part) as
+    ``_play`` calls it. rules: int64[R_LEN] (read-only); run: bool."""
+    g = new_state()
+    out = np.zeros(OUT_LEN, np.int64)
+    z = np.int64(0)
+    if run:
+        _try_win(rules, tables, g, z, z, np.int64(C.WIN_SELF_DRAW), z, np.int64(-1),
+                 np.int64(-1), np.int64(-1), out)
+    return out[O_ERROR]
+
+
+@njit(cache=True)
+def warm_policies(rules, tables, policies, params, run):
+    """Compile every policy's four decisions as ``_play`` calls them.
+    policies: int64[4]; params: float64[4, MAX_PARAMS]; run: bool."""
+    g = new_state()
+    probe = np.zeros(0, np.int64)
+    z = np.int64(0)
+    r = 0
+    if run:
+        if _ask_win(rules, tables, g, policies, params, probe, z, z, np.int64(C.WIN_SELF_DRAW)):
+            r += 1
+        r += _ask_claim(rules, tables, g, policies, params, probe, z, z, np.bool_(True),
+                        np.bool_(False))
+        r += _ask_kong(rules, tables, g, policies, params, probe, z, z)
+        r += _ask_discard(rules, tables, g, policies, params, probe, z)
+    return r
+
+
 @njit(cache=True)
 def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
               out, log, dealt_hands, dealt_flowers, probe):

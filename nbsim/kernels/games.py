@@ -162,7 +162,8 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, pl
             restrict = first_rule == C.FIRST_ROUND_EVERY_HAND or (
                 first_rule == C.FIRST_ROUND_FIRST_HAND and j == 0)
             round_winds[row] = round_wind
-            n_log = _play_one(rules, tables, mseed, j, round_wind, restrict, pol, par, state,
+            n_log = _play_one(rules, tables, mseed, j, np.int64(round_wind), restrict, pol, par,
+                              state,
                               out[row], melds_out, log, dealt_hands, dealt_flowers, wilds_held,
                               dice, indicator, complete, row, no_probe)
             match_of[row] = m
@@ -201,10 +202,10 @@ def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
     of events."""
     state = E.new_state()
     n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
-                        False, policies, params, state, out[0], log, dealt_hands[0],
+                        np.bool_(False), policies, params, state, out[0], log, dealt_hands[0],
                         dealt_flowers[0], np.zeros(0, np.int64))
     _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
-                   complete, 0)
+                   complete, np.int64(0))
     melds = state.melds
     for s in range(4):
         for m in range(C.MAX_MELDS):

@@ -251,6 +251,7 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
     allowed = rules[C.R_ALLOWED_PATTERNS]
     best = TG_OPEN
     best_cost = 1e9
+    i0, i1, i2, i3 = H.group_indices(nat)      # the same hand for every target
     for t in range(N_TARGETS):
         if allowed != 0:
             if t == TG_OPEN:
@@ -263,7 +264,7 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
                 continue
         if not target_ok(t, melds, n_melds):
             continue
-        s = target_shanten(t, nat, n_wilds, n_melds, tables, tmp)
+        s = shanten_toward(t, nat, n_wilds, n_melds, i0, i1, i2, i3, tables)
         v = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat, round_wind, flowers)
         short = min_tai - v
         if short < 0.0:

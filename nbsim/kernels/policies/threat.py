@@ -352,21 +352,25 @@ def fill_danger(view, scr, with_feed):
                 * legal_chance(rules, tai, pat))
         n_wild_ready += ready * cost
         danger = ready > 0.0 and cost > 0.0
-        if not danger and not with_feed:
+        fed_to_me = view.fed[o, me]
+        # feed_cost is 0 for a seat that is not one meld short of being
+        # bound and shows no threat (and always under Ninghai payments)
+        feeds = (with_feed and rules[C.R_PAYMENT_RULE] != C.PAY_NINGHAI
+                 and (fed_to_me == 2 or ready > 0.0))
+        if not danger and not feeds:
             continue
         for k in range(C.N_PLAY):
             mark[k] = 0
         for i in range(view.n_pond[o]):
             mark[view.pond[o, i]] = 1
         concealed = 13 - 3 * n_melds
-        fed_to_me = view.fed[o, me]
         is_next = o == (me + 1) % 4
         for k in range(C.N_PLAY):
             if hand[k] == 0 or wild[k]:
                 continue
             if danger and not view.passed[o, k]:
                 scr.danger[k] += ready * cost * wait_chance(k, unseen[k], pat, mark[k] != 0)
-            if with_feed:
+            if feeds:
                 scr.feed[k] += feed_cost(rules, fed_to_me, concealed, is_next, k, unseen,
                                          hidden, worth, ready)
     # a discarded wild completes any ready hand
