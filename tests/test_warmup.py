@@ -89,3 +89,18 @@ def test_a_compiled_engine_needs_no_scorer_process(monkeypatch, tmp_path):
     monkeypatch.setattr(subprocess, "Popen", FakeProcess)
     assert warmup.main(["game", "deal"]) == 0
     assert len(started) == 1 and "_compile('deal', None)" in started[0]
+
+
+def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp_path):
+    """ensure_compiled("game") in one process also compiles the scorer that
+    the warm-up gives a process of its own: its estimate says so."""
+    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
+    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None: None)
+    said: list[str] = []
+    warmup.ensure_compiled("game", echo=said.append, clock=False)
+    assert f"about {warmup.ALONE_S['game']} s" in said[0]
+    (tmp_path / "compiled-game").unlink()
+    (tmp_path / "compiled-scorer").write_text("x")
+    said.clear()
+    warmup.ensure_compiled("game", echo=said.append, clock=False)
+    assert f"about {warmup.ESTIMATE_S['game']} s" in said[0]
