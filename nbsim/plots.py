@@ -2,7 +2,7 @@
 function draws from tables only, never from the raw shards.
 
 Deal mode: heavenly_by_wilds.png, wilds_per_seat.png, flowers_per_seat.png.
-Game mode (``GAME_PLOT_FILES``): outcomes.png, tai_distribution.png (Ninghai:
+Game mode (``runfiles.GAME_PLOT_FILES``): outcomes.png, tai_distribution.png (Ninghai:
 fan_distribution.png), tai_items.png (tai variants), payments.png.
 Comparisons: compare.png (estimates per run), compare_diff.png (differences
 against the first run, "paired" or "independent" beside each interval).
@@ -29,8 +29,6 @@ import matplotlib
 from matplotlib.figure import Figure
 
 SEATS = ("E", "S", "W", "N")
-GAME_PLOT_FILES = ("outcomes.png", "tai_distribution.png", "fan_distribution.png",
-                   "tai_items.png", "payments.png")
 COMPARE_PLOT_FILES = ("compare.png", "compare_diff.png")
 LOG_SPAN = 100          # use a log scale when the largest bar is this many times the smallest
 _CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans SC", "WenQuanYi Micro Hei",

@@ -62,7 +62,7 @@ import polars as pl
 from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.names import FAN_NAMES, FU_NAMES, TAI_NAMES, tai_label
-from nbsim.runfiles import damaged_file_errors, matches_paths, open_run
+from nbsim.runfiles import REPORT_HTML, damaged_file_errors, matches_paths, open_run
 from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
 from nbsim.stats import (
     CONFIDENCE,
@@ -82,7 +82,6 @@ __all__ = ["summarize", "write_report", "Report", "Table", "RunContext", "main_t
            "wilson", "t_interval", "prop_row", "mean_row", "CONFIDENCE", "REPORT_HTML",
            "run_caption", "policy_text"]
 
-REPORT_HTML = "report.html"
 
 
 def collect(lf: pl.LazyFrame) -> pl.DataFrame:

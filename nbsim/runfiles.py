@@ -44,8 +44,11 @@ TMP_PATTERN = re.compile(r"^(shard|events|matches)-\d{5,}\..*tmp$")
 # files ``nbsim report`` writes (replaced with the run by --overwrite)
 REPORT_MD = "report.md"
 SUMMARY_JSON = "summary.json"
+REPORT_HTML = "report.html"
 PLOT_FILES = ("heavenly_by_wilds.png", "wilds_per_seat.png", "flowers_per_seat.png")
-REPORT_FILES = (REPORT_MD, SUMMARY_JSON) + PLOT_FILES
+GAME_PLOT_FILES = ("outcomes.png", "tai_distribution.png", "fan_distribution.png",
+                   "tai_items.png", "payments.png")
+REPORT_FILES = (REPORT_MD, SUMMARY_JSON, REPORT_HTML) + PLOT_FILES + GAME_PLOT_FILES
 MAX_SEED = 2**64 - 1
 MAX_DEALS = 2**62
 RUN_FORMAT = "nbsim-run/1"

@@ -147,8 +147,7 @@ def _owned_files(out: Path) -> list[Path]:
     files = [p for p in out.iterdir() if p.is_file() and (
         p.name == MANIFEST or p.name == MANIFEST + ".tmp" or SHARD_PATTERN.match(p.name)
         or TMP_PATTERN.match(p.name))]
-    from nbsim.plots import GAME_PLOT_FILES
-    files += [out / f for f in REPORT_FILES + tuple(GAME_PLOT_FILES) if (out / f).is_file()]
+    files += [out / f for f in REPORT_FILES if (out / f).is_file()]
     return files
 
 

@@ -10,7 +10,7 @@ from scipy.stats import binomtest
 from nbsim import report as R
 from nbsim import runs as SIM
 from nbsim.errors import RunError
-from nbsim.runs import REPORT_FILES
+from nbsim.runfiles import PLOT_FILES, REPORT_HTML, REPORT_MD, SUMMARY_JSON
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_seat_tables(run):
 def test_write_report_files(run, tmp_path):
     rep = R.write_report(run, tmp_path / "rep")
     names = sorted(p.name for p in rep.files)
-    assert names == sorted(REPORT_FILES + (R.REPORT_HTML,))
+    assert names == sorted((REPORT_MD, SUMMARY_JSON, REPORT_HTML) + PLOT_FILES)
     for p in rep.files:
         assert p.is_file() and p.stat().st_size > 0
         if p.suffix == ".png":

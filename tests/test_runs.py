@@ -136,10 +136,12 @@ def test_out_folder_rules(tmp_path):
     with pytest.raises(RunError, match="already holds a run; use --overwrite"):
         SIM.simulate("ninghai", deals=10, seed=1, out=out)
     (out / "notes.txt").write_text("mine")
-    (out / "report.md").write_text("old report")
+    for name in ("report.md", "report.html", "outcomes.png"):
+        (out / name).write_text("old report")
     SIM.simulate("ninghai", deals=20, seed=2, out=out, overwrite=True)
     assert (out / "notes.txt").read_text() == "mine"      # not ours: kept
-    assert not (out / "report.md").exists()               # ours: replaced
+    for name in ("report.md", "report.html", "outcomes.png"):
+        assert not (out / name).exists()                  # ours: replaced
     assert json.loads((out / "manifest.json").read_text())["deals"] == 20
     other = tmp_path / "other"
     other.mkdir()

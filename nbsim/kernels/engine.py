@@ -1098,7 +1098,7 @@ def warm_policies(rules, tables, policies, params, run):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
               out, log, dealt_hands, dealt_flowers, probe):
     """Play deal ``deal`` of seed ``seed`` to its end.

@@ -57,10 +57,12 @@ def _group(counts, base, n_ranks):
     whenever ``bad`` is clean. ``four`` ORs (c + 4): for valid counts its bit
     3 is set exactly when some count is 4. (One fused pass: cheaper than a
     separate loop; unused results cost nothing once inlined.)"""
-    idx = 0
-    bad = 0
-    tot = 0
-    four = 0
+    # np.int64: a literal 0 would make numba also compile every callee of
+    # these results for Literal[int](0) during type inference (wasted work)
+    idx = np.int64(0)
+    bad = np.int64(0)
+    tot = np.int64(0)
+    four = np.int64(0)
     for r in range(n_ranks - 1, -1, -1):
         c = np.int64(np.uint8(counts[base + r]))
         idx = idx * 5 + c
@@ -220,20 +222,24 @@ def wait_mask(counts, n_wilds, excluded, tables, out):
 
 
 @njit(cache=True, inline="always")
-def _best_fit(i0, i1, i2, i3, k, tables):
-    """Most natural tiles fitting k melds + 1 pair split among the four groups
-    (m, p, s, honors given by their indices): the m+p combo row and the
+def group_class(g, j, tables):
+    """Fit class (int64) of group ``g`` (0..2 a suit, 3 honors) at index
+    ``j``: groups of one class fit the same number of tiles for every count
+    of melds and pair (``tables.suit_fit_class`` / ``honor_fit_class``)."""
+    if g < 3:
+        return np.int64(tables.suit_fit_class[j])
+    return np.int64(tables.honor_fit_class[j])
+
+
+@njit(cache=True, inline="always")
+def best_fit_classes(a, b, c, h, k, tables):
+    """Most natural tiles fitting k melds + 1 pair split among four groups
+    of fit classes a, b, c (suits) and h (honors): the m+p combo row and the
     s+honors combo row, then the best split of the k melds and the pair.
     (Scalar indexing only: no array views, so no reference counting.)"""
-    scls = tables.suit_fit_class
-    hcls = tables.honor_fit_class
     ss = tables.fit_combo_ss
     sh = tables.fit_combo_sh
-    a = scls[i0]
-    b = scls[i1]
-    c = scls[i2]
-    h = hcls[i3]
-    best = -1
+    best = np.int64(-1)
     for m in range(k + 1):
         j = 2 * (k - m)
         t = np.int64(ss[a, b, 2 * m]) + np.int64(sh[c, h, j + 1])
@@ -243,6 +249,30 @@ def _best_fit(i0, i1, i2, i3, k, tables):
         if t > best:
             best = t
     return best
+
+
+@njit(cache=True, inline="always")
+def fits_more_classes(a, b, c, h, k, need, tables):
+    """``best_fit_classes(a, b, c, h, k) > need``, stopping at the first
+    split that fits more than ``need`` tiles."""
+    ss = tables.fit_combo_ss
+    sh = tables.fit_combo_sh
+    for m in range(k + 1):
+        j = 2 * (k - m)
+        if np.int64(ss[a, b, 2 * m]) + np.int64(sh[c, h, j + 1]) > need:
+            return True
+        if np.int64(ss[a, b, 2 * m + 1]) + np.int64(sh[c, h, j]) > need:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _best_fit(i0, i1, i2, i3, k, tables):
+    """``best_fit_classes`` of the four groups (m, p, s, honors) given by
+    their indices."""
+    scls = tables.suit_fit_class
+    return best_fit_classes(scls[i0], scls[i1], scls[i2], tables.honor_fit_class[i3], k,
+                            tables)
 
 
 @njit(cache=True, inline="always")

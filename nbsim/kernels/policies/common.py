@@ -8,6 +8,8 @@ machinery is shared by ``value`` and ``defend`` (RULES.md sections 5, 6, 8:
 the items a target scores are read from the variant's tai or fan table).
 """
 
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.jit import njit, nrt_free
@@ -20,13 +22,14 @@ TG_ALL_PUNGS = 7
 N_TARGETS = 8
 
 BIG = 1 << 30
+NO_ITEM = np.int64(-1)   # _item: the unit has no such item (not a literal -1)
 
 # ------------------------------------------------------------------ basics
 @njit(cache=True, inline="always")
 def split_hand(hand, wild, nat):
     """Natural counts of ``hand`` into ``nat`` (int8[34]); returns the number
     of wild tiles held (wild flowers included)."""
-    w = 0
+    w = np.int64(0)     # not a literal: see hand._group
     for k in range(C.N_PLAY):
         if wild[k]:
             nat[k] = 0
@@ -200,8 +203,8 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
     v += nf * _item(rules, system, C.T_SEAT_FLOWER, C.F_SEAT_FLOWER)
     # honor pungs: declared, or likely from pairs/pungs in hand
     dragon = _item(rules, system, C.T_DRAGON_PUNG, C.F_DRAGON_PUNG)
-    seatw = _item(rules, system, C.T_SEAT_WIND_PUNG, -1)
-    roundw = _item(rules, system, C.T_PREVALENT_WIND_PUNG, -1)
+    seatw = _item(rules, system, C.T_SEAT_WIND_PUNG, NO_ITEM)
+    roundw = _item(rules, system, C.T_PREVALENT_WIND_PUNG, NO_ITEM)
     for k in range(C.HONOR0, C.N_PLAY):
         have = 0.0
         if nat[k] >= 3:
@@ -221,12 +224,12 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
                     v += have * roundw
     # chance items
     if rules[C.R_SELF_DRAW_ONLY]:
-        v += _item(rules, system, C.T_SELF_DRAWN, -1)
+        v += _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
     else:
-        v += 0.45 * _item(rules, system, C.T_SELF_DRAWN, -1)
+        v += 0.45 * _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
     if n_wilds == 0:
-        v += 0.5 * _item(rules, system, C.T_NO_WILDS, -1)
-    v += 0.4 * _item(rules, system, C.T_SINGLE_WAIT, -1)
+        v += 0.5 * _item(rules, system, C.T_NO_WILDS, NO_ITEM)
+    v += 0.4 * _item(rules, system, C.T_SINGLE_WAIT, NO_ITEM)
     return v
 
 
@@ -324,10 +327,10 @@ def discard_toward(view, allowed, target, nat):
     tables = view.tables
     w = split_hand(hand, wild, nat)
     i0, i1, i2, i3 = H.group_indices(nat)
-    best_k = -1
-    best_s = BIG
-    best_s2 = BIG
-    best_u = BIG
+    best_k = np.int64(-1)   # not literals: see hand._group
+    best_s = np.int64(BIG)
+    best_s2 = np.int64(BIG)
+    best_u = np.int64(BIG)
     for k in range(C.N_KINDS):
         if hand[k] == 0 or not allowed[k]:
             continue

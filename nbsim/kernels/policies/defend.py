@@ -42,6 +42,8 @@ from nbsim.kernels.policies.common import (
     BIG,
     CLAIM_PASS,
     TG_ALL_PUNGS,
+    TG_FULL_FLUSH,
+    TG_HALF_FLUSH,
     TG_OPEN,
     claim_toward,
     estimate_value,
@@ -51,7 +53,6 @@ from nbsim.kernels.policies.common import (
     shanten_toward,
     split_hand,
     target_by_cost,
-    target_fit,
     usefulness,
 )
 from nbsim.kernels.policies.table import param_index
@@ -82,6 +83,7 @@ WIN_TABLE = (
 )
 WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
+UP = C.N_KINDS            # scr.iwork[UP + t]: class of t's group with t drawn (acceptances)
 
 
 @nrt_free
@@ -154,78 +156,180 @@ def win_chance(s, accept_ratio, speed, tiles_left):
 
 
 @nrt_free
-def _isolated(nat, t):
-    """No natural tile of kind ``t`` (0..33) or, for a suited kind, of a rank
-    within two of it in its suit: no meld or pair can hold both."""
-    if nat[t] > 0:
-        return False
-    if t >= C.HONOR0:
+def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
+    """Unseen natural tiles whose draw brings the hand ``nat`` (3k + 1
+    tiles, ``w`` wilds) closer than ``s_ref`` to all pungs: the shanten
+    depends only on how many of the drawn kind are held, so at most four
+    counts are tried."""
+    n = 0
+    memo = 0                   # bit c: tried with c held; bit 4 + c: it helps
+    for t in range(C.N_PLAY):
+        u = unseen[t]
+        if u == 0 or wild[t] or nat[t] >= 4:
+            continue
+        c = nat[t]
+        if not memo & (1 << c):
+            nat[t] += 1
+            if pungs_shanten(nat, w, n_melds) < s_ref:
+                memo |= 1 << (4 + c)
+            nat[t] -= 1
+            memo |= 1 << c
+        if memo & (1 << (4 + c)):
+            n += u
+    return n
+
+
+@nrt_free(inline="always")
+def _in_target(target, g):
+    """Does group ``g`` (0..2 a suit, 3 honors) count toward ``target``
+    (other than all pungs)? Off-target groups are dropped (index 0)."""
+    if target == TG_OPEN:
         return True
-    r = t % 9
-    near = 0
-    for d in range(-2, 3):
-        if d != 0 and 0 <= r + d < 9:
-            near += nat[t + d]
-    return near == 0
+    if target < TG_HALF_FLUSH:
+        return g == target - TG_FULL_FLUSH
+    return g == 3 or g == target - TG_HALF_FLUSH
+
+
+@nrt_free(inline="always")
+def _pick(g, x0, x1, x2, x3):
+    """The value of group ``g`` among four."""
+    if g == 0:
+        return x0
+    if g == 1:
+        return x1
+    if g == 2:
+        return x2
+    return x3
 
 
 @nrt_free
-def acceptance(tables, wild, nat, w, n_melds, target, s_ref, i0, i1, i2, i3, unseen):
-    """Unseen tiles whose draw brings the hand (``nat``, 3k + 1 tiles, with
-    group indices i0..i3, ``w`` wilds) closer than ``s_ref`` to ``target``:
-    natural kinds by their unseen copies, and every unseen wild. wild:
-    bool[42]; unseen: int64[42] (``view.fill_unseen``).
+def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3, unseen,
+                acc, iwork):
+    """Tile acceptance of every candidate discard ``k`` with ``sh[k] ==
+    s_ref`` into ``acc[k]`` (0 for the others); returns the largest. The
+    acceptance of discarding k: the unseen tiles whose draw brings the hand
+    left (``nat`` minus k: 3k + 1 tiles, group indices i0..i3 of the whole
+    hand) closer than ``s_ref`` to ``target``: natural kinds by their unseen
+    copies, and every unseen wild. wild: bool[42]; unseen: int64[42]
+    (``view.fill_unseen``); acc: float64[42]; iwork: int64[>= 76] scratch.
 
-    Exact shortcuts (same count as trying every kind): the fit shanten
-    depends only on the fit class of each group (``hand._best_fit``), so a
-    draw that leaves its group's class unchanged cannot help; every isolated
-    kind (``_isolated``) changes the fit alike (it can only fill a meld or
-    the pair no hand tile fills), so one of them is tried for all; toward
-    all pungs the shanten depends only on how many of the kind are held."""
-    n = 0
-    iso = -2                   # isolated kinds: -2 not tried, 0 no, 1 yes
-    pung_memo = 0              # all pungs: bit c tried, bit 4 + c helps (c held)
-    scls = tables.suit_fit_class
-    hcls = tables.honor_fit_class
-    for t in range(C.N_PLAY):
-        u = unseen[t]
-        if u == 0 or wild[t] or nat[t] >= 4 or not kind_in_target(target, t):
-            continue
-        if target == TG_ALL_PUNGS:
-            c = nat[t]
-            if not pung_memo & (1 << c):
-                nat[t] += 1
-                if pungs_shanten(nat, w, n_melds) < s_ref:
-                    pung_memo |= 1 << (4 + c)
-                nat[t] -= 1
-                pung_memo |= 1 << c
-            if pung_memo & (1 << (4 + c)):
-                n += u
-            continue
-        lone = _isolated(nat, t)
-        if lone and iso >= 0:
-            n += u * iso
-            continue
-        j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, t, 1)
-        if t < 9:
-            same = scls[j0] == scls[i0]
-        elif t < 18:
-            same = scls[j1] == scls[i1]
-        elif t < C.HONOR0:
-            same = scls[j2] == scls[i2]
-        else:
-            same = hcls[j3] == hcls[i3]
-        helps = False
-        if not same:
-            helps = target_fit(target, j0, j1, j2, j3, w, n_melds, tables) < s_ref
-        if lone:
-            iso = 1 if helps else 0
-        if helps:
-            n += u
+    Exact shortcuts (the same counts as trying every draw on every
+    candidate): the fit shanten depends only on the fit class of each group
+    (``hand.best_fit_classes``), so
+    * a draw that leaves its group's class unchanged cannot help;
+    * a draw into another group than the discard's has the same class
+      whatever the discard: those classes are looked up once, for the whole
+      hand (``iwork[UP + t]``);
+    * draws of one group that give it the same class help alike: the last
+      four classes tried in a group are remembered.
+    Toward all pungs, ``_pungs_acceptance``."""
+    n_wild = 0
     for k in range(C.N_KINDS):
         if wild[k]:
-            n += unseen[k]
-    return n
+            n_wild += unseen[k]
+    acc_max = 0.0
+    if target == TG_ALL_PUNGS:
+        for k in range(C.N_KINDS):
+            acc[k] = 0.0
+            if sh[k] != s_ref:
+                continue
+            if wild[k]:
+                a = _pungs_acceptance(nat, w - 1, n_melds, s_ref, wild, unseen)
+            else:
+                nat[k] -= 1
+                a = _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen)
+                nat[k] += 1
+            acc[k] = a + n_wild
+            if acc[k] > acc_max:
+                acc_max = acc[k]
+        return acc_max
+    in0 = _in_target(target, 0)
+    in1 = _in_target(target, 1)
+    in2 = _in_target(target, 2)
+    in3 = _in_target(target, 3)
+    base0 = H.group_class(0, i0 if in0 else 0, tables)
+    base1 = H.group_class(1, i1 if in1 else 0, tables)
+    base2 = H.group_class(2, i2 if in2 else 0, tables)
+    base3 = H.group_class(3, i3 if in3 else 0, tables)
+    for t in range(C.N_PLAY):
+        g, p = H.kind_step(t)
+        if (not _pick(g, in0, in1, in2, in3) or unseen[t] == 0 or wild[t] or nat[t] >= 4):
+            iwork[UP + t] = -1
+        else:
+            iwork[UP + t] = H.group_class(g, _pick(g, i0, i1, i2, i3) + p, tables)
+    n_fit = 4 - n_melds
+    for k in range(C.N_KINDS):
+        acc[k] = 0.0
+        if sh[k] != s_ref:
+            continue
+        ww = w
+        gk = -1                 # the discard's group, when it is one that counts
+        kidx = 0                # that group's index without the discard
+        post = -1               # and its class
+        if wild[k]:
+            ww = w - 1
+        else:
+            g, p = H.kind_step(k)
+            if _pick(g, in0, in1, in2, in3):
+                gk = g
+                kidx = _pick(g, i0, i1, i2, i3) - p
+                post = H.group_class(g, kidx, tables)
+        need = 3 * n_fit + 1 - ww - s_ref      # a draw helps if more naturals fit
+        c0 = post if gk == 0 else base0
+        c1 = post if gk == 1 else base1
+        c2 = post if gk == 2 else base2
+        c3 = post if gk == 3 else base3
+        n = n_wild
+        for g in range(4):
+            if not _pick(g, in0, in1, in2, in3):
+                continue
+            cur = _pick(g, c0, c1, c2, c3)
+            m0 = m1 = m2 = m3 = np.int64(-1)    # the last classes tried, and whether they help
+            h0 = h1 = h2 = h3 = False
+            n_memo = 0
+            for r in range(9 if g < 3 else 7):
+                t = 9 * g + r
+                if g == gk:
+                    if unseen[t] == 0 or wild[t] or nat[t] - (1 if t == k else 0) >= 4:
+                        continue
+                    cl = H.group_class(g, kidx + H.kind_step(t)[1], tables)
+                else:
+                    cl = iwork[UP + t]
+                    if cl < 0:
+                        continue
+                if cl == cur:
+                    continue
+                if cl == m0:
+                    helps = h0
+                elif cl == m1:
+                    helps = h1
+                elif cl == m2:
+                    helps = h2
+                elif cl == m3:
+                    helps = h3
+                else:
+                    helps = H.fits_more_classes(cl if g == 0 else c0, cl if g == 1 else c1,
+                                                cl if g == 2 else c2, cl if g == 3 else c3,
+                                                n_fit, need, tables)
+                    if n_memo == 0:
+                        m0 = cl
+                        h0 = helps
+                    elif n_memo == 1:
+                        m1 = cl
+                        h1 = helps
+                    elif n_memo == 2:
+                        m2 = cl
+                        h2 = helps
+                    else:
+                        m3 = cl
+                        h3 = helps
+                    n_memo = (n_memo + 1) & 3
+                if helps:
+                    n += unseen[t]
+        acc[k] = n
+        if n > acc_max:
+            acc_max = n
+    return acc_max
 
 
 @nrt_free
@@ -289,9 +393,11 @@ def choose_discard(view, params, prng, scr, allowed):
     else:
         fill_unseen(view, scr.unseen)
     i0, i1, i2, i3 = H.group_indices(nat)
-    sh = scr.iwork          # [k]: target shanten, [42 + ...] unused
+    sh = scr.iwork          # [k]: target shanten; [UP + t]: acceptances' draw classes
     acc = scr.work          # [k]: tile acceptance
-    best_s = BIG
+    # np.int64: with a literal, numba would also compile the callees these
+    # reach for Literal[int] arguments while it infers the loop's types
+    best_s = np.int64(BIG)
     n_best = 0
     for k in range(C.N_KINDS):
         sh[k] = BIG
@@ -315,31 +421,18 @@ def choose_discard(view, params, prng, scr, allowed):
         elif s == best_s:
             n_best += 1
     # tile acceptance of the closest candidates (only when it can decide)
-    acc_max = 0.0
     measure = speed > 0.0 and n_best > 1
-    for k in range(C.N_KINDS):
-        acc[k] = 0.0
-        if measure and sh[k] == best_s:
-            if wild[k]:
-                ww = w - 1
-                a = acceptance(tables, wild, nat, ww, n_melds, target, best_s, i0, i1, i2,
-                               i3, scr.unseen)
-            else:
-                nat[k] -= 1
-                j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
-                a = acceptance(tables, wild, nat, w, n_melds, target, best_s, j0, j1, j2, j3,
-                               scr.unseen)
-                nat[k] += 1
-            acc[k] = a
-            if a > acc_max:
-                acc_max = a
+    acc_max = 0.0
+    if measure:
+        acc_max = acceptances(tables, wild, nat, w, n_melds, target, best_s, sh, i0, i1, i2, i3,
+                              scr.unseen, acc, sh)
     gain = _gain(view, nat, w, target)
     tl = view.tiles_left
-    best_k = -1
+    best_k = np.int64(-1)
     best_v = -1e300
-    best_s2 = BIG            # BIG: not worked out yet
-    best_u = BIG
-    best_sk = BIG
+    best_s2 = np.int64(BIG)  # BIG: not worked out yet
+    best_u = np.int64(BIG)
+    best_sk = np.int64(BIG)
     for k in range(C.N_KINDS):
         s = sh[k]
         if s >= BIG:

@@ -68,7 +68,7 @@ View = namedtuple("View", (
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
                                  "work", "iwork", "unseen", "mark"))
 
-N_WORK = 64
+N_WORK = 80            # >= 42 + 34 (defend.acceptances)
 
 
 @njit(cache=True)
