@@ -27,7 +27,7 @@ from pathlib import Path
 
 # wall-clock seconds of a cold compile on a 2-core machine (measured; only
 # used for the message)
-ESTIMATE_S = {"game": 215, "scorer": 75, "match": 30, "wall": 30, "deal": 25, "score": 60}
+ESTIMATE_S = {"game": 180, "scorer": 85, "match": 30, "wall": 30, "deal": 25, "score": 60}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
@@ -42,7 +42,7 @@ AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer"}
 HELPERS = {"game": "scorer"}
 # seconds of a group compiled in one process, its helper's work included
 # (``ensure_compiled``: the first game-mode call of the CLI)
-ALONE_S = {"game": 250}
+ALONE_S = {"game": 240}
 
 
 def _folder() -> Path | None:

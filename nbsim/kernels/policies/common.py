@@ -88,10 +88,9 @@ def _top_pungs(k, c1, c2, c3):
 
 @nrt_free
 def pungs_shanten(nat, n_wilds, n_declared):
-    """Shanten toward an all-pungs hand (pungs/kongs + pair only): 3k + 1 -
-    wilds - (most naturals fitting k pungs + 1 pair), k = 4 - n_declared.
-    The pair comes from a kind holding 1, 2 or 3+ tiles (or from wilds)."""
-    k = 4 - n_declared
+    """Shanten toward an all-pungs hand (pungs/kongs + pair only) of the
+    natural counts ``nat``: ``pungs_shanten_counts`` of how many kinds hold
+    1, 2 and 3+ tiles."""
     c1 = 0
     c2 = 0
     c3 = 0
@@ -103,6 +102,16 @@ def pungs_shanten(nat, n_wilds, n_declared):
             c2 += 1
         elif c >= 3:
             c3 += 1
+    return pungs_shanten_counts(c1, c2, c3, n_wilds, n_declared)
+
+
+@njit(cache=True, inline="always")
+def pungs_shanten_counts(c1, c2, c3, n_wilds, n_declared):
+    """Shanten toward all pungs when c_v kinds hold v tiles (v = 1, 2, 3 or
+    more): 3k + 1 - wilds - (most naturals fitting k pungs + 1 pair), k = 4 -
+    n_declared. The pair comes from a kind holding 1, 2 or 3+ tiles (or
+    from wilds)."""
+    k = 4 - n_declared
     best = _top_pungs(k, c1, c2, c3)
     if c1 > 0:
         best = max(best, 1 + _top_pungs(k, c1 - 1, c2, c3))

@@ -49,7 +49,7 @@ from nbsim.kernels.policies.common import (
     estimate_value,
     kind_in_target,
     kong_toward,
-    pungs_shanten,
+    pungs_shanten_counts,
     shanten_toward,
     split_hand,
     target_by_cost,
@@ -72,7 +72,7 @@ P_WORTH = param_index("defend", "worth")
 # ready row is raised where few early ready hands made it noisy); a ready
 # hand wins about a third of the time (many are below the minimum on a
 # discard).
-WIN_TABLE = (
+WIN_TABLE = np.array((
     (0.06, 0.16, 0.24, 0.29, 0.32, 0.33, 0.35, 0.35, 0.37, 0.37, 0.36, 0.36),
     (0.0, 0.04, 0.07, 0.10, 0.14, 0.17, 0.20, 0.25, 0.29, 0.33, 0.345, 0.345),
     (0.0, 0.0, 0.0, 0.011, 0.035, 0.064, 0.085, 0.115, 0.161, 0.204, 0.258, 0.295),
@@ -80,7 +80,7 @@ WIN_TABLE = (
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.005, 0.031, 0.092, 0.163, 0.21),
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.01, 0.07, 0.148, 0.196),
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.05, 0.12, 0.18),
-)
+), dtype=np.float64)   # an array: the kernels index it in place
 WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
 UP = C.N_KINDS            # scr.iwork[UP + t]: class of t's group with t drawn (acceptances)
@@ -147,8 +147,8 @@ def win_chance(s, accept_ratio, speed, tiles_left):
         b = 11
     # a small floor per step keeps the rows apart where the table is 0, so
     # the shanten and the acceptance still order the discards there
-    p = WIN_TABLE[s][b] + WIN_FLOOR * (7 - s)
-    q = (WIN_TABLE[s + 1][b] if s < 6 else 0.0) + WIN_FLOOR * (6 - s)
+    p = WIN_TABLE[s, b] + WIN_FLOOR * (7 - s)
+    q = (WIN_TABLE[s + 1, b] if s < 6 else 0.0) + WIN_FLOOR * (6 - s)
     a = ACCEPT_SHARE * (speed if speed < 2.0 else 2.0)
     if a > 1.0:
         a = 1.0
@@ -159,23 +159,43 @@ def win_chance(s, accept_ratio, speed, tiles_left):
 def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
     """Unseen natural tiles whose draw brings the hand ``nat`` (3k + 1
     tiles, ``w`` wilds) closer than ``s_ref`` to all pungs: the shanten
-    depends only on how many of the drawn kind are held, so at most four
-    counts are tried."""
-    n = 0
-    memo = 0                   # bit c: tried with c held; bit 4 + c: it helps
+    depends only on how many kinds hold 1, 2 and 3+ tiles
+    (``common.pungs_shanten_counts``), so a draw counts by how many of its
+    kind are held (0 .. 3), and each of these four changes is tried once."""
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    u0 = 0                     # unseen drawable copies of kinds held 0, 1, 2, 3 times
+    u1 = 0
+    u2 = 0
+    u3 = 0
     for t in range(C.N_PLAY):
-        u = unseen[t]
-        if u == 0 or wild[t] or nat[t] >= 4:
-            continue
         c = nat[t]
-        if not memo & (1 << c):
-            nat[t] += 1
-            if pungs_shanten(nat, w, n_melds) < s_ref:
-                memo |= 1 << (4 + c)
-            nat[t] -= 1
-            memo |= 1 << c
-        if memo & (1 << (4 + c)):
-            n += u
+        if c == 1:
+            c1 += 1
+        elif c == 2:
+            c2 += 1
+        elif c >= 3:
+            c3 += 1
+        if unseen[t] == 0 or wild[t] or c >= 4:
+            continue
+        if c == 0:
+            u0 += unseen[t]
+        elif c == 1:
+            u1 += unseen[t]
+        elif c == 2:
+            u2 += unseen[t]
+        else:
+            u3 += unseen[t]
+    n = 0
+    if u0 > 0 and pungs_shanten_counts(c1 + 1, c2, c3, w, n_melds) < s_ref:
+        n += u0
+    if u1 > 0 and pungs_shanten_counts(c1 - 1, c2 + 1, c3, w, n_melds) < s_ref:
+        n += u1
+    if u2 > 0 and pungs_shanten_counts(c1, c2 - 1, c3 + 1, w, n_melds) < s_ref:
+        n += u2
+    if u3 > 0 and pungs_shanten_counts(c1, c2, c3, w, n_melds) < s_ref:
+        n += u3
     return n
 
 
