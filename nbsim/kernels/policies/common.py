@@ -91,9 +91,17 @@ def pungs_shanten(nat, n_wilds, n_declared):
     """Shanten toward an all-pungs hand (pungs/kongs + pair only) of the
     natural counts ``nat``: ``pungs_shanten_counts`` of how many kinds hold
     1, 2 and 3+ tiles."""
-    c1 = 0
-    c2 = 0
-    c3 = 0
+    c1, c2, c3 = held_counts(nat)
+    return pungs_shanten_counts(c1, c2, c3, n_wilds, n_declared)
+
+
+@njit(cache=True, inline="always")
+def held_counts(nat):
+    """How many natural kinds of ``nat`` (int8[34]) hold 1, 2 and 3 or more
+    tiles."""
+    c1 = np.int64(0)
+    c2 = np.int64(0)
+    c3 = np.int64(0)
     for q in range(C.N_PLAY):
         c = nat[q]
         if c == 1:
@@ -102,7 +110,7 @@ def pungs_shanten(nat, n_wilds, n_declared):
             c2 += 1
         elif c >= 3:
             c3 += 1
-    return pungs_shanten_counts(c1, c2, c3, n_wilds, n_declared)
+    return c1, c2, c3
 
 
 @njit(cache=True, inline="always")

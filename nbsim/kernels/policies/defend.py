@@ -47,6 +47,7 @@ from nbsim.kernels.policies.common import (
     TG_OPEN,
     claim_toward,
     estimate_value,
+    held_counts,
     kind_in_target,
     kong_toward,
     pungs_shanten_counts,
@@ -162,21 +163,13 @@ def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
     depends only on how many kinds hold 1, 2 and 3+ tiles
     (``common.pungs_shanten_counts``), so a draw counts by how many of its
     kind are held (0 .. 3), and each of these four changes is tried once."""
-    c1 = 0
-    c2 = 0
-    c3 = 0
+    c1, c2, c3 = held_counts(nat)
     u0 = 0                     # unseen drawable copies of kinds held 0, 1, 2, 3 times
     u1 = 0
     u2 = 0
     u3 = 0
     for t in range(C.N_PLAY):
         c = nat[t]
-        if c == 1:
-            c1 += 1
-        elif c == 2:
-            c2 += 1
-        elif c >= 3:
-            c3 += 1
         if unseen[t] == 0 or wild[t] or c >= 4:
             continue
         if c == 0:
