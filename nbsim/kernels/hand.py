@@ -252,21 +252,6 @@ def best_fit_classes(a, b, c, h, k, tables):
 
 
 @njit(cache=True, inline="always")
-def fits_more_classes(a, b, c, h, k, need, tables):
-    """``best_fit_classes(a, b, c, h, k) > need``, stopping at the first
-    split that fits more than ``need`` tiles."""
-    ss = tables.fit_combo_ss
-    sh = tables.fit_combo_sh
-    for m in range(k + 1):
-        j = 2 * (k - m)
-        if np.int64(ss[a, b, 2 * m]) + np.int64(sh[c, h, j + 1]) > need:
-            return True
-        if np.int64(ss[a, b, 2 * m + 1]) + np.int64(sh[c, h, j]) > need:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _best_fit(i0, i1, i2, i3, k, tables):
     """``best_fit_classes`` of the four groups (m, p, s, honors) given by
     their indices."""

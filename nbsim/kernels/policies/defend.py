@@ -42,8 +42,6 @@ from nbsim.kernels.policies.common import (
     BIG,
     CLAIM_PASS,
     TG_ALL_PUNGS,
-    TG_FULL_FLUSH,
-    TG_HALF_FLUSH,
     TG_OPEN,
     claim_toward,
     estimate_value,
@@ -193,17 +191,6 @@ def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
 
 
 @nrt_free(inline="always")
-def _in_target(target, g):
-    """Does group ``g`` (0..2 a suit, 3 honors) count toward ``target``
-    (other than all pungs)? Off-target groups are dropped (index 0)."""
-    if target == TG_OPEN:
-        return True
-    if target < TG_HALF_FLUSH:
-        return g == target - TG_FULL_FLUSH
-    return g == 3 or g == target - TG_HALF_FLUSH
-
-
-@nrt_free(inline="always")
 def _pick(g, x0, x1, x2, x3):
     """The value of group ``g`` among four."""
     if g == 0:
@@ -256,10 +243,11 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
             if acc[k] > acc_max:
                 acc_max = acc[k]
         return acc_max
-    in0 = _in_target(target, 0)
-    in1 = _in_target(target, 1)
-    in2 = _in_target(target, 2)
-    in3 = _in_target(target, 3)
+    # the groups the target counts, by their first kinds (1m, 1p, 1s, east)
+    in0 = kind_in_target(target, 0)
+    in1 = kind_in_target(target, 9)
+    in2 = kind_in_target(target, 18)
+    in3 = kind_in_target(target, 27)
     base0 = H.group_class(0, i0 if in0 else 0, tables)
     base1 = H.group_class(1, i1 if in1 else 0, tables)
     base2 = H.group_class(2, i2 if in2 else 0, tables)
@@ -321,9 +309,9 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
                 elif cl == m3:
                     helps = h3
                 else:
-                    helps = H.fits_more_classes(cl if g == 0 else c0, cl if g == 1 else c1,
-                                                cl if g == 2 else c2, cl if g == 3 else c3,
-                                                n_fit, need, tables)
+                    helps = H.best_fit_classes(cl if g == 0 else c0, cl if g == 1 else c1,
+                                               cl if g == 2 else c2, cl if g == 3 else c3,
+                                               n_fit, tables) > need
                     if n_memo == 0:
                         m0 = cl
                         h0 = helps
