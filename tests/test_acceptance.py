@@ -17,6 +17,7 @@ from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.policies import common as PC
 from nbsim.kernels.policies import defend as D
+from nbsim.kernels.policies.view import N_WORK
 
 SETTINGS = dict(derandomize=True, deadline=None, max_examples=400,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -50,7 +51,7 @@ def _counts(tables, hand, wild, n_melds, target, unseen, fast, slow):
     nat = np.zeros(C.N_PLAY, np.int8)
     w = PC.split_hand(hand, wild, nat)
     i0, i1, i2, i3 = H.group_indices(nat)
-    sh = np.zeros(80, np.int64)
+    sh = np.zeros(N_WORK, np.int64)
     best = PC.BIG
     for k in range(C.N_KINDS):
         sh[k] = PC.BIG

@@ -257,20 +257,26 @@ def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
     with the lowest cost = shanten + 1.5 x the estimated shortfall below the
     tai minimum - 0.1 x the estimated value (``target_by_cost``)."""
     return target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
-                          flowers, tmp, 1.5, 0.1)
+                          flowers, tmp, 1.5, 0.1)[0]
 
 
 @nrt_free
 def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind, flowers,
                    tmp, short_weight, value_weight):
-    """The feasible target (TG_*) with the lowest cost = shanten +
-    ``short_weight`` x the estimated shortfall below the tai minimum -
-    ``value_weight`` x the estimated value. Targets outside a variant's
-    allowed_patterns are skipped (the open hand among them)."""
+    """(target, its estimated value): the feasible target (TG_*) with the
+    lowest cost = shanten + ``short_weight`` x the estimated shortfall below
+    the tai minimum - ``value_weight`` x the estimated value
+    (``estimate_value``, tai or fan). Targets outside a variant's
+    allowed_patterns are skipped (the open hand among them); TG_OPEN when
+    none is feasible. The three suits of a flush have one estimated value
+    (worked out once)."""
     min_tai = rules[C.R_MIN_TAI]
     allowed = rules[C.R_ALLOWED_PATTERNS]
     best = TG_OPEN
     best_cost = 1e9
+    best_v = -1.0
+    v_full = -1.0           # estimate_value of a full and a half flush: the same
+    v_half = -1.0           # for every suit (values are >= 0; -1: not yet)
     i0, i1, i2, i3 = H.group_indices(nat)      # the same hand for every target
     for t in range(N_TARGETS):
         if allowed != 0:
@@ -285,7 +291,19 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
         if not target_ok(t, melds, n_melds):
             continue
         s = shanten_toward(t, nat, n_wilds, n_melds, i0, i1, i2, i3, tables)
-        v = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat, round_wind, flowers)
+        if t >= TG_FULL_FLUSH and t < TG_HALF_FLUSH:
+            if v_full < 0.0:
+                v_full = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat,
+                                        round_wind, flowers)
+            v = v_full
+        elif t >= TG_HALF_FLUSH and t < TG_ALL_PUNGS:
+            if v_half < 0.0:
+                v_half = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat,
+                                        round_wind, flowers)
+            v = v_half
+        else:
+            v = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat, round_wind,
+                               flowers)
         short = min_tai - v
         if short < 0.0:
             short = 0.0
@@ -293,7 +311,11 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
         if cost < best_cost:
             best_cost = cost
             best = t
-    return best
+            best_v = v
+    if best_v < 0.0:
+        best_v = estimate_value(rules, best, nat, n_wilds, melds, n_melds, seat, round_wind,
+                                flowers)
+    return best, best_v
 
 
 

@@ -44,14 +44,13 @@ from nbsim.kernels.policies.common import (
     TG_ALL_PUNGS,
     TG_OPEN,
     claim_toward,
-    estimate_value,
     held_counts,
     kind_in_target,
     kong_toward,
     pungs_shanten_counts,
-    shanten_toward,
     split_hand,
     target_by_cost,
+    target_fit,
     usefulness,
 )
 from nbsim.kernels.policies.table import param_index
@@ -82,7 +81,8 @@ WIN_TABLE = np.array((
 ), dtype=np.float64)   # an array: the kernels index it in place
 WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
-UP = C.N_KINDS            # scr.iwork[UP + t]: class of t's group with t drawn (acceptances)
+DC = C.N_KINDS            # scr.iwork[DC + 9g + j]: acceptances' draw classes of group g
+DW = DC + 36              # scr.iwork[DW + 9g + j]: their unseen copies
 
 
 @nrt_free
@@ -93,8 +93,8 @@ def want_win(view, params, prng, scr, tile, win_by):
 
 @nrt_free
 def _target(view, params, nat, w, tmp):
-    """The target (``common.target_by_cost``) with the ``short`` and ``worth``
-    weights (value's 1.5 and 0.1 by default)."""
+    """(target, its estimated value): ``common.target_by_cost`` with the
+    ``short`` and ``worth`` weights (value's 1.5 and 0.1 by default)."""
     s = view.seat
     return target_by_cost(view.rules, view.tables, nat, w, view.own_melds, view.n_melds[s], s,
                           view.round_wind, view.flowers[s], tmp, params[P_SHORT],
@@ -105,7 +105,7 @@ def _target(view, params, nat, w, tmp):
 def choose_kong(view, params, prng, scr, options, n_options):
     """As ``value``: the first kong inside the target that keeps its shanten."""
     w = split_hand(view.hand, view.wild, scr.nat)
-    target = _target(view, params, scr.nat, w, scr.tmp)
+    target = _target(view, params, scr.nat, w, scr.tmp)[0]
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
@@ -124,7 +124,7 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """As ``value``, and a claim that binds the discarder when it keeps the
     hand as close to its target (``bind`` > 0)."""
     w = split_hand(view.hand, view.wild, scr.nat)
-    target = _target(view, params, scr.nat, w, scr.tmp)
+    target = _target(view, params, scr.nat, w, scr.tmp)[0]
     if not kind_in_target(target, tile):
         return CLAIM_PASS
     keep = params[P_BIND] > 0.0 and _binds(view, view.to_play)
@@ -203,6 +203,59 @@ def _pick(g, x0, x1, x2, x3):
 
 
 @nrt_free
+def _other_groups(tables, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2, b3, iwork,
+                  n0, n1, n2, n3):
+    """Unseen tiles of the counted groups other than ``gk`` (-1: none) whose
+    draw helps (``best_fit_classes`` above ``need``) while group ``gk`` has
+    class ``post`` and the others their whole-hand classes ``b0..b3``: each
+    group's draws by the distinct classes they give it (``iwork[DC + 9g +
+    j]``, with their unseen copies at ``iwork[DW + 9g + j]``, ``n_g`` of
+    them)."""
+    c0 = post if gk == 0 else b0
+    c1 = post if gk == 1 else b1
+    c2 = post if gk == 2 else b2
+    c3 = post if gk == 3 else b3
+    n = np.int64(0)
+    for g in range(4):
+        if g == gk or not _pick(g, in0, in1, in2, in3):
+            continue
+        for j in range(_pick(g, n0, n1, n2, n3)):
+            cl = iwork[DC + 9 * g + j]
+            if H.best_fit_classes(cl if g == 0 else c0, cl if g == 1 else c1,
+                                  cl if g == 2 else c2, cl if g == 3 else c3,
+                                  n_fit, tables) > need:
+                n += iwork[DW + 9 * g + j]
+    return n
+
+
+@nrt_free
+def _draw_classes(tables, g, base, in_g, idx, nat, wild, unseen, iwork):
+    """The distinct classes that one unseen natural draw gives group ``g``
+    (index ``idx`` in the whole hand, class ``base``), other than ``base``,
+    into ``iwork[DC + 9g + j]`` with their unseen copies at ``iwork[DW + 9g
+    + j]``; returns how many (0 for a group the target does not count)."""
+    if not in_g:
+        return np.int64(0)
+    m = np.int64(0)
+    for r in range(9 if g < 3 else 7):
+        t = 9 * g + r
+        if unseen[t] == 0 or wild[t] or nat[t] >= 4:
+            continue
+        cl = H.group_class(g, idx + H.kind_step(t)[1], tables)
+        if cl == base:
+            continue
+        j = 0
+        while j < m and iwork[DC + 9 * g + j] != cl:
+            j += 1
+        if j == m:
+            iwork[DC + 9 * g + j] = cl
+            iwork[DW + 9 * g + j] = 0
+            m += 1
+        iwork[DW + 9 * g + j] += unseen[t]
+    return m
+
+
+@nrt_free
 def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3, unseen,
                 acc, iwork):
     """Tile acceptance of every candidate discard ``k`` with ``sh[k] ==
@@ -211,17 +264,21 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
     left (``nat`` minus k: 3k + 1 tiles, group indices i0..i3 of the whole
     hand) closer than ``s_ref`` to ``target``: natural kinds by their unseen
     copies, and every unseen wild. wild: bool[42]; unseen: int64[42]
-    (``view.fill_unseen``); acc: float64[42]; iwork: int64[>= 76] scratch.
+    (``view.fill_unseen``); acc: float64[42]; iwork: int64[>= DW + 36]
+    scratch (``sh`` may share its first 42 entries).
 
     Exact shortcuts (the same counts as trying every draw on every
     candidate): the fit shanten depends only on the fit class of each group
     (``hand.best_fit_classes``), so
     * a draw that leaves its group's class unchanged cannot help;
-    * a draw into another group than the discard's has the same class
-      whatever the discard: those classes are looked up once, for the whole
-      hand (``iwork[UP + t]``);
-    * draws of one group that give it the same class help alike: the last
-      four classes tried in a group are remembered.
+    * a draw into another group than the discard's gives that group the
+      same class whatever the discard: those draws are grouped once, for
+      the whole hand, by the class they give (``_draw_classes``), and each
+      class is tried once per candidate (``_other_groups``); candidates of
+      one group that leave it the same class share that count (the last
+      four are remembered);
+    * draws into the discard's group that give it the same class help
+      alike: the last four classes tried are remembered.
     Toward all pungs, ``_pungs_acceptance``."""
     n_wild = 0
     for k in range(C.N_KINDS):
@@ -248,25 +305,29 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
     in1 = kind_in_target(target, 9)
     in2 = kind_in_target(target, 18)
     in3 = kind_in_target(target, 27)
-    base0 = H.group_class(0, i0 if in0 else 0, tables)
-    base1 = H.group_class(1, i1 if in1 else 0, tables)
-    base2 = H.group_class(2, i2 if in2 else 0, tables)
-    base3 = H.group_class(3, i3 if in3 else 0, tables)
-    for t in range(C.N_PLAY):
-        g, p = H.kind_step(t)
-        if (not _pick(g, in0, in1, in2, in3) or unseen[t] == 0 or wild[t] or nat[t] >= 4):
-            iwork[UP + t] = -1
-        else:
-            iwork[UP + t] = H.group_class(g, _pick(g, i0, i1, i2, i3) + p, tables)
+    b0 = H.group_class(0, i0 if in0 else 0, tables)
+    b1 = H.group_class(1, i1 if in1 else 0, tables)
+    b2 = H.group_class(2, i2 if in2 else 0, tables)
+    b3 = H.group_class(3, i3 if in3 else 0, tables)
+    n0 = _draw_classes(tables, 0, b0, in0, i0, nat, wild, unseen, iwork)
+    n1 = _draw_classes(tables, 1, b1, in1, i1, nat, wild, unseen, iwork)
+    n2 = _draw_classes(tables, 2, b2, in2, i2, nat, wild, unseen, iwork)
+    n3 = _draw_classes(tables, 3, b3, in3, i3, nat, wild, unseen, iwork)
     n_fit = 4 - n_melds
+    # the other groups' count per (discard group, its class after, need): last four
+    o_g0 = o_g1 = o_g2 = o_g3 = np.int64(-2)
+    o_c0 = o_c1 = o_c2 = o_c3 = np.int64(-1)
+    o_n0 = o_n1 = o_n2 = o_n3 = np.int64(0)
+    o_v0 = o_v1 = o_v2 = o_v3 = np.int64(0)
+    n_o = 0
     for k in range(C.N_KINDS):
         acc[k] = 0.0
         if sh[k] != s_ref:
             continue
         ww = w
-        gk = -1                 # the discard's group, when it is one that counts
-        kidx = 0                # that group's index without the discard
-        post = -1               # and its class
+        gk = np.int64(-1)       # the discard's group, when it is one that counts
+        kidx = np.int64(0)      # that group's index without the discard
+        post = np.int64(-1)     # and its class
         if wild[k]:
             ww = w - 1
         else:
@@ -276,29 +337,42 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
                 kidx = _pick(g, i0, i1, i2, i3) - p
                 post = H.group_class(g, kidx, tables)
         need = 3 * n_fit + 1 - ww - s_ref      # a draw helps if more naturals fit
-        c0 = post if gk == 0 else base0
-        c1 = post if gk == 1 else base1
-        c2 = post if gk == 2 else base2
-        c3 = post if gk == 3 else base3
-        n = n_wild
-        for g in range(4):
-            if not _pick(g, in0, in1, in2, in3):
-                continue
-            cur = _pick(g, c0, c1, c2, c3)
+        if gk == o_g0 and post == o_c0 and need == o_n0:
+            other = o_v0
+        elif gk == o_g1 and post == o_c1 and need == o_n1:
+            other = o_v1
+        elif gk == o_g2 and post == o_c2 and need == o_n2:
+            other = o_v2
+        elif gk == o_g3 and post == o_c3 and need == o_n3:
+            other = o_v3
+        else:
+            other = _other_groups(tables, gk, post, need, n_fit, in0, in1, in2, in3,
+                                  b0, b1, b2, b3, iwork, n0, n1, n2, n3)
+            if n_o == 0:
+                o_g0, o_c0, o_n0, o_v0 = gk, post, need, other
+            elif n_o == 1:
+                o_g1, o_c1, o_n1, o_v1 = gk, post, need, other
+            elif n_o == 2:
+                o_g2, o_c2, o_n2, o_v2 = gk, post, need, other
+            else:
+                o_g3, o_c3, o_n3, o_v3 = gk, post, need, other
+            n_o = (n_o + 1) & 3
+        n = n_wild + other
+        if gk >= 0:
+            # draws into the discard's own group
+            c0 = post if gk == 0 else b0
+            c1 = post if gk == 1 else b1
+            c2 = post if gk == 2 else b2
+            c3 = post if gk == 3 else b3
             m0 = m1 = m2 = m3 = np.int64(-1)    # the last classes tried, and whether they help
             h0 = h1 = h2 = h3 = False
             n_memo = 0
-            for r in range(9 if g < 3 else 7):
-                t = 9 * g + r
-                if g == gk:
-                    if unseen[t] == 0 or wild[t] or nat[t] - (1 if t == k else 0) >= 4:
-                        continue
-                    cl = H.group_class(g, kidx + H.kind_step(t)[1], tables)
-                else:
-                    cl = iwork[UP + t]
-                    if cl < 0:
-                        continue
-                if cl == cur:
+            for r in range(9 if gk < 3 else 7):
+                t = 9 * gk + r
+                if unseen[t] == 0 or wild[t] or nat[t] - (1 if t == k else 0) >= 4:
+                    continue
+                cl = H.group_class(gk, kidx + H.kind_step(t)[1], tables)
+                if cl == post:
                     continue
                 if cl == m0:
                     helps = h0
@@ -309,8 +383,8 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
                 elif cl == m3:
                     helps = h3
                 else:
-                    helps = H.best_fit_classes(cl if g == 0 else c0, cl if g == 1 else c1,
-                                               cl if g == 2 else c2, cl if g == 3 else c3,
+                    helps = H.best_fit_classes(cl if gk == 0 else c0, cl if gk == 1 else c1,
+                                               cl if gk == 2 else c2, cl if gk == 3 else c3,
                                                n_fit, tables) > need
                     if n_memo == 0:
                         m0 = cl
@@ -354,14 +428,14 @@ def _tie_keys(tables, wild, nat, visible, w, n_melds, target, s, k, i0, i1, i2, 
 
 
 @nrt_free
-def _gain(view, nat, w, target):
-    """Points a win of the deciding seat's hand would collect: its estimated
-    T (tai at least the minimum, plus base points) times the payers' units
-    (about 2.4 T: self-drawn 3 T, on a discard 2 T; bound players pay more)."""
+def _gain(view, v):
+    """Points a win of the deciding seat's hand would collect, from its
+    estimated value ``v`` (``common.estimate_value`` of its target: tai, or
+    fan under Ninghai): T (tai at least the minimum, plus base points) times
+    the payers' units (about 2.4 T: self-drawn 3 T, on a discard 2 T; bound
+    players pay more)."""
     rules = view.rules
     seat = view.seat
-    v = estimate_value(rules, target, nat, w, view.own_melds, view.n_melds[seat], seat,
-                       view.round_wind, view.flowers[seat])
     if rules[C.R_SYSTEM] == C.SYSTEM_FAN_FU:
         return 3.0 * 60.0 * (2.0 ** min(v, 3.0))
     t = v if v > rules[C.R_MIN_TAI] else float(rules[C.R_MIN_TAI])
@@ -388,13 +462,17 @@ def choose_discard(view, params, prng, scr, allowed):
     speed = params[P_SPEED]
     lam = caution_weight(caution)
     w = split_hand(hand, wild, nat)
-    target = _target(view, params, nat, w, scr.tmp)
+    target, value = _target(view, params, nat, w, scr.tmp)
     if lam > 0.0 or bind > 0.0:
         fill_danger(view, scr, bind > 0.0)      # fills scr.unseen too
     else:
         fill_unseen(view, scr.unseen)
     i0, i1, i2, i3 = H.group_indices(nat)
-    sh = scr.iwork          # [k]: target shanten; [UP + t]: acceptances' draw classes
+    # toward all pungs the shanten depends only on how many kinds hold 1, 2
+    # and 3+ tiles (common.pungs_shanten_counts): a discard moves one count
+    pungs = target == TG_ALL_PUNGS
+    c1, c2, c3 = held_counts(nat)
+    sh = scr.iwork          # [k]: target shanten; [DC ..]: acceptances' draw classes
     acc = scr.work          # [k]: tile acceptance
     # np.int64: with a literal, numba would also compile the callees these
     # reach for Literal[int] arguments while it infers the loop's types
@@ -410,11 +488,12 @@ def choose_discard(view, params, prng, scr, allowed):
         else:
             ww = w
             j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
-        if not wild[k]:
-            nat[k] -= 1
-        s = shanten_toward(target, nat, ww, n_melds, j0, j1, j2, j3, tables)
-        if not wild[k]:
-            nat[k] += 1
+        if pungs:
+            c = 0 if wild[k] else nat[k]
+            s = pungs_shanten_counts(c1 - (c == 1) + (c == 2), c2 - (c == 2) + (c == 3),
+                                     c3 - (c == 3), ww, n_melds)
+        else:
+            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
         sh[k] = s
         if s < best_s:
             best_s = s
@@ -427,7 +506,7 @@ def choose_discard(view, params, prng, scr, allowed):
     if measure:
         acc_max = acceptances(tables, wild, nat, w, n_melds, target, best_s, sh, i0, i1, i2, i3,
                               scr.unseen, acc, sh)
-    gain = _gain(view, nat, w, target)
+    gain = _gain(view, value)
     tl = view.tiles_left
     best_k = np.int64(-1)
     best_v = -1e300

@@ -68,7 +68,7 @@ View = namedtuple("View", (
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
                                  "work", "iwork", "unseen", "mark"))
 
-N_WORK = 80            # >= 42 + 34 (defend.acceptances)
+N_WORK = 120           # >= 42 + 2 x 36 (defend.acceptances)
 
 
 @njit(cache=True)
