@@ -93,9 +93,11 @@ def _check(tables, hand, wild, n_melds, target, unseen):
 
 
 @st.composite
-def situations(draw):
+def situations(draw, targets=TARGETS, pool_kinds=None):
     """A hand of 3k + 2 tiles (naturals + wilds) from a 4-copy wall, a wild
-    set of one or two kinds, a target and the unseen copies of each kind."""
+    set of one or two kinds, a target (from ``targets``) and the unseen
+    copies of each kind; ``pool_kinds``: draw the naturals from that many
+    kinds only (pairs, pungs and fours)."""
     n_melds = draw(st.integers(0, 4))
     k = 4 - n_melds
     n_wild_kinds = draw(st.integers(0, 2))
@@ -104,6 +106,9 @@ def situations(draw):
     w = draw(st.integers(0, min(3, 3 * k + 2))) if wild_kinds else 0
     narrow = draw(st.booleans())           # few kinds: fours and isolated tiles
     pool = [t for t in (range(0, 34, 3) if narrow else range(34)) if t not in wild_kinds]
+    if pool_kinds is not None:
+        pool = draw(st.lists(st.sampled_from(pool), min_size=pool_kinds, max_size=pool_kinds,
+                             unique=True))
     nat = np.zeros(34, dtype=np.int8)
     for _ in range(3 * k + 2 - w):
         free = [t for t in pool if nat[t] < 4]
@@ -116,12 +121,22 @@ def situations(draw):
     hand[:34] = nat
     for i in range(w):
         hand[wild_kinds[i % len(wild_kinds)]] += 1
-    return hand, n_melds, draw(st.sampled_from(TARGETS)), wild, unseen
+    return hand, n_melds, draw(st.sampled_from(targets)), wild, unseen
 
 
 @settings(**SETTINGS)
 @given(situations())
 def test_acceptances_count_what_trying_every_draw_counts(tables, sit):
+    hand, n_melds, target, wild, unseen = sit
+    _check(tables, hand, wild, n_melds, target, unseen)
+
+
+@settings(**{**SETTINGS, "max_examples": 200})
+@given(situations(targets=[PC.TG_ALL_PUNGS], pool_kinds=6))
+def test_all_pungs_acceptances_from_held_counts(tables, sit):
+    """Toward all pungs from few kinds (pairs, pungs and fours held):
+    discarding from any held count moves the unseen copies between the
+    held-count buckets exactly as trying every draw does."""
     hand, n_melds, target, wild, unseen = sit
     _check(tables, hand, wild, n_melds, target, unseen)
 

@@ -155,17 +155,33 @@ def win_chance(s, accept_ratio, speed, tiles_left):
 
 
 @nrt_free
-def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
-    """Unseen natural tiles whose draw brings the hand ``nat`` (3k + 1
-    tiles, ``w`` wilds) closer than ``s_ref`` to all pungs: the shanten
-    depends only on how many kinds hold 1, 2 and 3+ tiles
-    (``common.pungs_shanten_counts``), so a draw counts by how many of its
-    kind are held (0 .. 3), and each of these four changes is tried once."""
+def _pungs_gain(c1, c2, c3, u0, u1, u2, u3, w, n_melds, s_ref):
+    """Unseen natural tiles whose draw brings a hand closer than ``s_ref`` to
+    all pungs, when c_v of its kinds hold v tiles (v = 1, 2, 3+), ``w``
+    wilds and ``n_melds`` declared melds, and u_c unseen drawable copies
+    belong to kinds it holds c times (c = 0..3): the shanten depends only on
+    the held counts (``common.pungs_shanten_counts``), so each of the four
+    kinds of draw is tried once."""
+    n = 0
+    if u0 > 0 and pungs_shanten_counts(c1 + 1, c2, c3, w, n_melds) < s_ref:
+        n += u0
+    if u1 > 0 and pungs_shanten_counts(c1 - 1, c2 + 1, c3, w, n_melds) < s_ref:
+        n += u1
+    if u2 > 0 and pungs_shanten_counts(c1, c2 - 1, c3 + 1, w, n_melds) < s_ref:
+        n += u2
+    if u3 > 0 and pungs_shanten_counts(c1, c2, c3, w, n_melds) < s_ref:
+        n += u3
+    return n
+
+
+@nrt_free
+def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc):
+    """``acceptances`` toward all pungs: the held counts and the unseen
+    drawable copies by held count are worked out once for the whole hand,
+    and a candidate discard of kind k moves k one count down
+    (``_pungs_gain``). Returns the largest."""
     c1, c2, c3 = held_counts(nat)
-    u0 = 0                     # unseen drawable copies of kinds held 0, 1, 2, 3 times
-    u1 = 0
-    u2 = 0
-    u3 = 0
+    u0 = u1 = u2 = u3 = np.int64(0)     # unseen drawable copies of kinds held 0..3 times
     for t in range(C.N_PLAY):
         c = nat[t]
         if unseen[t] == 0 or wild[t] or c >= 4:
@@ -178,16 +194,26 @@ def _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen):
             u2 += unseen[t]
         else:
             u3 += unseen[t]
-    n = 0
-    if u0 > 0 and pungs_shanten_counts(c1 + 1, c2, c3, w, n_melds) < s_ref:
-        n += u0
-    if u1 > 0 and pungs_shanten_counts(c1 - 1, c2 + 1, c3, w, n_melds) < s_ref:
-        n += u1
-    if u2 > 0 and pungs_shanten_counts(c1, c2 - 1, c3 + 1, w, n_melds) < s_ref:
-        n += u2
-    if u3 > 0 and pungs_shanten_counts(c1, c2, c3, w, n_melds) < s_ref:
-        n += u3
-    return n
+    acc_max = 0.0
+    for k in range(C.N_KINDS):
+        acc[k] = 0.0
+        if sh[k] != s_ref:
+            continue
+        if wild[k]:
+            a = _pungs_gain(c1, c2, c3, u0, u1, u2, u3, w - 1, n_melds, s_ref)
+        else:
+            c = nat[k]          # k goes from c held to c - 1 (c >= 1)
+            x = unseen[k]
+            a = _pungs_gain(c1 - (c == 1) + (c == 2), c2 - (c == 2) + (c == 3), c3 - (c == 3),
+                            u0 + (x if c == 1 else 0),
+                            u1 + (x if c == 2 else 0) - (x if c == 1 else 0),
+                            u2 + (x if c == 3 else 0) - (x if c == 2 else 0),
+                            u3 + (x if c == 4 else 0) - (x if c == 3 else 0),
+                            w, n_melds, s_ref)
+        acc[k] = a + n_wild
+        if acc[k] > acc_max:
+            acc_max = acc[k]
+    return acc_max
 
 
 @nrt_free(inline="always")
@@ -279,27 +305,14 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
       four are remembered);
     * draws into the discard's group that give it the same class help
       alike: the last four classes tried are remembered.
-    Toward all pungs, ``_pungs_acceptance``."""
+    Toward all pungs, ``_pungs_acceptances``."""
     n_wild = 0
     for k in range(C.N_KINDS):
         if wild[k]:
             n_wild += unseen[k]
     acc_max = 0.0
     if target == TG_ALL_PUNGS:
-        for k in range(C.N_KINDS):
-            acc[k] = 0.0
-            if sh[k] != s_ref:
-                continue
-            if wild[k]:
-                a = _pungs_acceptance(nat, w - 1, n_melds, s_ref, wild, unseen)
-            else:
-                nat[k] -= 1
-                a = _pungs_acceptance(nat, w, n_melds, s_ref, wild, unseen)
-                nat[k] += 1
-            acc[k] = a + n_wild
-            if acc[k] > acc_max:
-                acc_max = acc[k]
-        return acc_max
+        return _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc)
     # the groups the target counts, by their first kinds (1m, 1p, 1s, east)
     in0 = kind_in_target(target, 0)
     in1 = kind_in_target(target, 9)

@@ -7,7 +7,8 @@ function per question, from the deciding seat's public ``View`` only.
 * ``shown`` / ``win_worth``: what ``o`` would score, in tai (Ningbo; at least the
   minimum, plus what shows: a one-suit pattern, dragon and wind pungs, its seat
   flowers) or in points (Ninghai, from the fan that shows).
-* ``wait_chance(k, unseen, pattern, in_pond)``: how likely a ready ``o`` waits on kind ``k``.
+* ``wait_prior(k, unseen)`` x ``wait_by_seat(p, k, pattern, in_pond)``: how likely a
+  ready ``o`` waits on kind ``k``.
   Ningbo has no rule that makes an earlier discard of ``o`` safe, so such a
   kind is safer, not safe; a kind ``o`` let go by since its own last
   discard is safe while players take every legal win; a kind whose copies
@@ -52,7 +53,7 @@ READY_PER_DISCARD = 0.185
 READY_PER_DRAWN_DISCARD = 0.27
 READY_FLOOR = 0.03       # below this no threat shows (the chance counts as 0)
 
-# wait_chance: the chance that a ready hand is completed by a given kind
+# wait_prior, wait_by_seat: the chance that a ready hand is completed by a given kind
 # (measured 0.105 on average), by the kind's rank, unseen copies, the seat's
 # own discards and its suit pattern
 WAIT_BASE = 0.105
@@ -199,26 +200,33 @@ def legal_chance(rules, tai, pat):
     return p
 
 
-@nrt_free
-def wait_chance(k, u, pat, in_pond):
-    """P(kind ``k`` (0..33) completes a ready seat's hand), given the kind's
-    unseen copies ``u``, the seat's ``suit_pattern`` ``pat`` and whether the
-    seat discarded ``k`` itself (``in_pond``); a kind it let go by is handled
-    by the caller (it is safe). Float."""
+@nrt_free(inline="always")
+def wait_prior(k, u):
+    """How likely a ready seat waits on kind ``k`` (0..33), the part that is
+    the same for every seat: by the kind's rank and its unseen copies ``u``
+    (an honor only as a pair or pung, so never with no copy unseen). Float;
+    ``wait_by_seat`` finishes it."""
     if k >= C.HONOR0:
         # only a pair or pung wait: needs a copy in o's hand
         if u == 0:
             return 0.0
-        p = WAIT_BASE * WAIT_HONOR * (1.0 if u >= 2 else 0.6)
+        return WAIT_BASE * WAIT_HONOR * (1.0 if u >= 2 else 0.6)
+    r = k % 9
+    if r == 0 or r == 8:
+        p = WAIT_BASE * WAIT_TERMINAL
+    elif r == 1 or r == 7:
+        p = WAIT_BASE * WAIT_NEAR_TERMINAL
     else:
-        r = k % 9
-        if r == 0 or r == 8:
-            p = WAIT_BASE * WAIT_TERMINAL
-        elif r == 1 or r == 7:
-            p = WAIT_BASE * WAIT_NEAR_TERMINAL
-        else:
-            p = WAIT_BASE * WAIT_MIDDLE
-        p *= WAIT_BY_UNSEEN[u if u < 4 else 3]
+        p = WAIT_BASE * WAIT_MIDDLE
+    return p * WAIT_BY_UNSEEN[u if u < 4 else 3]
+
+
+@nrt_free(inline="always")
+def wait_by_seat(p, k, pat, in_pond):
+    """P(kind ``k`` completes a ready seat's hand) from its ``wait_prior``
+    ``p``: whether the seat discarded ``k`` itself (``in_pond``) and its
+    ``suit_pattern`` ``pat``; a kind it let go by is handled by the caller
+    (it is safe). Float."""
     if in_pond:
         p *= WAIT_IN_POND
     if pat >= 0:
@@ -291,7 +299,7 @@ def claim_chance(rules, concealed, is_next, k, unseen, hidden):
     return p if p < 1.0 else 1.0
 
 
-@nrt_free
+@nrt_free(inline="always")
 def feed_cost(rules, fed_to_me, concealed, is_next, k, unseen, hidden, worth, ready):
     """Expected points a discard of ``k`` costs through a claim by a seat that
     has claimed ``fed_to_me`` melds from the decider's discards: becoming bound
@@ -319,18 +327,23 @@ def fill_danger(view, scr, with_feed):
     P(legal) x the deal-in cost) and, with ``with_feed``, ``scr.feed[k]`` by
     feeding a claim (a binding third meld, a kong). Fills ``scr.unseen``
     (``view.fill_unseen``); scr.threat[o] and scr.worth[o] are left with
-    each seat's ready chance and worth. Returns the largest ready chance
-    (0 when no threat shows)."""
+    each seat's ready chance and worth; uses ``scr.work`` and ``scr.mark``
+    as scratch. Returns the largest ready chance (0 when no threat shows)."""
     me = view.seat
     rules = view.rules
     hand = view.hand
     wild = view.wild
     unseen = scr.unseen
     mark = scr.mark
+    prior = scr.work        # [k]: wait_prior of each natural kind held
     for k in range(C.N_KINDS):
         scr.danger[k] = 0.0
         scr.feed[k] = 0.0
     hidden = fill_unseen(view, unseen)
+    for k in range(C.N_PLAY):
+        mark[k] = 0
+        if hand[k] > 0 and not wild[k]:
+            prior[k] = wait_prior(k, unseen[k])
     top = 0.0
     n_wild_ready = 0.0
     for d in range(1, 4):
@@ -359,9 +372,8 @@ def fill_danger(view, scr, with_feed):
                  and (fed_to_me == 2 or ready > 0.0))
         if not danger and not feeds:
             continue
-        for k in range(C.N_PLAY):
-            mark[k] = 0
-        for i in range(view.n_pond[o]):
+        n_pond = view.n_pond[o]
+        for i in range(n_pond):
             mark[view.pond[o, i]] = 1
         concealed = 13 - 3 * n_melds
         is_next = o == (me + 1) % 4
@@ -369,10 +381,12 @@ def fill_danger(view, scr, with_feed):
             if hand[k] == 0 or wild[k]:
                 continue
             if danger and not view.passed[o, k]:
-                scr.danger[k] += ready * cost * wait_chance(k, unseen[k], pat, mark[k] != 0)
+                scr.danger[k] += ready * cost * wait_by_seat(prior[k], k, pat, mark[k] != 0)
             if feeds:
                 scr.feed[k] += feed_cost(rules, fed_to_me, concealed, is_next, k, unseen,
                                          hidden, worth, ready)
+        for i in range(n_pond):
+            mark[view.pond[o, i]] = 0
     # a discarded wild completes any ready hand
     for k in range(C.N_KINDS):
         if wild[k] and hand[k] > 0:
