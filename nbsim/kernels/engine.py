@@ -1062,8 +1062,9 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
 
 # ------------------------------------------------------------------ compiling in parts
 # ``nbsim.warmup`` compiles the game engine in two processes: one compiles
-# the scorer (``warm_scorer``) while the other compiles the policies
-# (``warm_policies``) and then the rest of the engine, which loads both
+# the scorer (``warm_scorer``) and the parts that call no policy
+# (``warm_parts``) while the other compiles the policies
+# (``warm_policies``) and then the rest of the engine, which loads them
 # from the cache. Each probe calls what the engine calls with the engine's
 # argument types (so that its compiled code is what the engine looks up),
 # and runs none of it unless ``run`` is true.
@@ -1078,6 +1079,44 @@ def warm_scorer(rules, tables, run):
         _try_win(rules, tables, g, z, z, np.int64(C.WIN_SELF_DRAW), z, np.int64(-1),
                  np.int64(-1), np.int64(-1), out)
     return out[O_ERROR]
+
+
+@njit(cache=True)
+def warm_parts(rules, tables, run):
+    """Compile the parts of the engine that call neither a policy nor the
+    scorer (the wall and the draws, melds, win checks, Ninghai liability
+    and fu, recording a win) as ``play_deal`` and ``_play`` call them, so
+    that the process that compiles the scorer compiles them too.
+    rules: int64[R_LEN] (read-only); run: bool."""
+    g = new_state()
+    out = np.zeros(OUT_LEN, np.int64)
+    log = np.zeros((0, C.EV_LEN), np.int32)
+    z = np.int64(0)
+    r = 0
+    if run:
+        W.wall_setup(rules, np.uint64(0), z, True, g.wall, g.work, g.st, g.ws, g.wild)
+        n_log = W.log_setup(g.ws, log, 0)
+        r += W.deal_hands(g.wall, g.ws, g.wild, g.hands, g.flowers, log, n_log)
+        rng.stream_init(np.uint64(0), z, rng.STREAM_POLICY + z, g.prng[z])
+        _update_may_win(tables, g.wild, g.hands[z], g.n_melds[z], g.nat, g.may_win, g.no_win, z)
+        if _complete_with(tables, g.wild, g.hands[z], g.nat, z):
+            r += 1
+        r += _liable(rules, tables, g, z, z, z)
+        r += W.drawable_left(rules, g.ws, g.ts[TS_N_KONGS])
+        r += _kong_options(g.wild, g.hands[z], g.melds[z], g.n_melds[z], g.opts)
+        _add_meld(g, z, C.MELD_PUNG, z, z)
+        _add_meld(g, z, C.MELD_KONG, z, z)
+        _add_meld(g, z, C.MELD_CHOW, z, z)
+        _add_meld(g, z, C.MELD_CKONG, z, np.int64(-1))
+        if _draw_for(rules, g, z, True, log):
+            r += 1
+        if _draw_for(rules, g, z, False, log):
+            r += 1
+        _fu_all(rules, g, z, out)
+        _set_win(g, C.OUT_SELF_DRAWN, z, np.int64(-1), z, z, np.int64(-1))
+        _set_win(g, C.OUT_ROBBING_KONG, z, z, z, np.int64(0), np.int64(-1))
+        _set_win(g, C.OUT_DISCARD, z, z, z, z, z)
+    return r
 
 
 @njit(cache=True)

@@ -106,6 +106,26 @@ def game_batch(rules, tables, seed, start, policies, params, with_events, out, m
 
 
 @njit(cache=True)
+def warm_parts(rules, tables, run):
+    """``engine.warm_parts`` and the deal-mode columns of a played deal
+    (``_dealt_columns``) as ``game_batch`` calls them: the engine's parts
+    that call no policy, compiled beside the scorer (``nbsim.warmup``).
+    rules: int64[R_LEN] (read-only); run: bool."""
+    r = E.warm_parts(rules, tables, run)
+    state = E.new_state()
+    dealt_hands = np.zeros((1, 4, C.N_KINDS), np.int8)
+    dealt_flowers = np.zeros((1, 4), np.uint8)
+    wilds_held = np.zeros((1, 4), np.uint8)
+    dice = np.zeros((1, 4), np.uint8)
+    indicator = np.zeros(1, np.int8)
+    complete = np.zeros(1, np.bool_)
+    if run:
+        _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
+                       complete, np.int64(0))
+    return r
+
+
+@njit(cache=True)
 def match_seed(seed, match):
     """uint64 seed of match ``match`` of run seed ``seed``: deal j of the match
     is deal j of this seed."""
