@@ -114,6 +114,13 @@ def held_counts(nat):
 
 
 @njit(cache=True, inline="always")
+def held_counts_less(c1, c2, c3, c):
+    """``held_counts`` after one tile of a kind held ``c`` times is taken out
+    (c = 0: nothing changes, e.g. a wild goes)."""
+    return c1 - (c == 1) + (c == 2), c2 - (c == 2) + (c == 3), c3 - (c == 3)
+
+
+@njit(cache=True, inline="always")
 def pungs_shanten_counts(c1, c2, c3, n_wilds, n_declared):
     """Shanten toward all pungs when c_v kinds hold v tiles (v = 1, 2, 3 or
     more): 3k + 1 - wilds - (most naturals fitting k pungs + 1 pair), k = 4 -

@@ -45,6 +45,7 @@ from nbsim.kernels.policies.common import (
     TG_OPEN,
     claim_toward,
     held_counts,
+    held_counts_less,
     kind_in_target,
     kong_toward,
     pungs_shanten_counts,
@@ -204,7 +205,8 @@ def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc):
         else:
             c = nat[k]          # k goes from c held to c - 1 (c >= 1)
             x = unseen[k]
-            a = _pungs_gain(c1 - (c == 1) + (c == 2), c2 - (c == 2) + (c == 3), c3 - (c == 3),
+            d1, d2, d3 = held_counts_less(c1, c2, c3, c)
+            a = _pungs_gain(d1, d2, d3,
                             u0 + (x if c == 1 else 0),
                             u1 + (x if c == 2 else 0) - (x if c == 1 else 0),
                             u2 + (x if c == 3 else 0) - (x if c == 2 else 0),
@@ -484,7 +486,9 @@ def choose_discard(view, params, prng, scr, allowed):
     # toward all pungs the shanten depends only on how many kinds hold 1, 2
     # and 3+ tiles (common.pungs_shanten_counts): a discard moves one count
     pungs = target == TG_ALL_PUNGS
-    c1, c2, c3 = held_counts(nat)
+    c1 = c2 = c3 = np.int64(0)
+    if pungs:
+        c1, c2, c3 = held_counts(nat)
     sh = scr.iwork          # [k]: target shanten; [DC ..]: acceptances' draw classes
     acc = scr.work          # [k]: tile acceptance
     # np.int64: with a literal, numba would also compile the callees these
@@ -502,9 +506,8 @@ def choose_discard(view, params, prng, scr, allowed):
             ww = w
             j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
         if pungs:
-            c = 0 if wild[k] else nat[k]
-            s = pungs_shanten_counts(c1 - (c == 1) + (c == 2), c2 - (c == 2) + (c == 3),
-                                     c3 - (c == 3), ww, n_melds)
+            d1, d2, d3 = held_counts_less(c1, c2, c3, 0 if wild[k] else nat[k])
+            s = pungs_shanten_counts(d1, d2, d3, ww, n_melds)
         else:
             s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
         sh[k] = s
