@@ -24,8 +24,6 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.kernels import batch as KB
 from nbsim.kernels import codes as C
-from nbsim.kernels import engine as KE
-from nbsim.kernels import games as KG
 from nbsim.kernels.wilds import wild_kinds
 from nbsim.rules import RuleSet
 from nbsim.tiles import KIND_NAMES, format_meld, format_tiles
@@ -176,6 +174,7 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     Ninghai fan and fu per item; flowers_end_* from ``engine.O_FLOWERS_END``
     (bit masks, written in notation); a heavenly hand's winning tile is null
     (``engine.O_WIN_TILE`` is -1: the dealer's 14 tiles have none)."""
+    from nbsim.kernels import engine as KE
     n = out.shape[0]
     cols: dict[str, pl.Series] = {}
     cols["round_wind"] = _seat_series("round_wind", round_winds.astype(np.int64))
@@ -290,6 +289,10 @@ def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndar
 
 
 def _alloc(n: int, with_events: bool):
+    # the game engine's modules load only for game mode (deal mode never
+    # imports them: about 0.13 s of a deal-mode call's start-up, measured)
+    from nbsim.kernels import engine as KE
+    from nbsim.kernels import games as KG
     return dict(
         out=np.zeros((n, KE.OUT_LEN), np.int64),
         melds=np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
@@ -341,6 +344,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
 
 def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_events):
+    from nbsim.kernels import games as KG
     n = stop - start
     a = _alloc(n, with_events)
     n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start),
@@ -384,6 +388,7 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
 
 def _match_chunk(rs, seed, m_start, m_stop, player_policies, policy_args, tables,
                  with_events):
+    from nbsim.kernels import games as KG
     n_m = m_stop - m_start
     cap = max(64, n_m * 32)
     while True:

@@ -107,7 +107,7 @@ def _spot_ok(name: str, a: np.ndarray) -> bool:
     if name.endswith("shanten"):
         if int(a[0].max()) != 0 or a[-1, 9] != 14:
             return False
-        return bool((a.max(axis=0) <= caps).all())
+        return bool(KT.columns_at_most(a, caps))
     if name.endswith("class"):
         return a.shape[0] > 0 and int(a.max()) < 256
     # combos
@@ -117,16 +117,17 @@ def _spot_ok(name: str, a: np.ndarray) -> bool:
 def _consistent(arrays) -> bool:
     """The class tables reproduce the fit tables they were derived from
     (combining a group with the empty group gives the group's own fit row;
-    a full check, about 30 ms)."""
+    a full check of every row, jitted: a few ms)."""
     sn, hn, sf, hf, scls, hcls, ss, sh = arrays
     if ss.shape[0] != ss.shape[1] or sh.shape[0] != ss.shape[0]:
         return False
-    if int(scls.max()) >= ss.shape[0] or int(hcls.max()) >= sh.shape[1]:
+    if int(scls[0]) >= ss.shape[0] or int(hcls[0]) >= sh.shape[1]:
         return False
     e_s = int(scls[0])
     e_h = int(hcls[0])
-    return bool((ss[scls, e_s] == sf).all() and (sh[scls, e_h] == sf).all()
-                and (sh[e_s, hcls] == hf).all())
+    return bool(KT.rows_match_classes(sf, scls, np.ascontiguousarray(ss[:, e_s]))
+                and KT.rows_match_classes(sf, scls, np.ascontiguousarray(sh[:, e_h]))
+                and KT.rows_match_classes(hf, hcls, np.ascontiguousarray(sh[e_s])))
 
 
 def _read(path: Path, name: str):

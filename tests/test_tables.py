@@ -234,19 +234,32 @@ def test_corrupt_cache_is_rebuilt(tmp_path, monkeypatch, damage):
     NT.clear_memo()
 
 
-def test_inconsistent_class_tables_are_rebuilt(tmp_path, monkeypatch):
+@pytest.mark.parametrize("damage", ["other_class", "class_out_of_range", "honor_class",
+                                    "fit_above_cap"])
+def test_inconsistent_class_tables_are_rebuilt(tmp_path, monkeypatch, damage):
     """Derived tables from another build (shapes fine, content not matching
-    the fit tables) are detected by the consistency check."""
+    the fit tables: one entry anywhere) and a fit entry above what its
+    target can hold are detected by the jitted checks
+    (``kernels.tables.rows_match_classes``, ``columns_at_most``)."""
     monkeypatch.setenv("NBSIM_CACHE_DIR", str(tmp_path))
     NT.clear_memo()
     good = NT.load_tables()
-    path = NT.table_path("suit_fit_class", tmp_path)
-    bad = good.suit_fit_class.copy()
-    bad[777777] = (bad[777777] + 1) % good.fit_combo_ss.shape[0]
-    np.save(path, bad)
+    n_sc = good.fit_combo_ss.shape[0]
+    name = {"honor_class": "honor_fit_class", "fit_above_cap": "suit_shanten"}.get(
+        damage, "suit_fit_class")
+    bad = getattr(good, name).copy()
+    if damage == "other_class":
+        bad[777777] = (bad[777777] + 1) % n_sc
+    elif damage == "class_out_of_range":
+        bad[-1] = n_sc
+    elif damage == "honor_class":
+        bad[4321] = (bad[4321] + 1) % good.fit_combo_sh.shape[1]
+    else:
+        bad[123456, 3] = 6                   # 1 meld + 1 pair holds at most 5 tiles
+    np.save(NT.table_path(name, tmp_path), bad)
     NT.clear_memo()
     again = NT.load_tables()
-    assert np.array_equal(again.suit_fit_class, good.suit_fit_class)
+    assert np.array_equal(getattr(again, name), getattr(good, name))
     NT.clear_memo()
 
 
