@@ -117,7 +117,8 @@ def _spot_ok(name: str, a: np.ndarray) -> bool:
 def _consistent(arrays) -> bool:
     """The class tables reproduce the fit tables they were derived from
     (combining a group with the empty group gives the group's own fit row;
-    a full check of every row, jitted: a few ms)."""
+    a full check of every row by a jitted loop: about 45-50 ms for all three,
+    where numpy's gathers took 155 ms)."""
     sn, hn, sf, hf, scls, hcls, ss, sh = arrays
     if ss.shape[0] != ss.shape[1] or sh.shape[0] != ss.shape[0]:
         return False

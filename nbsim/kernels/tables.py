@@ -316,8 +316,8 @@ def rows_match_classes(fit, cls, rows):
     """True when every row of ``fit`` equals the class row it is named by:
     ``fit[i] == rows[cls[i]]`` for all i, and every class is a row of
     ``rows`` (fit: uint8[n, 10]; cls: uint8[n]; rows: uint8[k, 10]). The
-    full consistency check of cached tables (``nbsim.tables``), a few
-    milliseconds where numpy's gather took about 50 ms per table."""
+    full consistency check of cached tables (``nbsim.tables``): about 20 ms
+    for a suit table, where numpy's gather took about 50 ms."""
     k = rows.shape[0]
     for i in range(fit.shape[0]):
         c = cls[i]
