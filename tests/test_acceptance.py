@@ -17,7 +17,7 @@ from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.policies import common as PC
 from nbsim.kernels.policies import defend as D
-from nbsim.kernels.policies.view import N_WORK
+from nbsim.kernels.policies.view import MEMO_W, N_WORK
 
 SETTINGS = dict(derandomize=True, deadline=None, max_examples=400,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -66,8 +66,14 @@ def _counts(tables, hand, wild, n_melds, target, unseen, fast, slow):
             nat[k] += 1
         best = min(best, sh[k])
     acc = np.zeros(C.N_KINDS, np.float64)
+    kinds = np.zeros(C.N_KINDS, np.int64)       # the held kinds, ascending
+    n_kinds = 0
+    for k in range(C.N_KINDS):
+        if hand[k] > 0:
+            kinds[n_kinds] = k
+            n_kinds += 1
     top = D.acceptances(tables, wild, nat, w, n_melds, target, best, sh, i0, i1, i2, i3,
-                        unseen, acc, sh)
+                        unseen, acc, sh, kinds, n_kinds, np.zeros(4 * MEMO_W, np.int8))
     for k in range(C.N_KINDS):
         fast[k] = -1.0
         slow[k] = -1.0

@@ -56,7 +56,7 @@ from nbsim.kernels.policies.common import (
 )
 from nbsim.kernels.policies.table import param_index
 from nbsim.kernels.policies.threat import caution_weight, fill_danger
-from nbsim.kernels.policies.view import fill_unseen
+from nbsim.kernels.policies.view import MEMO_W, fill_unseen
 
 P_CAUTION = param_index("defend", "caution")
 P_BIND = param_index("defend", "bind")
@@ -176,7 +176,7 @@ def _pungs_gain(c1, c2, c3, u0, u1, u2, u3, w, n_melds, s_ref):
 
 
 @nrt_free
-def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc):
+def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc, kinds, n_kinds):
     """``acceptances`` toward all pungs: the held counts and the unseen
     drawable copies by held count are worked out once for the whole hand,
     and a candidate discard of kind k moves k one count down
@@ -196,7 +196,8 @@ def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc):
         else:
             u3 += unseen[t]
     acc_max = 0.0
-    for k in range(C.N_KINDS):
+    for i in range(n_kinds):
+        k = kinds[i]
         acc[k] = 0.0
         if sh[k] != s_ref:
             continue
@@ -285,15 +286,18 @@ def _draw_classes(tables, g, base, in_g, idx, nat, wild, unseen, iwork):
 
 @nrt_free
 def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3, unseen,
-                acc, iwork):
-    """Tile acceptance of every candidate discard ``k`` with ``sh[k] ==
-    s_ref`` into ``acc[k]`` (0 for the others); returns the largest. The
+                acc, iwork, kinds, n_kinds, memo):
+    """Tile acceptance of every candidate discard ``k`` in ``kinds[:n_kinds]``
+    (int64, ascending) with ``sh[k] == s_ref`` into ``acc[k]`` (0 for the
+    other listed kinds; the unlisted ones are left as they were); returns
+    the largest. The
     acceptance of discarding k: the unseen tiles whose draw brings the hand
     left (``nat`` minus k: 3k + 1 tiles, group indices i0..i3 of the whole
     hand) closer than ``s_ref`` to ``target``: natural kinds by their unseen
     copies, and every unseen wild. wild: bool[42]; unseen: int64[42]
     (``view.fill_unseen``); acc: float64[42]; iwork: int64[>= DW + 36]
-    scratch (``sh`` may share its first 42 entries).
+    scratch (``sh`` may share its first 42 entries); memo: int8[4 x
+    MEMO_W] scratch.
 
     Exact shortcuts (the same counts as trying every draw on every
     candidate): the fit shanten depends only on the fit class of each group
@@ -305,8 +309,11 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
       class is tried once per candidate (``_other_groups``); candidates of
       one group that leave it the same class share that count (the last
       four are remembered);
-    * draws into the discard's group that give it the same class help
-      alike: the last four classes tried are remembered.
+    * a draw into the discard's group (of a natural kind) helps or not by
+      the class it gives that group alone: the other groups keep their
+      whole-hand classes and the tiles needed are the same for every
+      natural discard, so the answer is remembered per group and class
+      (``memo``) for all the candidates.
     Toward all pungs, ``_pungs_acceptances``."""
     n_wild = 0
     for k in range(C.N_KINDS):
@@ -314,7 +321,8 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
             n_wild += unseen[k]
     acc_max = 0.0
     if target == TG_ALL_PUNGS:
-        return _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc)
+        return _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc, kinds,
+                                  n_kinds)
     # the groups the target counts, by their first kinds (1m, 1p, 1s, east)
     in0 = kind_in_target(target, 0)
     in1 = kind_in_target(target, 9)
@@ -329,13 +337,16 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
     n2 = _draw_classes(tables, 2, b2, in2, i2, nat, wild, unseen, iwork)
     n3 = _draw_classes(tables, 3, b3, in3, i3, nat, wild, unseen, iwork)
     n_fit = 4 - n_melds
+    for j in range(4 * MEMO_W):
+        memo[j] = 0
     # the other groups' count per (discard group, its class after, need): last four
     o_g0 = o_g1 = o_g2 = o_g3 = np.int64(-2)
     o_c0 = o_c1 = o_c2 = o_c3 = np.int64(-1)
     o_n0 = o_n1 = o_n2 = o_n3 = np.int64(0)
     o_v0 = o_v1 = o_v2 = o_v3 = np.int64(0)
     n_o = 0
-    for k in range(C.N_KINDS):
+    for i in range(n_kinds):
+        k = kinds[i]
         acc[k] = 0.0
         if sh[k] != s_ref:
             continue
@@ -374,14 +385,8 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
             n_o = (n_o + 1) & 3
         n = n_wild + other
         if gk >= 0:
-            # draws into the discard's own group
-            c0 = post if gk == 0 else b0
-            c1 = post if gk == 1 else b1
-            c2 = post if gk == 2 else b2
-            c3 = post if gk == 3 else b3
-            m0 = m1 = m2 = m3 = np.int64(-1)    # the last classes tried, and whether they help
-            h0 = h1 = h2 = h3 = False
-            n_memo = 0
+            # draws into the discard's own group: the others keep b0..b3
+            row = MEMO_W * gk
             for r in range(9 if gk < 3 else 7):
                 t = 9 * gk + r
                 if unseen[t] == 0 or wild[t] or nat[t] - (1 if t == k else 0) >= 4:
@@ -389,31 +394,14 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
                 cl = H.group_class(gk, kidx + H.kind_step(t)[1], tables)
                 if cl == post:
                     continue
-                if cl == m0:
-                    helps = h0
-                elif cl == m1:
-                    helps = h1
-                elif cl == m2:
-                    helps = h2
-                elif cl == m3:
-                    helps = h3
-                else:
-                    helps = H.best_fit_classes(cl if gk == 0 else c0, cl if gk == 1 else c1,
-                                               cl if gk == 2 else c2, cl if gk == 3 else c3,
+                known = memo[row + cl]
+                if known == 0:
+                    helps = H.best_fit_classes(cl if gk == 0 else b0, cl if gk == 1 else b1,
+                                               cl if gk == 2 else b2, cl if gk == 3 else b3,
                                                n_fit, tables) > need
-                    if n_memo == 0:
-                        m0 = cl
-                        h0 = helps
-                    elif n_memo == 1:
-                        m1 = cl
-                        h1 = helps
-                    elif n_memo == 2:
-                        m2 = cl
-                        h2 = helps
-                    else:
-                        m3 = cl
-                        h3 = helps
-                    n_memo = (n_memo + 1) & 3
+                    memo[row + cl] = 1 if helps else 2
+                else:
+                    helps = known == 1
                 if helps:
                     n += unseen[t]
         acc[k] = n
@@ -478,8 +466,15 @@ def choose_discard(view, params, prng, scr, allowed):
     lam = caution_weight(caution)
     w = split_hand(hand, wild, nat)
     target, value = _target(view, params, nat, w, scr.tmp)
+    # the candidates: held and allowed kinds, ascending (the loops below
+    # visit only these; a list built without a branch per kind)
+    cand = scr.kinds
+    n_cand = 0
+    for k in range(C.N_KINDS):
+        cand[n_cand] = k
+        n_cand += 1 if (hand[k] > 0) & allowed[k] else 0
     if lam > 0.0 or bind > 0.0:
-        fill_danger(view, scr, bind > 0.0)      # fills scr.unseen too
+        fill_danger(view, scr, bind > 0.0, cand, n_cand)    # fills scr.unseen too
     else:
         fill_unseen(view, scr.unseen)
     i0, i1, i2, i3 = H.group_indices(nat)
@@ -495,10 +490,8 @@ def choose_discard(view, params, prng, scr, allowed):
     # reach for Literal[int] arguments while it infers the loop's types
     best_s = np.int64(BIG)
     n_best = 0
-    for k in range(C.N_KINDS):
-        sh[k] = BIG
-        if hand[k] == 0 or not allowed[k]:
-            continue
+    for i in range(n_cand):
+        k = cand[i]
         if wild[k]:
             ww = w - 1
             j0, j1, j2, j3 = i0, i1, i2, i3
@@ -521,7 +514,7 @@ def choose_discard(view, params, prng, scr, allowed):
     acc_max = 0.0
     if measure:
         acc_max = acceptances(tables, wild, nat, w, n_melds, target, best_s, sh, i0, i1, i2, i3,
-                              scr.unseen, acc, sh)
+                              scr.unseen, acc, sh, cand, n_cand, scr.memo)
     gain = _gain(view, value)
     tl = view.tiles_left
     best_k = np.int64(-1)
@@ -529,10 +522,9 @@ def choose_discard(view, params, prng, scr, allowed):
     best_s2 = np.int64(BIG)  # BIG: not worked out yet
     best_u = np.int64(BIG)
     best_sk = np.int64(BIG)
-    for k in range(C.N_KINDS):
+    for i in range(n_cand):
+        k = cand[i]
         s = sh[k]
-        if s >= BIG:
-            continue
         ratio = 1.0
         if measure and s == best_s and acc_max > 0.0:
             ratio = acc[k] / acc_max

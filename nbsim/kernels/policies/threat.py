@@ -23,9 +23,9 @@ function per question, from the deciding seat's public ``View`` only.
 * ``feed_cost(...)``: what a claim of ``k`` by ``o`` would cost: a
   third meld from the same discarder binds it (三包: 5T on a self-drawn win);
   an exposed kong makes the discarder pay for a win on the replacement.
-* ``fill_danger(view, scr, with_feed)``: the expected cost in points of discarding each
-  kind, summed over the opponents (ready x wait x legal x cost, plus the
-  claim costs), into ``scr.danger``.
+* ``fill_danger(view, scr, with_feed, kinds, n_kinds)``: the expected cost in
+  points of discarding each of the listed kinds, summed over the opponents
+  (ready x wait x legal x cost, plus the claim costs), into ``scr.danger``.
 
 Only ``fill_danger`` takes the whole view: the helpers it calls per seat
 and per kind take just the arrays they read (a view passed by value to a
@@ -321,17 +321,17 @@ def feed_cost(rules, fed_to_me, concealed, is_next, k, unseen, hidden, worth, re
 
 
 @nrt_free
-def fill_danger(view, scr, with_feed):
-    """Expected points lost by discarding each kind k (0..41), over the three
-    opponents: ``scr.danger[k]`` by dealing in (P(ready) x P(k completes) x
-    P(legal) x the deal-in cost) and, with ``with_feed``, ``scr.feed[k]`` by
-    feeding a claim (a binding third meld, a kong). Fills ``scr.unseen``
+def fill_danger(view, scr, with_feed, kinds, n_kinds):
+    """Expected points lost by discarding each held kind k in ``kinds[:n_kinds]``
+    (int64, kinds 0..41), over the three opponents: ``scr.danger[k]`` by
+    dealing in (P(ready) x P(k completes) x P(legal) x the deal-in cost)
+    and, with ``with_feed``, ``scr.feed[k]`` by feeding a claim (a binding
+    third meld, a kong); 0 for the other kinds. Fills ``scr.unseen``
     (``view.fill_unseen``); scr.threat[o] and scr.worth[o] are left with
     each seat's ready chance and worth; uses ``scr.work`` and ``scr.mark``
     as scratch. Returns the largest ready chance (0 when no threat shows)."""
     me = view.seat
     rules = view.rules
-    hand = view.hand
     wild = view.wild
     unseen = scr.unseen
     mark = scr.mark
@@ -342,7 +342,9 @@ def fill_danger(view, scr, with_feed):
     hidden = fill_unseen(view, unseen)
     for k in range(C.N_PLAY):
         mark[k] = 0
-        if hand[k] > 0 and not wild[k]:
+    for i in range(n_kinds):
+        k = kinds[i]
+        if not wild[k]:
             prior[k] = wait_prior(k, unseen[k])
     top = 0.0
     n_wild_ready = 0.0
@@ -377,8 +379,9 @@ def fill_danger(view, scr, with_feed):
             mark[view.pond[o, i]] = 1
         concealed = 13 - 3 * n_melds
         is_next = o == (me + 1) % 4
-        for k in range(C.N_PLAY):
-            if hand[k] == 0 or wild[k]:
+        for i in range(n_kinds):
+            k = kinds[i]
+            if wild[k]:
                 continue
             if danger and not view.passed[o, k]:
                 scr.danger[k] += ready * cost * wait_by_seat(prior[k], k, pat, mark[k] != 0)
@@ -388,8 +391,9 @@ def fill_danger(view, scr, with_feed):
         for i in range(n_pond):
             mark[view.pond[o, i]] = 0
     # a discarded wild completes any ready hand
-    for k in range(C.N_KINDS):
-        if wild[k] and hand[k] > 0:
+    for i in range(n_kinds):
+        k = kinds[i]
+        if wild[k]:
             scr.danger[k] = 0.9 * n_wild_ready
     scr.threat[me] = 0.0
     scr.worth[me] = 0.0
