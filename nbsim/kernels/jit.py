@@ -11,20 +11,21 @@ array (they write into scratch arrays their caller owns) do not need NRT:
 made played deals about 35% faster with identical results. A kernel that
 allocates (np.zeros, np.empty, array copies) must keep ``njit``.
 
-``nrt_free`` kernels also use numpy's error model (``error_model="numpy"``):
-a division by zero gives inf, nan or 0 instead of raising
-ZeroDivisionError. So a kernel has no exception path for division and
-modulo, and numba does not check the status of every call for a raised
-exception. None of the kernels divides by zero. Every divisor is a
-constant, a guarded count or a total that is never 0, so results are the
-same. The game engine with ``defend`` in every seat plays 22% to 27% more
-deals per second (measured on all five variants, identical frames).
+Every kernel (``njit`` and ``nrt_free`` from here) uses numpy's error
+model (``error_model="numpy"``): a division by zero gives inf, nan or 0
+instead of raising ZeroDivisionError. So a kernel has no exception path for
+division and modulo, and numba does not check the status of every call for
+a raised exception. None of the kernels divides by zero: every divisor is
+a constant, a guarded count or a total that is never 0, so results are the
+same (identical game frames on all five variants and identical deal-mode
+shards). The scorer's kernels (``readings``, ``score``) used numpy's model
+before the others did.
 
 Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
 module first sets up numba's cache folder (``numba_cache.configure``), which
 has to happen before any ``cache=True`` decorator runs.
 """
-from numba import njit
+import numba
 
 from nbsim.kernels import numba_cache
 
@@ -39,11 +40,18 @@ def cache_folder_in_use():
     return _CACHE
 
 
+def njit(fn=None, **options):
+    """``numba.njit`` with numpy's error model for division (see the module
+    doc): ``@njit(cache=True)``, ``@njit(cache=True, inline="always")``;
+    ``options`` go to ``numba.njit``."""
+    options.setdefault("error_model", "numpy")
+    return numba.njit(**options)(fn) if fn is not None else numba.njit(**options)
+
+
 def nrt_free(fn=None, **options):
-    """``@nrt_free`` or ``@nrt_free(inline="always")``: njit with
-    cache=True, no reference counting and numpy's error model for division
-    (see the module doc); ``options`` go to ``numba.njit``."""
+    """``@nrt_free`` or ``@nrt_free(inline="always")``: ``njit`` with
+    cache=True and no reference counting (see the module doc); ``options``
+    go to ``numba.njit``."""
     def wrap(f):
-        options.setdefault("error_model", "numpy")
         return njit(cache=True, _nrt=False, **options)(f)
     return wrap(fn) if fn is not None else wrap
