@@ -18,8 +18,8 @@ division and modulo, and numba does not check the status of every call for
 a raised exception. None of the kernels divides by zero: every divisor is
 a constant, a guarded count or a total that is never 0, so results are the
 same (identical game frames on all five variants and identical deal-mode
-shards). The scorer's kernels (``readings``, ``score``) used numpy's model
-before the others did.
+shards). The scorer's kernels set this model one decorator at a time
+before; ``njit`` now sets it for all of them.
 
 Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
 module first sets up numba's cache folder (``numba_cache.configure``), which

@@ -20,13 +20,13 @@ from nbsim.kernels.jit import njit, nrt_free
 FAN_FULL_CAP = 3    # RULES.md section 8: at fan >= 3 the points are the scheme's cap
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def is_terminal(kind):
     """True for a terminal (rank 1 or 9) or honor kind (0..33)."""
     return kind >= C.HONOR0 or kind % 9 == 0 or kind % 9 == 8
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def pung_fu_item(kind, concealed, kong):
     """The Ninghai fu item (``codes.FU_ITEMS`` index 0..7) of a pung/kong of
     ``kind`` (RULES.md section 8, docs/rules.md §8): exposed or concealed,
@@ -41,14 +41,14 @@ def pung_fu_item(kind, concealed, kong):
     return item
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def pung_fu(rules, kind, concealed, kong):
     """Ninghai fu of a pung/kong of ``kind`` (RULES.md section 8, [scoring.fu]):
     the value of its item ``pung_fu_item``."""
     return rules[C.R_FU + pung_fu_item(kind, concealed, kong)]
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def scheme_points(rules, scheme, fan, fu):
     """Ninghai points of one scheme (RULES.md sections 8 and 10): base B with
     fu: ceil10((B + fu) * 2**fan); without fu (tui_dao_ba): B * 2**fan; at
@@ -68,7 +68,7 @@ def scheme_points(rules, scheme, fan, fu):
     return min(p, cap)
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def silver(rules, scheme, points):
     """Silver for points under scheme (RULES.md section 8): 1:1, or for the
     rounding schemes each hundred's remainder 0-20 -> 0, 30-60 -> 50,
@@ -86,7 +86,7 @@ def silver(rules, scheme, points):
     return points
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def player_fu(rules, hand, melds, n_melds, flowers):
     """A Ninghai player's own fu (胡) for the settlement among non-winners
     (RULES.md section 8, 胡头; not modelled further here).
@@ -114,7 +114,7 @@ def player_fu(rules, hand, melds, n_melds, flowers):
     return fu
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def payments(rules, T, seat, win_by, ctx, discarder, fed, fed_by_winner, kong_from, liable, res):
     """Net payments per seat into res[RES_PAY:RES_PAY + 4] (RULES.md sections 7,
     8 and 10), zero-sum.

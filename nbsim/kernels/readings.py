@@ -263,20 +263,20 @@ wild)."""
 
 
 # ---------------------------------------------------------------- small helpers
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def item_tai(rules, item):
     """Tai of tai item ``item`` (``codes.T_*``), 0 when the variant lacks it."""
     v = rules[C.R_TAI + item]
     return 0 if v == C.TAI_ABSENT else v
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def has_item(rules, item):
     """True when the variant has tai item ``item`` (``codes.T_*``)."""
     return rules[C.R_TAI + item] != C.TAI_ABSENT
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def suit_bit(kind):
     """Suit bit of a kind 0..33: 1 m, 2 p, 4 s, 8 honors."""
     if kind >= C.HONOR0:
@@ -284,21 +284,21 @@ def suit_bit(kind):
     return 1 << (kind // 9)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def fu_set_inc(kind, concealed, kong):
     """One pung/kong of ``kind`` in a packed set count (``Groups.fu_sets``,
     ``fu_desc``): 1 shifted to its fu item (``payments.pung_fu_item``)."""
     return 1 << (FUD_BITS * pung_fu_item(kind, concealed, kong))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def fu_desc(fu_sets, closed):
     """The Ninghai fu descriptor of a reading (module doc): the packed set
     counts of its concealed groups and the closed-wait bit (closed: bool)."""
     return fu_sets | ((1 if closed else 0) << FUD_CLOSED_SHIFT)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _chow_shape(base, pos):
     """Shape of the winning tile at position pos (0..2) of the chow starting at base."""
     if pos == 1:
@@ -309,13 +309,13 @@ def _chow_shape(base, pos):
     return SH_EDGE if rank == 0 else SH_TWO          # 3 completing 12
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _natural_chow(iw, base):
     """True when the 14 tiles hold a natural tile of each kind of the chow at base."""
     return iw[O_NAT0 + base] >= 1 and iw[O_NAT0 + base + 1] >= 1 and iw[O_NAT0 + base + 2] >= 1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _with_pung(iw, groups, kind, fu_inc):
     """``groups`` plus a pung of ``kind`` whose fu item is ``fu_inc``
     (``fu_set_inc``)."""
@@ -326,21 +326,21 @@ def _with_pung(iw, groups, kind, fu_inc):
                   groups.pair_kind, groups.fu_sets + fu_inc)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _with_chow(groups):
     """``groups`` plus a chow of a suit they already show."""
     return Groups(groups.suits, groups.pungs, groups.chows + 1, groups.dragon_pungs,
                   groups.seat_pung, groups.round_pung, groups.pair_kind, groups.fu_sets)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _with_pair(groups, kind, suits):
     """``groups`` with the pair of ``kind`` (-1: a free pair class) and suit bits ``suits``."""
     return Groups(suits, groups.pungs, groups.chows, groups.dragon_pungs, groups.seat_pung,
                   groups.round_pung, kind, groups.fu_sets)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _with_class(iw, groups, c, fu_field):
     """``groups`` plus a free meld of class c (fu item from field CF_FUI_C or
     CF_FUI_E)."""
@@ -353,7 +353,7 @@ def _with_class(iw, groups, c, fu_field):
 
 
 # ---------------------------------------------------------------- free group classes
-@nrt_free(error_model="numpy")
+@nrt_free
 def fill_classes(rules, iw, suits, seat_kind, round_kind):
     """The free group classes of a hand (see the module doc) into the class
     table iw[O_CLS:] and the hand constants HC_N_MELD_CLASSES,
@@ -406,7 +406,7 @@ def fill_classes(rules, iw, suits, seat_kind, round_kind):
 
 
 # ---------------------------------------------------------------- one reading
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def encode_desc(flush, all_pungs, dragon_pungs, seat_pung, round_pung, wait_item, big_single):
     """The reading descriptor (module doc): flush FLUSH_*, all_pungs bool,
     dragon_pungs 0..4, seat_pung and round_pung 0/1, wait_item a T_* id or
@@ -417,7 +417,7 @@ def encode_desc(flush, all_pungs, dragon_pungs, seat_pung, round_pung, wait_item
             | ((1 if big_single else 0) << DESC_BIG_SINGLE_SHIFT))
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def fill_items(rules, iw, o, desc):
     """Item tai of a reading into iw[o:o + N_TAI]: the hand items
     iw[O_HAND_ITEMS:] plus the reading items packed in desc (``encode_desc``)."""
@@ -445,7 +445,7 @@ def fill_items(rules, iw, o, desc):
         iw[o + C.T_BIG_SINGLE_WAIT] += item_tai(rules, C.T_BIG_SINGLE_WAIT)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def reading_present(rules, desc):
     """Bit mask of the reading-dependent tai items that apply in the reading
     ``desc`` (``encode_desc``; bit t: item t of ``codes.TAI_ITEMS``), items
@@ -475,7 +475,7 @@ def reading_present(rules, desc):
     return p
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def fill_fan_fu(rules, iw, o, desc, fud):
     """Ninghai fan per item (``codes.FAN_ITEMS``, before the fan cap) into
     iw[o:o + N_FAN] and fu per item (``codes.FU_ITEMS``) into
@@ -501,7 +501,7 @@ def fill_fan_fu(rules, iw, o, desc, fud):
         iw[o + C.N_FAN + C.FU_CLOSED_WAIT] += rules[C.R_FU + C.FU_CLOSED_WAIT]
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _set_fu(rules, fu_sets):
     """Fu of packed set counts (``Groups.fu_sets``)."""
     fu = 0
@@ -510,7 +510,7 @@ def _set_fu(rules, fu_sets):
     return fu
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def _compare_vectors(iw, a, b, n):
     """Lexicographic comparison of iw[a:a + n] with iw[b:b + n]: 1, 0 or -1."""
     for i in range(n):
@@ -519,7 +519,7 @@ def _compare_vectors(iw, a, b, n):
     return 0
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def _consider(rules, iw, groups, win):
     """Score one complete reading and keep it if it beats the best so far.
 
@@ -694,7 +694,7 @@ def _consider(rules, iw, groups, win):
 
 
 # ---------------------------------------------------------------- free groups
-@nrt_free(error_model="numpy")
+@nrt_free
 def _free_pair(rules, iw, free_pair, groups, win):
     """Choose the class of a free pair (when free_pair is 1) and score."""
     if free_pair == 0:
@@ -705,7 +705,7 @@ def _free_pair(rules, iw, free_pair, groups, win):
                                         groups.suits | iw[O_HC + HC_PAIR_CLASS_SUIT + pc]), win)
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def _free(rules, iw, free_melds, free_pair, groups, win):
     """Choose the classes of free_melds (0..2) free melds and the free pair
     (free_pair 0/1), then score."""
@@ -725,7 +725,7 @@ def _free(rules, iw, free_melds, free_pair, groups, win):
                 _free_pair(rules, iw, free_pair, _with_class(iw, groups1, c2, CF_FUI_C), win)
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def _convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
     """Re-identify one free group to hold kind j, then choose the other classes.
 
@@ -764,7 +764,7 @@ def _convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
             _free(rules, iw, free_melds, 0, pair, win)
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def _eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
     """All readings of one natural-group cover (n_groups groups in GT/GB,
     n_pairs pairs among them, wilds_left wilds left for the free groups)."""
@@ -904,7 +904,7 @@ OPT_CHOW_MID = 3    # chow i-1, i, i+1
 OPT_CHOW_HIGH = 4   # chow i-2, i-1, i
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _options(iw, i, wilds_left, n_pairs, n_melds, n_meld_slots, pair_slots, min_option):
     """Bit mask of the group options (OPT_*) at the lowest uncovered kind i
     that fit the wilds left, only options >= min_option (dedupe of groups
@@ -929,7 +929,7 @@ def _options(iw, i, wilds_left, n_pairs, n_melds, n_meld_slots, pair_slots, min_
     return m
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def search(rules, iw, wilds, n_meld_slots, pair_slots):
     """Depth-first cover of the natural tiles iw[O_NAT:O_NAT + N_PLAY]
     (changed during the search, restored on return) by groups with

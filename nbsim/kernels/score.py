@@ -108,7 +108,7 @@ __all__ = ["score_win", "score_one", "score_batch", "player_fu", "scheme_points"
 
 
 # ---------------------------------------------------------------- hand items
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _flower_counts(rules, flowers, seat):
     """(flowers set aside, of group A 1f-4f, of group B 5f-8f, seat flowers
     of group A, seat flowers of group B) for ``flowers`` int8[8]."""
@@ -132,7 +132,7 @@ def _flower_counts(rules, flowers, seat):
     return n_flowers, set_a, set_b, seat_a, seat_b
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _hand_item(rules, iw, item, n):
     """Hand item ``item`` (``codes.T_*``) applied n >= 1 times: its tai into
     iw[O_HAND_ITEMS + item]; returns its presence bit (1 << item, or 0 when
@@ -141,7 +141,7 @@ def _hand_item(rules, iw, item, n):
     return (1 << item) if has_item(rules, item) else 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, holds_all3,
                     wild_single_wait):
     """The Ningbo tai items that do not depend on the reading (flowers,
@@ -194,7 +194,7 @@ def _tai_hand_items(rules, iw, flowers, seat, win_by, ctx, win_wild, wilds, hold
 
 
 # ---------------------------------------------------------------- main kernel
-@nrt_free(error_model="numpy")
+@nrt_free
 def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
               round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
               iw):
@@ -398,7 +398,7 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
     return C.OK
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
               round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
     """Score one winning situation (RULES.md sections 3, 5-8 and 10).
@@ -440,7 +440,7 @@ def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
                      iw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def score_batch(rules, tables, hands, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
                 round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
     """``score_win`` over n situations, reusing one scratch.

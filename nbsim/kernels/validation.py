@@ -16,7 +16,7 @@ from nbsim.kernels.scratch import O_MELD_COUNT
 from nbsim.kernels.wilds import next_kind
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def wild_set(rules, indicator):
     """Wild kinds of an indicator as (kind a, kind b, flower bit mask, wild
     tiles in play): RULES.md section 3, the same sets as ``wilds.wild_mask``
@@ -35,7 +35,7 @@ def wild_set(rules, indicator):
     return indicator, -1, 0, 3
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def is_wild(kind, wild_a, wild_b, wild_flowers):
     """True when ``kind`` (0..41) is wild for the set ``wild_set`` returned."""
     if kind >= C.FLOWER0:
@@ -43,7 +43,7 @@ def is_wild(kind, wild_a, wild_b, wild_flowers):
     return kind == wild_a or kind == wild_b
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def validate(rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind,
              indicator, discarder, fed, fed_by_winner, kong_from, liable, iw):
     """Check the input (RULES.md section 10 and the tile counts).

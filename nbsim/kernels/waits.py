@@ -20,7 +20,7 @@ from nbsim.kernels.scratch import O_MELD_COUNT, O_NAT0, O_NAT13
 from nbsim.kernels.validation import is_wild
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def melds_only(naturals, wilds, tables):
     """True when the natural counts (length >= 34) plus ``wilds`` wilds split
     into melds only (no pair); tables: ``nbsim.tables.load_tables()``."""
@@ -36,7 +36,7 @@ def melds_only(naturals, wilds, tables):
     return left >= 0 and left % 3 == 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always")
 def nat13(iw, win_kind, win_wild):
     """Natural counts of the 13-tile hand (before the winning tile) into O_NAT13."""
     for k in range(C.N_PLAY):
@@ -45,7 +45,7 @@ def nat13(iw, win_kind, win_wild):
         iw[O_NAT13 + win_kind] -= 1
 
 
-@nrt_free(error_model="numpy")
+@nrt_free
 def wait_info(iw, hand, indicator, wild_a, wild_b, wild_flowers, wilds13, tables):
     """Size of the 13-tile wait set (capped at 3) and its first two kinds,
     for the natural counts in O_NAT13 and wilds13 wilds (RULES.md section 10:
