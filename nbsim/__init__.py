@@ -10,11 +10,12 @@ Public API (see the README and docs/rules.md):
     compare(run_dirs, out=None) -> nbsim.comparison.Comparison
     sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweeps.SweepResult
 
-Everything but load_rules is imported on first use (polars, scipy and the
-kernels load then), so ``import nbsim`` and ``nbsim rules`` stay fast.
+Everything is imported on first use (numpy and pydantic with load_rules;
+polars, scipy and the kernels with the others), so ``import nbsim`` costs
+a few milliseconds: the ``nbsim`` command's client (``nbsim.client``)
+imports nothing more before it hands the command to the warm server.
 """
 from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
-from nbsim.rules import RuleSet, load_rules
 
 __version__ = "0.1.0"
 
@@ -23,7 +24,8 @@ __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "
            "HandError",
            "RunError", "__version__"]
 
-_LAZY = {"score_hand": ("nbsim.scoring", "score_hand"),
+_LAZY = {"load_rules": ("nbsim.rules", "load_rules"), "RuleSet": ("nbsim.rules", "RuleSet"),
+         "score_hand": ("nbsim.scoring", "score_hand"),
          "ScoreResult": ("nbsim.scoring", "ScoreResult"),
          "simulate": ("nbsim.runs", "simulate"),
          "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),

@@ -88,10 +88,7 @@ def deal_columns(arr: np.ndarray, seed: int, start: int, hands, flowers, wilds, 
         "wild_kinds": wild_lut.gather(ind_idx).alias("wild_kinds"),
         "dealer_complete": pl.Series("dealer_complete", comp),
     }
-    data = np.empty((4, n * KB.MAX_HAND_TEXT + 4), np.uint8)
-    offsets = np.empty((4, n + 1), np.int32)
-    used = np.zeros(4, np.int64)
-    KB.format_hands(hands, KB.SUIT_LETTERS, data, offsets, used)
+    data, offsets, used = hand_text(hands)
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"hand_{suf}"] = _strings(data[s, :used[s]], offsets[s], n, f"hand_{suf}")
     for s, suf in enumerate(S.SEAT_SUFFIXES):
@@ -100,6 +97,38 @@ def deal_columns(arr: np.ndarray, seed: int, start: int, hands, flowers, wilds, 
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"wilds_{suf}"] = pl.Series(f"wilds_{suf}", np.ascontiguousarray(wilds[:, s]))
     return cols
+
+
+def hand_text(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hand notation of int8[n, 4, 42] hands, written by the kernel
+    (``kernels.batch.format_hands``): per seat, the UTF-8 bytes
+    (uint8[4, n * MAX_HAND_TEXT + 4]), the Arrow string offsets
+    (int32[4, n + 1]) and the number of bytes used (int64[4])."""
+    n = hands.shape[0]
+    data = np.empty((4, n * KB.MAX_HAND_TEXT + 4), np.uint8)
+    offsets = np.empty((4, n + 1), np.int32)
+    used = np.zeros(4, np.int64)
+    KB.format_hands(hands, KB.SUIT_LETTERS, data, offsets, used)
+    return data, offsets, used
+
+
+def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables) -> tuple:
+    """The deal kernel's arrays for deals ``start .. stop - 1`` of ``seed``
+    (the arguments of ``deal_columns`` after ``start``): hands, flowers, wilds,
+    dice, ind, comp. No polars: the warm server calls it before it forks.
+    Raises RunError if the kernel reports a failure (a bug)."""
+    n = stop - start
+    hands = np.empty((n, 4, C.N_KINDS), np.int8)
+    flowers = np.empty((n, 4), np.uint8)
+    wilds = np.empty((n, 4), np.uint8)
+    dice = np.empty((n, 4), np.uint8)
+    ind = np.empty(n, np.int8)
+    comp = np.empty(n, np.bool_)
+    res = KB.deal_batch(arr, np.uint64(seed), np.int64(start), tables, hands, flowers,
+                        wilds, dice, ind, comp)
+    if res < 0:  # pragma: no cover - a 144-tile wall always suffices
+        raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
+    return hands, flowers, wilds, dice, ind, comp
 
 
 def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
@@ -113,18 +142,7 @@ def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
     if tables is None:
         from nbsim.tables import load_tables
         tables = load_tables()
-    n = stop - start
-    hands = np.empty((n, 4, C.N_KINDS), np.int8)
-    flowers = np.empty((n, 4), np.uint8)
-    wilds = np.empty((n, 4), np.uint8)
-    dice = np.empty((n, 4), np.uint8)
-    ind = np.empty(n, np.int8)
-    comp = np.empty(n, np.bool_)
-    res = KB.deal_batch(arr, np.uint64(seed), np.int64(start), tables, hands, flowers,
-                        wilds, dice, ind, comp)
-    if res < 0:  # pragma: no cover - a 144-tile wall always suffices
-        raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
-    cols = deal_columns(arr, seed, start, hands, flowers, wilds, dice, ind, comp)
+    cols = deal_columns(arr, seed, start, *deal_arrays(arr, seed, start, stop, tables))
     df = pl.DataFrame([cols[c] for c in S.column_order("deal")])
     return df.cast(pl.Schema(S.schema("deal")))
 
@@ -343,14 +361,22 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
     return df, ev
 
 
-def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_events):
+def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: tuple,
+                tables, with_events: bool) -> tuple[dict, int]:
+    """The game kernel's arrays for deals ``start .. stop - 1`` of ``seed``
+    played out (``_alloc``'s dict, filled) and the number of event rows. No
+    polars: the warm server calls it before it forks."""
     from nbsim.kernels import games as KG
-    n = stop - start
-    a = _alloc(n, with_events)
-    n_ev = KG.game_batch(rs.array, tables, np.uint64(seed), np.int64(start),
+    a = _alloc(stop - start, with_events)
+    n_ev = KG.game_batch(arr, tables, np.uint64(seed), np.int64(start),
                          *policy_args, with_events, a["out"], a["melds"],
                          a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
                          a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
+    return a, int(n_ev)
+
+
+def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_events):
+    a, n_ev = game_arrays(rs.array, seed, start, stop, policy_args, tables, with_events)
     cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])
     cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))

@@ -118,6 +118,37 @@ def _compile(group: str, helper: str | None = None) -> None:
         raise ValueError(f"unknown kernel group {group!r}")
 
 
+# the groups the warm server (``nbsim.server``) loads before it forks
+LOADABLE = ("deal", "game", "score")
+
+
+def load(group: str) -> None:
+    """Load the compiled kernels of ``group`` (one of ``LOADABLE``) into this
+    process with one tiny call each, touching neither polars nor pyarrow:
+    their thread pools, once started, make a later ``fork`` unsafe, so the
+    warm server (``nbsim.server``) preloads through this and not through
+    ``_compile``. Loads from the cache when the group is compiled (compiles
+    otherwise). Raises ValueError for another group."""
+    from nbsim.rules import load_rules
+    from nbsim.tables import load_tables
+    rs = load_rules("ningbo-3baida")
+    tables = load_tables()
+    if group == "deal":
+        from nbsim.frames import deal_arrays, hand_text
+        hand_text(deal_arrays(rs.array, 0, 0, 1, tables)[0])
+    elif group == "game":
+        from nbsim.frames import game_arrays, hand_text
+        from nbsim.policies import as_policies, kernel_arrays
+        a, _ = game_arrays(rs.array, 0, 0, 1, kernel_arrays(as_policies("defend")), tables,
+                           False)
+        hand_text(a["hands"])
+    elif group == "score":
+        from nbsim.scoring import score_hand
+        score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
+    else:
+        raise ValueError(f"group {group!r} cannot be preloaded; allowed: {', '.join(LOADABLE)}")
+
+
 def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
                     clock: bool | None = None) -> None:
     """Compile (or load) the kernels of ``group`` now. When they are not yet

@@ -43,6 +43,18 @@ def test_import_nbsim_does_not_import_numba():
     assert out.strip() == "False"
 
 
+def test_the_client_imports_only_the_standard_library():
+    """The ``nbsim`` command's client (nbsim.client) must start in
+    milliseconds: no numpy, pydantic, click, numba or polars."""
+    out = _python("""
+        import sys
+        import nbsim.client
+        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules"}
+        print(sorted(heavy & set(sys.modules)))
+    """)
+    assert out.strip() == "[]"
+
+
 def test_rules_command_does_not_import_numba():
     out = _python("""
         import sys

@@ -1,0 +1,233 @@
+"""The warm server behind the ``nbsim`` command (nbsim.client, nbsim.server).
+
+Each test runs the installed ``nbsim`` console script as a user would, with
+its own server folder (NBSIM_SERVER_DIR), and stops its servers afterwards.
+What a command prints, writes and exits with must be the same through the
+server as in its own process; signals reach the command; a killed client
+takes its command with it; a changed setup gets a new server.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from nbsim import client
+
+NBSIM = Path(sys.executable).with_name("nbsim")
+pytestmark = pytest.mark.skipif(not NBSIM.exists(), reason="the nbsim console script is not "
+                                                           "installed next to this interpreter")
+
+
+@pytest.fixture()
+def env(tmp_path):
+    """The environment of a user whose calls go through a server in tmp_path/srv."""
+    e = {k: v for k, v in os.environ.items() if k != "NBSIM_SERVER"}
+    e["NBSIM_SERVER_DIR"] = str(tmp_path / "srv")
+    yield e
+    subprocess.run([str(NBSIM), "server", "stop"], env=e, capture_output=True, timeout=60)
+    _wait_gone(e, 30)
+
+
+def _nbsim(args, env, **kw):
+    return subprocess.run([str(NBSIM), *args], env=env, capture_output=True, text=True,
+                          timeout=600, **kw)
+
+
+def _status(env) -> list[dict]:
+    out = _nbsim(["server", "status"], env)
+    assert out.returncode == 0, out.stderr
+    return [dict(pid=int(m[0]), requests=int(m[1]), running=int(m[2]))
+            for m in re.findall(r"pid (\d+): (\d+) commands, (\d+) running", out.stdout)]
+
+
+def _wait_gone(env, limit_s: float) -> bool:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        if not _status(env):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _started(env) -> dict:
+    out = _nbsim(["server", "start"], env)
+    assert out.returncode == 0, out.stderr
+    (st,) = _status(env)
+    return st
+
+
+def _frame(run: Path) -> pl.DataFrame:
+    return pl.read_parquet(sorted(run.glob("shard-*.parquet"))).sort("deal")
+
+
+def _no_timing(text: str) -> str:
+    return re.sub(r"in [\d.]+ s \([\d,]+ deals/s\)", "in T", text)
+
+
+def test_commands_through_the_server_match_their_own_process(env, tmp_path):
+    """simulate (deal and game), report and a bad request: the same output,
+    files and exit status through the server as with NBSIM_SERVER=0, and
+    the server counts the calls it served."""
+    st = _started(env)
+    alone = dict(env, NBSIM_SERVER="0")
+    for mode in ("deal", "game"):
+        args = ["simulate", "ningbo-3baida", "--mode", mode, "--seed", "5", "--deals", "700",
+                "--shard-size", "300", "--no-progress"]
+        a = _nbsim([*args, "--out", str(tmp_path / f"srv-{mode}")], env)
+        b = _nbsim([*args, "--out", str(tmp_path / f"own-{mode}")], alone)
+        assert (a.returncode, b.returncode) == (0, 0), a.stderr + b.stderr
+        assert _no_timing(a.stdout).replace("srv-", "own-") == _no_timing(b.stdout)
+        assert _frame(tmp_path / f"srv-{mode}").equals(_frame(tmp_path / f"own-{mode}"))
+        ra = _nbsim(["report", str(tmp_path / f"srv-{mode}")], env)
+        rb = _nbsim(["report", str(tmp_path / f"own-{mode}")], alone)
+        assert ra.returncode == rb.returncode == 0
+        assert ra.stdout.replace("srv-", "own-") == rb.stdout
+    bad = ["simulate", "no-such-variant", "--seed", "1", "--deals", "5", "--out",
+           str(tmp_path / "x")]
+    a, b = _nbsim(bad, env), _nbsim(bad, alone)
+    assert a.returncode == b.returncode == 2
+    assert a.stderr == b.stderr and "no such file or shipped config" in a.stderr
+    (after,) = _status(env)
+    assert after["pid"] == st["pid"] and after["requests"] == st["requests"] + 5
+
+
+def test_working_directory_and_umask_are_the_clients(env, tmp_path):
+    """A relative --out lands in the client's working directory, and the
+    files are created under the client's umask, as in its own process."""
+    _started(env)
+    work = tmp_path / "here"
+    work.mkdir()
+    modes = []
+    for name, e in (("srv", env), ("own", dict(env, NBSIM_SERVER="0"))):
+        out = _nbsim(["simulate", "ningbo-3baida", "--seed", "1", "--deals", "10", "--out", name,
+                      "--no-progress"], e, cwd=work, preexec_fn=lambda: os.umask(0o027))
+        assert out.returncode == 0, out.stderr
+        modes.append(sorted((p.name, p.stat().st_mode) for p in (work / name).iterdir()))
+    assert modes[0] == modes[1]
+    assert all(mode & 0o007 == 0 for _, mode in modes[0])
+
+
+def test_ctrl_c_reaches_the_command_and_resume_finishes(env, tmp_path):
+    """SIGINT to the client interrupts the command in the server (status
+    130, finished shards kept); SIGKILL of the client kills the command; the
+    run then resumes to the content of an uninterrupted run."""
+    _started(env)
+    run = tmp_path / "run"
+    args = ["simulate", "ningbo-3baida", "--mode", "game", "--seed", "9", "--deals", "24000",
+            "--shard-size", "1000", "--workers", "1", "--no-progress", "--out", str(run)]
+    proc = subprocess.Popen([str(NBSIM), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _wait_for_shard(run, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "continue with --resume" in err
+    kept = sorted(run.glob("shard-*.parquet"))
+    assert kept
+
+    proc = subprocess.Popen([str(NBSIM), *args, "--resume"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    t0 = time.monotonic()
+    while _status(env)[0]["running"] and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
+    assert _status(env)[0]["running"] == 0          # the command died with its client
+
+    done = _nbsim([*args, "--resume"], env)
+    assert done.returncode == 0, done.stderr
+    ref = tmp_path / "ref"
+    ref_args = ["simulate", "ningbo-3baida", "--mode", "game", "--seed", "9", "--deals", "24000",
+                "--shard-size", "1000", "--workers", "2", "--no-progress", "--out", str(ref)]
+    whole = _nbsim(ref_args, dict(env, NBSIM_SERVER="0"))
+    assert whole.returncode == 0, whole.stderr
+    assert _frame(run).equals(_frame(ref))
+
+
+def _wait_for_shard(run: Path, proc, limit_s: float = 120) -> None:
+    t0 = time.monotonic()
+    while not list(run.glob("shard-*.parquet")):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() - t0 < limit_s
+        time.sleep(0.05)
+
+
+def test_a_changed_setup_gets_its_own_server(env, tmp_path, monkeypatch):
+    """The socket's name changes with a setting read at import (NUMBA_*,
+    NBSIM_*) and with any file of the package, not with the server's own
+    settings."""
+    monkeypatch.setenv("NBSIM_SERVER_DIR", env["NBSIM_SERVER_DIR"])
+    base = client.socket_path()
+    monkeypatch.setenv("NBSIM_SERVER_IDLE", "5")
+    assert client.socket_path() == base
+    monkeypatch.setenv("NUMBA_OPT", "2")
+    assert client.socket_path() != base
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("x = 1\n")
+    before = client.fingerprint(str(pkg))
+    (pkg / "a.py").write_text("x = 22\n")
+    assert client.fingerprint(str(pkg)) != before
+
+
+def test_stop_idle_and_a_stale_socket(env, tmp_path):
+    """``nbsim server stop`` ends the server and removes its socket; a
+    server exits by itself after NBSIM_SERVER_IDLE seconds; a socket file
+    left by a dead server is replaced by the next server."""
+    st = _started(env)
+    stopped = _nbsim(["server", "stop"], env)
+    assert stopped.returncode == 0 and str(st["pid"]) in stopped.stdout
+    assert _wait_gone(env, 30)
+    assert not list(Path(env["NBSIM_SERVER_DIR"]).glob("*.sock"))
+
+    idle = dict(env, NBSIM_SERVER_IDLE="1")
+    _started(idle)
+    assert _wait_gone(idle, 40)
+
+    path = Path(_socket_for(env))
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(path))                  # a socket file nobody listens on
+    s.close()
+    out = _nbsim(["rules", "ningbo-3baida", "--json"], env)   # runs here, starts a server
+    assert out.returncode == 0 and json.loads(out.stdout)
+    t0 = time.monotonic()
+    while not _status(env) and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+    assert _status(env)
+
+
+def _socket_for(env) -> str:
+    code = "from nbsim import client; print(client.socket_path())"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def test_an_unsafe_folder_runs_commands_in_their_own_process(tmp_path):
+    """A server folder others may open is refused: the command still runs
+    (in its own process) and no server starts."""
+    srv = tmp_path / "open"
+    srv.mkdir(mode=0o755)
+    srv.chmod(0o755)
+    e = {k: v for k, v in os.environ.items() if k != "NBSIM_SERVER"}
+    e["NBSIM_SERVER_DIR"] = str(srv)
+    out = _nbsim(["rules", "ninghai", "--json"], e)
+    assert out.returncode == 0 and json.loads(out.stdout)
+    time.sleep(1)
+    assert not list(srv.iterdir())
+    with pytest.raises(client.ServerUnavailable, match="mode 0700"):
+        os.environ["NBSIM_SERVER_DIR"] = str(srv)
+        try:
+            client.server_dir()
+        finally:
+            del os.environ["NBSIM_SERVER_DIR"]
