@@ -42,7 +42,8 @@ from nbsim.errors import NbsimError
 
 # settings read when the server imports its libraries: a change starts a new
 # server (the command's own environment is passed on with every call)
-KEY_ENV_PREFIXES = ("NBSIM_", "NUMBA_", "PYTHON", "MPL", "OPENBLAS", "OMP_", "LD_")
+KEY_ENV_PREFIXES = ("NBSIM_", "NUMBA_", "PYTHON", "MPL", "OPENBLAS", "OMP_", "LD_", "XDG_CACHE",
+                    "HOME")
 # settings of the server itself, not part of its identity
 _SERVER_ENV = ("NBSIM_SERVER", "NBSIM_SERVER_IDLE", "NBSIM_SERVER_DIR")
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -213,13 +214,16 @@ def _umask() -> int:
 
 def start_server(path: str) -> None:
     """Start a server for ``path`` in the background (its own session, no
-    terminal, output to ``<path>.log``); returns at once. A second server
-    for the same path exits by itself (``nbsim.server`` holds a lock)."""
+    terminal, output to ``<path>.log``, working directory /, and ``-P``: no
+    folder of the caller's put first on its import path); returns at once.
+    A second server for the same path exits by itself (``nbsim.server``
+    holds a lock)."""
     import subprocess
     log = open(path[:-len(".sock")] + ".log", "ab")     # noqa: SIM115 - handed to the child
     try:
-        subprocess.Popen([sys.executable, "-m", "nbsim.server", path], stdin=subprocess.DEVNULL,
-                         stdout=log, stderr=log, start_new_session=True, close_fds=True)
+        subprocess.Popen([sys.executable, "-P", "-m", "nbsim.server", path],
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/",
+                         start_new_session=True, close_fds=True)
     finally:
         log.close()
 
