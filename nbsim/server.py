@@ -13,12 +13,19 @@ starts from a process whose only threads are the libraries' idle helpers
 
 It serves clients of its own user only (checked with SO_PEERCRED; the
 socket's folder has mode 0700), one lock file per socket keeps a second
-server for the same socket from starting, and it exits after
-``NBSIM_SERVER_IDLE`` seconds without a command (default 900), on SIGTERM,
-on ``nbsim server stop`` and when its socket file is removed or replaced.
+server for the same socket from starting, a new server asks those of an
+older setup of the same installation to stop (``supersede``), and it exits
+after ``NBSIM_SERVER_IDLE`` seconds without a command (default 900), on
+SIGTERM, on ``nbsim server stop`` and when its socket file is removed or
+replaced.
 A client that goes away (killed) takes its command's process with it
-(SIGKILL), as if they were one process; a command's process killed by a
-signal is reported to its client with that signal.
+(SIGKILL: a thread of the command's process watches the client's socket),
+as if they were one process, even when the server itself is gone; a
+command's process killed by a signal is reported to its client with that
+signal. The command's process takes the client's nice value, CPU affinity,
+resource limits and ignored signals too; when it cannot (a lower nice value
+or a higher hard limit than the server's), it refuses, and the client runs
+the command itself.
 """
 from __future__ import annotations
 
@@ -78,8 +85,9 @@ def preload() -> list[str]:
 class Server:
     """One listening socket, its forked command processes and their clients."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, lock=None):
         self.path = path
+        self.lock = lock                      # the lock file, held for life
         self.started = time.time()
         self.last = time.monotonic()
         self.requests = 0
@@ -139,8 +147,6 @@ class Server:
                     with contextlib.suppress(OSError):
                         while os.read(self.wake_r, 512):
                             pass
-                else:
-                    self._client_event(key.fileobj, key.data)  # type: ignore[arg-type]
 
     def _preload_new(self) -> None:
         """Load the groups compiled since the server started (a command of
@@ -187,23 +193,7 @@ class Server:
             if os.WIFSIGNALED(status):
                 with contextlib.suppress(OSError):
                     conn.sendall(json.dumps({"signal": os.WTERMSIG(status)}).encode() + b"\n")
-            with contextlib.suppress(KeyError, ValueError):
-                self.sel.unregister(conn)
             conn.close()
-
-    def _client_event(self, conn: socket.socket, pid: int) -> None:
-        """Data or EOF from the client of command ``pid``: EOF while the
-        command runs means the client died, and the command goes with it."""
-        try:
-            data = conn.recv(64)
-        except OSError:
-            data = b""
-        if data:
-            return
-        self.sel.unregister(conn)
-        if pid in self.children:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
 
     def _accept(self) -> None:
         assert self.listener is not None
@@ -212,7 +202,7 @@ class Server:
         except BlockingIOError:
             return
         conn.setblocking(True)
-        conn.settimeout(5.0)
+        conn.settimeout(1.0)          # a client sends its request as soon as it connects
         try:
             uid = _CRED.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
                                                _CRED.size))[1]
@@ -229,16 +219,21 @@ class Server:
             return
         for fd in fds:
             os.close(fd)
+        if op == "run":
+            answer = {"refused": "the server is stopping"}
+        else:
+            self.stopping = self.stopping or op == "stop"
+            answer = self.status()
         with contextlib.suppress(OSError):
-            if op == "stop":
-                self.stopping = True
-            conn.sendall(json.dumps(self.status()).encode() + b"\n")
+            conn.sendall(json.dumps(answer).encode() + b"\n")
         conn.close()
 
     def status(self) -> dict:
         """What ``nbsim server status`` prints: pid, socket, start time,
         commands served and running, groups preloaded, idle seconds."""
         return {"pid": os.getpid(), "socket": self.path, "started": self.started,
+                "package": _package(), "python": sys.executable,
+                "nice": os.getpriority(os.PRIO_PROCESS, 0),
                 "requests": self.requests, "running": len(self.children),
                 "preloaded": self.loaded, "idle_s": round(time.monotonic() - self.last, 1),
                 "idle_limit_s": idle_limit(), "stopping": self.stopping}
@@ -260,9 +255,7 @@ class Server:
             os._exit(code)
         for fd in fds:
             os.close(fd)
-        conn.settimeout(None)
         self.children[pid] = conn
-        self.sel.register(conn, selectors.EVENT_READ, pid)
 
     def _child_close(self) -> None:
         """In the forked copy: drop the server's sockets, pipe and handlers."""
@@ -277,6 +270,33 @@ class Server:
         self.sel.close()
         os.close(self.wake_r)
         os.close(self.wake_w)
+        if self.lock is not None:             # a new server may start while this runs
+            self.lock.close()
+
+
+def _package() -> str:
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def supersede(path: str) -> list[int]:
+    """Ask the other servers of this interpreter, package folder and nice
+    value (an older setup: edited files, other settings) to stop, so that
+    one server per installation runs (and one per nice value: a server
+    cannot lower its copies' nice value); the pids asked."""
+    import glob
+
+    from nbsim import client
+    asked = []
+    for other in glob.glob(os.path.join(os.path.dirname(path), "server-*.sock")):
+        if other == path:
+            continue
+        st = client.ask(other, "status")
+        if (st is not None and st.get("package") == _package()
+                and st.get("python") == sys.executable
+                and st.get("nice") == os.getpriority(os.PRIO_PROCESS, 0)
+                and client.ask(other, "stop") is not None):
+            asked.append(int(st["pid"]))
+    return asked
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -306,35 +326,28 @@ def _text_stream(fd: int, info, mode: str, line_buffering: bool):
 
 
 def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
-    """In the forked copy: become the client's process (descriptors 0-2,
-    working directory, environment, umask, argv), run the command through
-    ``nbsim.cli.main``, run the exit handlers a normal exit would run, and
-    send the exit status to the client. Returns the status."""
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    streams = request.get("streams") or [None, None, None]
-    sys.stdin = _text_stream(0, streams[0], "r", False)
-    sys.stdout = _text_stream(1, streams[1], "w", os.isatty(1))
-    sys.stderr = _text_stream(2, streams[2], "w", True)
-    for name in ("stdin", "stdout", "stderr"):        # what a fresh process's would be
-        setattr(sys, f"__{name}__", getattr(sys, name))
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.umask(int(request["umask"]))
-    argv = [str(a) for a in request["argv"]]
-    sys.argv = ["nbsim", *argv]
+    """In the forked copy: become the client's process (``adopt``), tell
+    the client its pid, run the command through ``nbsim.cli.main``, run the
+    exit handlers a normal exit would run, and send the exit status. A
+    client that goes away takes this process with it (``_watch``). When the
+    client's settings cannot be reproduced here (a lower nice value, a
+    higher hard limit), the command is refused and the client runs it
+    itself. Returns the status."""
+    try:
+        adopt(request, fds)
+    except (OSError, ValueError) as e:
+        with contextlib.suppress(OSError):
+            conn.sendall(json.dumps({"refused": f"cannot take the caller's settings: {e}"})
+                         .encode() + b"\n")
+        return 0
     conn.settimeout(None)
+    import threading
+    threading.Thread(target=_watch, args=(conn,), daemon=True).start()
     conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
     code = 0
     try:
-        os.chdir(request["cwd"])
         from nbsim.client import _in_process
-        code = _in_process(argv)
-    except OSError as e:
-        print(f"Error: cannot enter the working directory {request['cwd']!r}: {e}",
-              file=sys.stderr)
-        code = 2
+        code = _in_process([str(a) for a in request["argv"]])
     except BaseException:                      # noqa: BLE001 - as a normal process would
         import traceback
         traceback.print_exc()
@@ -342,10 +355,56 @@ def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
     _exit_handlers()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
-            stream.flush()
+            if stream is not None:
+                stream.flush()
     with contextlib.suppress(OSError):
         conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
     return code
+
+
+def adopt(request: dict, fds: list[int]) -> None:
+    """Take the client's descriptors 0-2 (closing those it started without),
+    streams, working directory, environment, umask, argv, ignored signals,
+    nice value, CPU affinity and resource limits (``client.process_settings``).
+    Raises OSError or ValueError when one cannot be taken."""
+    import resource
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    streams = request.get("streams") or [None, None, None]
+    sys.stdin = _text_stream(0, streams[0], "r", False)
+    sys.stdout = _text_stream(1, streams[1], "w", os.isatty(1))
+    sys.stderr = _text_stream(2, streams[2], "w", True)
+    for fd in request.get("closed", []):
+        os.close(fd)
+        setattr(sys, ("stdin", "stdout", "stderr")[fd], None)
+    for name in ("stdin", "stdout", "stderr"):        # what a fresh process's would be
+        setattr(sys, f"__{name}__", getattr(sys, name))
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.umask(int(request["umask"]))
+    sys.argv = [str(request.get("argv0", "nbsim")), *map(str, request["argv"])]
+    for signum in request.get("ignored", []):
+        signal.signal(signum, signal.SIG_IGN)
+    nice = int(request.get("nice", 0))
+    if os.getpriority(os.PRIO_PROCESS, 0) != nice:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
+    if "affinity" in request:
+        os.sched_setaffinity(0, request["affinity"])
+    for name, (soft, hard) in request.get("rlimits", {}).items():
+        which = getattr(resource, name, None)
+        if which is not None and resource.getrlimit(which) != (soft, hard):
+            resource.setrlimit(which, (soft, hard))
+
+
+def _watch(conn: socket.socket) -> None:
+    """The client's end closing (the client ended or was killed) ends this
+    command process at once, as if both were one process."""
+    with contextlib.suppress(OSError):
+        while conn.recv(64):
+            pass
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _exit_handlers() -> None:
@@ -415,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 1
-    server = Server(path)
+    server = Server(path, lock)
     t0 = time.perf_counter()
     try:
         server.loaded = preload()
@@ -424,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     server.listen()
     _log(f"serving {path}: preloaded {', '.join(server.loaded) or 'no kernels'} in "
          f"{time.perf_counter() - t0:.1f} s")
+    old = supersede(path)
+    if old:
+        _log(f"asked the servers of an older setup to stop: pid {', '.join(map(str, old))}")
     try:
         server.serve()
     finally:

@@ -231,3 +231,102 @@ def test_an_unsafe_folder_runs_commands_in_their_own_process(tmp_path):
             client.server_dir()
         finally:
             del os.environ["NBSIM_SERVER_DIR"]
+
+
+def _game(out: Path, deals: int = 20000) -> list[str]:
+    return [str(NBSIM), "simulate", "ningbo-3baida", "--mode", "game", "--deals", str(deals),
+            "--seed", "1", "--workers", "1", "--shard-size", "1000", "--no-progress",
+            "--out", str(out)]
+
+
+def _files(run: Path) -> int:
+    return len(list(run.glob("shard-*.parquet")))
+
+
+def test_kill_minus_9_with_closed_descriptors_and_ignored_signals(env, tmp_path):
+    """With its standard output closed, a client killed with SIGKILL still
+    takes its command along (the command does not inherit the socket as its
+    output); a signal the caller ignores (here SIGINT, as a shell does for
+    background jobs) is ignored by the command too; Ctrl-Z stops the
+    command, SIGCONT continues it."""
+    _started(env)
+    run = tmp_path / "closed"
+    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    _wait_for_shard(run, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    time.sleep(1.0)
+    n = _files(run)
+    time.sleep(2.0)
+    assert _files(run) == n < 20
+
+    run = tmp_path / "ignored"
+    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                        signal.SIG_IGN))
+    _wait_for_shard(run, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert _files(run) == 20
+
+    run = tmp_path / "stopped"
+    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _wait_for_shard(run, proc)
+    proc.send_signal(signal.SIGTSTP)
+    time.sleep(1.0)
+    n = _files(run)
+    time.sleep(2.0)
+    assert _files(run) == n < 20                 # stopped with its client
+    proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=300) == 0
+    assert _files(run) == 20
+
+
+def test_nice_affinity_and_odd_settings_are_the_clients(env, tmp_path):
+    """The command runs with the client's CPU affinity (the default
+    --workers follows it) and nice value; a setting that is not UTF-8 and a
+    working directory that no longer exists do not break the client."""
+    _started(env)
+    out = _nbsim(["simulate", "ningbo-3baida", "--mode", "game", "--deals", "600",
+                  "--shard-size", "300", "--seed", "1", "--no-progress", "--out",
+                  str(tmp_path / "one")], env, preexec_fn=lambda: os.sched_setaffinity(0, [0]))
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "one" / "manifest.json").read_text())["workers"] == 1
+    run = tmp_path / "niced"
+    _nbsim(["server", "start"], env, preexec_fn=lambda: os.nice(5))
+    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, preexec_fn=lambda: os.nice(5))
+    _wait_for_shard(run, proc)
+    writer = json.loads((run / ".nbsim.lock").read_text())["pid"]   # the command's process
+    nice = int(Path(f"/proc/{writer}/stat").read_text().rsplit(")", 1)[1].split()[16])
+    proc.kill()
+    proc.wait(timeout=30)
+    assert nice == 5
+    assert len(_status(env)) == 2                # a server per nice value
+    odd = dict(env, NBSIM_ODD_SETTING="\udcff")        # the byte 0xff, not UTF-8
+    out = subprocess.run([os.fsencode(str(NBSIM)), b"--version"],
+                         env={os.fsencode(k): os.fsencode(v) for k, v in odd.items()},
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0 and b"version" in out.stdout
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.run(f"cd {gone} && rmdir {gone} && {NBSIM} rules ningbo-3baida --json",
+                          shell=True, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and json.loads(proc.stdout)
+
+
+def test_a_new_setup_stops_the_older_server(env):
+    """Starting the server of a changed setup (here one more NBSIM_ setting)
+    asks the older server of the same installation to stop."""
+    first = _started(env)
+    other = dict(env, NBSIM_SETUP_TAG="2")
+    out = _nbsim(["server", "start"], other)
+    assert out.returncode == 0, out.stderr
+    t0 = time.monotonic()
+    while len(_status(other)) > 1 and time.monotonic() - t0 < 30:
+        time.sleep(0.2)
+    (st,) = _status(other)
+    assert st["pid"] != first["pid"]
