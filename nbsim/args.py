@@ -49,3 +49,11 @@ def whole_number(value, what: str, lo: int | None = None, hi: int | None = None,
     if lo is not None and hi is not None and not lo <= value <= hi:
         raise error(f"{what} must be {lo}..{hi}, got {value}")
     return int(value)
+
+
+def stderr_is_terminal() -> bool:
+    """True when standard error is open and a terminal (progress bars and
+    clocks are shown then). A process started with standard error closed
+    has ``sys.stderr`` None: False."""
+    import sys
+    return sys.stderr is not None and sys.stderr.isatty()

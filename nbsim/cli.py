@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from nbsim.args import stderr_is_terminal
 from nbsim.errors import NbsimError
 
 
@@ -446,7 +447,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
     from nbsim.rules import load_rules
 
     rs = load_rules(config, overrides)
-    show = sys.stderr.isatty() if progress is None else progress
+    show = stderr_is_terminal() if progress is None else progress
     with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc=f"{pol_a} vs {pol_b}") as bar:
         res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update)
@@ -481,7 +482,7 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
     configs = list(configs) or shipped_configs()
     n_pol = len([p for p in pols.split(",") if p.strip()])
     total = len(configs) * n_pol * (n_pol - 1) // 2 * deals
-    show = sys.stderr.isatty() if progress is None else progress
+    show = stderr_is_terminal() if progress is None else progress
     with tqdm(total=total, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc="ladder") as bar:
         lad = ladder(configs, pols, deals, seed, progress=bar.update)

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from nbsim import schema as S
+from nbsim.args import stderr_is_terminal
 from nbsim.errors import RunError, RunInterrupted
 from nbsim.rules import RuleSet, as_rules
 from nbsim.runfiles import (  # noqa: F401  (re-exported: the public API of a run folder)
@@ -573,7 +574,7 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     tasks = _shard_tasks(spec, manifest["run_id"], pending_ranges(spec.deals, spec.shard_size,
                                                                   done), used)
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = stderr_is_terminal()
     if tasks and cluster is None and spec.mode == "game" and spec.fmt == "deals":
         from nbsim.warmup import ensure_compiled
         ensure_compiled("game", clock=progress)   # says so before a first compile

@@ -42,7 +42,7 @@ import sys
 import time
 import warnings
 
-from nbsim.client import HEADER
+from nbsim.client import HEADER, RELAYED
 
 DEFAULT_IDLE_S = 900.0
 _CRED = struct.Struct("3i")          # SO_PEERCRED: pid, uid, gid
@@ -348,9 +348,8 @@ def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
     try:
         from nbsim.client import _in_process
         code = _in_process([str(a) for a in request["argv"]])
-    except BaseException:                      # noqa: BLE001 - as a normal process would
-        import traceback
-        traceback.print_exc()
+    except BaseException as e:                 # noqa: BLE001 - as a normal process would
+        _print_uncaught(e)
         code = 1
     _exit_handlers()
     for stream in (sys.stdout, sys.stderr):
@@ -360,6 +359,19 @@ def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
     with contextlib.suppress(OSError):
         conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
     return code
+
+
+def _print_uncaught(e: BaseException) -> None:
+    """An exception no command caught, printed as the interpreter would
+    (to standard error, nothing when it is closed), without this module's
+    frames."""
+    if sys.stderr is None:
+        return
+    import traceback
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    traceback.print_exception(type(e), e, tb, file=sys.stderr)
 
 
 def adopt(request: dict, fds: list[int]) -> None:
@@ -385,6 +397,10 @@ def adopt(request: dict, fds: list[int]) -> None:
     os.environ.update(request["env"])
     os.umask(int(request["umask"]))
     sys.argv = [str(request.get("argv0", "nbsim")), *map(str, request["argv"])]
+    for signum in (*RELAYED, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
+        # not what the process that started the server ignored, but the caller's
+        signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     for signum in request.get("ignored", []):
         signal.signal(signum, signal.SIG_IGN)
     nice = int(request.get("nice", 0))

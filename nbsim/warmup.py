@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from nbsim.args import stderr_is_terminal
+
 # wall-clock seconds of a cold compile on a 2-core machine (measured; only
 # used for the message)
 ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60}
@@ -163,7 +165,7 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
            if helper is not None and not is_compiled(helper) else ESTIMATE_S.get(group, 60))
     echo(f"compiling the {group} kernels, once, about {est} s on a 2-core machine "
          f"(cached for later runs in {_folder()})")
-    show = sys.stderr.isatty() if clock is None else clock
+    show = stderr_is_terminal() if clock is None else clock
     done = threading.Event()
     t0 = time.perf_counter()
 
@@ -217,7 +219,7 @@ def main(argv=None) -> int:
     waiting = list(todo)
     procs: dict = {}
     with tqdm(total=est, unit="s", desc="compiling", file=sys.stderr,
-              disable=not sys.stderr.isatty(),
+              disable=not stderr_is_terminal(),
               bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
         while waiting or procs:
             for g in [g for g in waiting if AFTER.get(g) not in waiting and

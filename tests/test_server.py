@@ -247,9 +247,12 @@ def test_kill_minus_9_with_closed_descriptors_and_ignored_signals(env, tmp_path)
     """With its standard output closed, a client killed with SIGKILL still
     takes its command along (the command does not inherit the socket as its
     output); a signal the caller ignores (here SIGINT, as a shell does for
-    background jobs) is ignored by the command too; Ctrl-Z stops the
-    command, SIGCONT continues it."""
-    _started(env)
+    background jobs) is ignored by the command too, and one that only the
+    process which started the server ignored (SIGUSR1) is not; Ctrl-Z
+    stops the command, SIGCONT continues it."""
+    out = _nbsim(["server", "start"], env,
+                 preexec_fn=lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN))
+    assert out.returncode == 0, out.stderr
     run = tmp_path / "closed"
     proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
@@ -270,6 +273,14 @@ def test_kill_minus_9_with_closed_descriptors_and_ignored_signals(env, tmp_path)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert _files(run) == 20
+
+    run = tmp_path / "usr1"
+    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _wait_for_shard(run, proc)
+    proc.send_signal(signal.SIGUSR1)
+    assert proc.wait(timeout=60) == -signal.SIGUSR1      # killed by it, as the command was
+    assert _files(run) < 20
 
     run = tmp_path / "stopped"
     proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
