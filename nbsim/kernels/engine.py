@@ -426,7 +426,7 @@ def _ask_discard(rules, tables, g, policies, params, probe, seat):
 
 
 # ------------------------------------------------------------------ helpers
-@nrt_free
+@nrt_free(inline="always")
 def _complete_with(tables, wild, hand, nat, tile):
     """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
     tile)? nat: int8[34] scratch."""
@@ -438,7 +438,7 @@ def _complete_with(tables, wild, hand, nat, tile):
     return H.is_complete(nat, w, tables)
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     """After ``seat`` discards: can any tile still complete its 3k+1 hand
     (``hand``, int8[42])? True when its shanten is 0 (ready), or when it

@@ -28,9 +28,10 @@ function per question, from the deciding seat's public ``View`` only.
   points of discarding each of the listed kinds, summed over the opponents
   (ready x wait x legal x cost, plus the claim costs), into ``scr.danger``.
 
-Only ``fill_danger`` takes the whole view: the helpers it calls per seat
-and per kind take just the arrays they read (a view passed by value to a
-function called in an inner loop costs more than the work).
+Only ``fill_danger`` takes the whole view (and is inlined into its caller,
+so the view is not passed again): the helpers it calls per seat and per
+kind take just the arrays they read (a view passed by value to a function
+called in an inner loop costs more than the work).
 All figures are estimates from simple models; the weights are the
 ``defend`` parameters (``table.POLICY_TABLE``) or the constants below,
 which duels chose (``make ladder``).
@@ -324,7 +325,7 @@ def bind_feed_cost(rules, concealed, is_next, k, unseen, hidden, worth, p_win):
     return claim_chance(rules, concealed, is_next, k, unseen, hidden) * p_win * 2.5 * worth
 
 
-@nrt_free
+@nrt_free(inline="always")
 def fill_danger(view, scr, with_feed, kinds, n_kinds):
     """Expected points lost by discarding each held kind k in ``kinds[:n_kinds]``
     (int64, kinds 0..41), over the three opponents: ``scr.danger[k]`` by
