@@ -84,6 +84,7 @@ WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
 DC = C.N_KINDS            # scr.iwork[DC + 9g + j]: acceptances' draw classes of group g
 DW = DC + 36              # scr.iwork[DW + 9g + j]: their unseen copies
+DV = C.N_KINDS            # scr.work[DV + i]: choose_discard's value of candidate i
 
 
 @nrt_free
@@ -495,7 +496,7 @@ def choose_discard(view, params, prng, scr, allowed):
     z = H.group_class(0, 0, tables)
     zh = H.group_class(3, 0, tables)
     sh = scr.iwork          # [k]: target shanten; [DC ..]: acceptances' draw classes
-    acc = scr.work          # [k]: tile acceptance
+    acc = scr.work          # [k]: tile acceptance; [DV + i]: candidate i's value
     # np.int64: with a literal, numba would also compile the callees these
     # reach for Literal[int] arguments while it infers the loop's types
     best_s = np.int64(BIG)
@@ -530,11 +531,8 @@ def choose_discard(view, params, prng, scr, allowed):
                               scr.unseen, acc, sh, cand, n_cand, scr.memo)
     gain = _gain(view, value)
     tl = view.tiles_left
-    best_k = np.int64(-1)
-    best_v = -1e300
-    best_s2 = np.int64(BIG)  # BIG: not worked out yet
-    best_u = np.int64(BIG)
-    best_sk = np.int64(BIG)
+    # every candidate's expected value first (no iteration waits on the
+    # comparisons), then the best by a scan in candidate order
     for i in range(n_cand):
         k = cand[i]
         s = sh[k]
@@ -546,6 +544,16 @@ def choose_discard(view, params, prng, scr, allowed):
             v -= lam * scr.danger[k]
         if bind > 0.0:
             v -= bind * scr.feed[k]
+        acc[DV + i] = v
+    best_k = np.int64(-1)
+    best_v = -1e300
+    best_s2 = np.int64(BIG)  # BIG: not worked out yet
+    best_u = np.int64(BIG)
+    best_sk = np.int64(BIG)
+    for i in range(n_cand):
+        k = cand[i]
+        s = sh[k]
+        v = acc[DV + i]
         better = v > best_v + 1e-9
         if not better and v > best_v - 1e-9:
             # value's tie-break (target shanten, open shanten, usefulness),
