@@ -808,14 +808,14 @@ def _discard(rules, tables, g, policies, params, probe, log):
     n_hand = 0
     for k in range(C.N_KINDS):
         n_hand += hand[k]
+    # a wild of a forbidden kind may go: as a wild it cannot make the chow
+    # (bitwise & and |: no branch per kind)
+    limit = n_hand > 2
     any_allowed = False
     for k in range(C.N_KINDS):
-        a = hand[k] > 0
-        # a wild of a forbidden kind may go: as a wild it cannot make the chow
-        if a and (k == forbid_a or k == forbid_b) and n_hand > 2:
-            a = False
+        a = (hand[k] > 0) & ~(limit & ((k == forbid_a) | (k == forbid_b)))
         allowed[k] = a
-        any_allowed = any_allowed or a
+        any_allowed |= a
     if not any_allowed:
         for k in range(C.N_KINDS):
             allowed[k] = hand[k] > 0
