@@ -286,7 +286,7 @@ def _draw_classes(tables, g, base, in_g, idx, nat, wild, unseen, iwork):
     return m
 
 
-@nrt_free
+@nrt_free(inline="always")
 def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3, unseen,
                 acc, iwork, kinds, n_kinds, memo):
     """Tile acceptance of every candidate discard ``k`` in ``kinds[:n_kinds]``

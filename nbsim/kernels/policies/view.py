@@ -71,7 +71,8 @@ View = namedtuple("View", (
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
                                  "work", "iwork", "unseen", "kinds", "memo"))
 
-N_WORK = 120           # >= 42 + 2 x 36 (defend.acceptances)
+N_WORK = 120           # >= 42 + 2 x 36 (iwork: defend.acceptances), 42 + 42 (work:
+                       # defend.choose_discard)
 MEMO_W = 128           # > the largest fit class of a suit (125) or the honors (54)
 
 
@@ -100,7 +101,7 @@ def concealed_count(view, s):
     return 13 - 3 * view.n_melds[s]
 
 
-@nrt_free
+@nrt_free(inline="always")
 def fill_unseen(view, out):
     """``out[k] = unseen(view, k)`` for every kind k (0..41; a flower counts
     its one copy); returns the total: the tiles the deciding seat cannot
