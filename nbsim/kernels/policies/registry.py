@@ -26,9 +26,7 @@ and calls the one whose index is the code: each call is compiled direct
 policy means adding a table row, not an arm here. A decision with a single
 possible answer is not asked (no kong option, no claim possible). (A
 ``return`` before an unrolled loop breaks numba's typing of the loop, so
-each dispatch has a single exit.) The dispatches are inlined into the
-engine's calls (numba ``inline="always"``): the view and scratch tuples are
-then passed once, straight to the policy, instead of twice.
+each dispatch has a single exit.)
 """
 import importlib
 import warnings
@@ -54,7 +52,7 @@ CHOOSE_DISCARD = tuple(m.choose_discard for m in _MODULES)
 N_POLICIES = len(_MODULES)
 
 
-@nrt_free(inline="always")
+@nrt_free
 def want_win(code, view, params, prng, scr, tile, win_by):
     """Policy ``code``'s answer: take this legal win?"""
     r = True
@@ -66,7 +64,7 @@ def want_win(code, view, params, prng, scr, tile, win_by):
     return r
 
 
-@nrt_free(inline="always")
+@nrt_free
 def choose_kong(code, view, params, prng, scr, options, n_options):
     """Policy ``code``'s kong on its own turn (option index or -1)."""
     r = -1
@@ -79,7 +77,7 @@ def choose_kong(code, view, params, prng, scr, options, n_options):
     return r
 
 
-@nrt_free(inline="always")
+@nrt_free
 def choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """Policy ``code``'s answer to a discard it may claim (CLAIM_*)."""
     r = CLAIM_PASS
@@ -92,7 +90,7 @@ def choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_o
     return r
 
 
-@nrt_free(inline="always")
+@nrt_free
 def choose_discard(code, view, params, prng, scr, allowed):
     """Policy ``code``'s discard (a held, allowed kind)."""
     r = -1
