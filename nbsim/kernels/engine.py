@@ -426,7 +426,7 @@ def _ask_discard(rules, tables, g, policies, params, probe, seat):
 
 
 # ------------------------------------------------------------------ helpers
-@nrt_free
+@nrt_free(inline="always")
 def _complete_with(tables, wild, hand, nat, tile):
     """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
     tile)? nat: int8[34] scratch."""
@@ -438,7 +438,7 @@ def _complete_with(tables, wild, hand, nat, tile):
     return H.is_complete(nat, w, tables)
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     """After ``seat`` discards: can any tile still complete its 3k+1 hand
     (``hand``, int8[42])? True when its shanten is 0 (ready), or when it
@@ -808,14 +808,14 @@ def _discard(rules, tables, g, policies, params, probe, log):
     n_hand = 0
     for k in range(C.N_KINDS):
         n_hand += hand[k]
+    # a wild of a forbidden kind may go: as a wild it cannot make the chow
+    # (bitwise & and |: no branch per kind)
+    limit = n_hand > 2
     any_allowed = False
     for k in range(C.N_KINDS):
-        a = hand[k] > 0
-        # a wild of a forbidden kind may go: as a wild it cannot make the chow
-        if a and (k == forbid_a or k == forbid_b) and n_hand > 2:
-            a = False
+        a = (hand[k] > 0) & ~(limit & ((k == forbid_a) | (k == forbid_b)))
         allowed[k] = a
-        any_allowed = any_allowed or a
+        any_allowed |= a
     if not any_allowed:
         for k in range(C.N_KINDS):
             allowed[k] = hand[k] > 0

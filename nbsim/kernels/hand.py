@@ -234,11 +234,17 @@ def group_class(g, j, tables):
 @njit(cache=True, inline="always")
 def best_fit_classes(a, b, c, h, k, tables):
     """Most natural tiles fitting k melds + 1 pair split among four groups
-    of fit classes a, b, c (suits) and h (honors): the m+p combo row and the
-    s+honors combo row, then the best split of the k melds and the pair.
-    (Scalar indexing only: no array views, so no reference counting.)"""
-    ss = tables.fit_combo_ss
-    sh = tables.fit_combo_sh
+    of fit classes a, b, c (suits) and h (honors): ``best_fit_combos`` with
+    the table's combo rows."""
+    return best_fit_combos(a, b, c, h, k, tables.fit_combo_ss, tables.fit_combo_sh)
+
+
+@njit(cache=True, inline="always")
+def best_fit_combos(a, b, c, h, k, ss, sh):
+    """``best_fit_classes`` given the two combo tables (``tables.fit_combo_ss``,
+    ``fit_combo_sh``): the m+p combo row and the s+honors combo row, then
+    the best split of the k melds and the pair. (Scalar indexing only: no
+    array views, so no reference counting.)"""
     best = np.int64(-1)
     for m in range(k + 1):
         j = 2 * (k - m)

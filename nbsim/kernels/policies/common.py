@@ -168,17 +168,34 @@ def kind_in_target(target, kind):
 def target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables):
     """Shanten toward a target other than all pungs, from the hand's group
     indices: off-target groups are dropped (their tiles count as tiles to
-    replace)."""
+    replace). ``target_fit_classes`` of the groups' fit classes."""
+    scls = tables.suit_fit_class
+    hcls = tables.honor_fit_class
+    return target_fit_classes(target, np.int64(scls[i0]), np.int64(scls[i1]),
+                              np.int64(scls[i2]), np.int64(hcls[i3]), np.int64(scls[0]),
+                              np.int64(hcls[0]), n_wilds, n_declared, tables)
+
+
+@njit(cache=True, inline="always")
+def target_fit_classes(target, a0, a1, a2, a3, z, zh, n_wilds, n_declared, tables):
+    """``target_fit`` from the fit classes a0..a3 of the four groups (m, p,
+    s, honors; ``hand.group_class``); ``z`` and ``zh``: the classes of an
+    empty suit and an empty honor group (index 0), which stand for a
+    dropped group. For callers that try many hands differing in one group
+    (only that group's class has to be looked up)."""
+    k = 4 - n_declared
     if target == TG_OPEN:
-        return H.fit_shanten_idx(i0, i1, i2, i3, n_wilds, n_declared, tables)
-    if target < TG_HALF_FLUSH:
-        s = target - TG_FULL_FLUSH
-        h = 0
+        f = H.best_fit_classes(a0, a1, a2, a3, k, tables)
     else:
-        s = target - TG_HALF_FLUSH
-        h = i3
-    return H.fit_shanten_idx(i0 if s == 0 else 0, i1 if s == 1 else 0, i2 if s == 2 else 0,
-                             h, n_wilds, n_declared, tables)
+        if target < TG_HALF_FLUSH:
+            s = target - TG_FULL_FLUSH
+            h = zh
+        else:
+            s = target - TG_HALF_FLUSH
+            h = a3
+        f = H.best_fit_classes(a0 if s == 0 else z, a1 if s == 1 else z, a2 if s == 2 else z,
+                               h, k, tables)
+    return 3 * k + 1 - n_wilds - f
 
 
 @nrt_free
@@ -210,21 +227,48 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
     """Estimated tai (or fan) of a win reached through ``target``: the
     target's own item, the seat flowers set aside, dragon and seat/round
     wind pairs and pungs held, and the chance items (self-drawn, a wait item,
-    no wilds) at rough odds."""
-    system = rules[C.R_SYSTEM]
-    v = 0.0
+    no wilds) at rough odds (``estimate_values``)."""
+    v_open, v_full, v_half, v_pungs = estimate_values(rules, nat, n_wilds, melds, n_melds,
+                                                      seat, round_wind, flowers)
+    return _pick_value(target, v_open, v_full, v_half, v_pungs)
+
+
+@njit(cache=True, inline="always")
+def _pick_value(target, v_open, v_full, v_half, v_pungs):
+    """The value of ``target`` among ``estimate_values``' four."""
     if target >= TG_FULL_FLUSH and target < TG_HALF_FLUSH:
-        v += _item(rules, system, C.T_FULL_FLUSH, C.F_FULL_FLUSH)
-    elif target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
-        v += _item(rules, system, C.T_HALF_FLUSH, C.F_HALF_FLUSH)
-    elif target == TG_ALL_PUNGS:
-        v += _item(rules, system, C.T_ALL_PUNGS, C.F_ALL_PUNGS)
+        return v_full
+    if target >= TG_HALF_FLUSH and target < TG_ALL_PUNGS:
+        return v_half
+    if target == TG_ALL_PUNGS:
+        return v_pungs
+    return v_open
+
+
+@njit(cache=True, inline="always")
+def _add4(a, b, c, d, x):
+    return a + x, b + x, c + x, d + x
+
+
+@nrt_free
+def estimate_values(rules, nat, n_wilds, melds, n_melds, seat, round_wind, flowers):
+    """``estimate_value`` of the open hand, a full flush, a half flush and
+    all pungs, in one pass: each starts from its target's own item (none
+    for the open hand) and adds the same items in the same order, so each
+    is exactly what a pass for that target alone gives."""
+    system = rules[C.R_SYSTEM]
+    v_open = 0.0
+    v_full = 0.0 + _item(rules, system, C.T_FULL_FLUSH, C.F_FULL_FLUSH)
+    v_half = 0.0 + _item(rules, system, C.T_HALF_FLUSH, C.F_HALF_FLUSH)
+    v_pungs = 0.0 + _item(rules, system, C.T_ALL_PUNGS, C.F_ALL_PUNGS)
     # flowers set aside
     nf = 0
     for f in range(C.N_FLOWERS):
         if flowers & (1 << f) and rules[C.R_SEAT_FLOWERS + seat * 8 + f]:
             nf += 1
-    v += nf * _item(rules, system, C.T_SEAT_FLOWER, C.F_SEAT_FLOWER)
+    v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                            nf * _item(rules, system, C.T_SEAT_FLOWER,
+                                                       C.F_SEAT_FLOWER))
     # honor pungs: declared, or likely from pairs/pungs in hand
     dragon = _item(rules, system, C.T_DRAGON_PUNG, C.F_DRAGON_PUNG)
     seatw = _item(rules, system, C.T_SEAT_WIND_PUNG, NO_ITEM)
@@ -240,21 +284,29 @@ def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind
                 have = 1.0
         if have > 0.0:
             if k >= C.WHITE:
-                v += have * dragon
+                v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                                        have * dragon)
             else:
                 if k - C.EAST == seat:
-                    v += have * seatw
+                    v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                                            have * seatw)
                 if k - C.EAST == round_wind:
-                    v += have * roundw
+                    v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                                            have * roundw)
     # chance items
     if rules[C.R_SELF_DRAW_ONLY]:
-        v += _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
+        x = _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
     else:
-        v += 0.45 * _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
+        x = 0.45 * _item(rules, system, C.T_SELF_DRAWN, NO_ITEM)
+    v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs, x)
     if n_wilds == 0:
-        v += 0.5 * _item(rules, system, C.T_NO_WILDS, NO_ITEM)
-    v += 0.4 * _item(rules, system, C.T_SINGLE_WAIT, NO_ITEM)
-    return v
+        v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                                0.5 * _item(rules, system, C.T_NO_WILDS,
+                                                            NO_ITEM))
+    v_open, v_full, v_half, v_pungs = _add4(v_open, v_full, v_half, v_pungs,
+                                            0.4 * _item(rules, system, C.T_SINGLE_WAIT,
+                                                        NO_ITEM))
+    return v_open, v_full, v_half, v_pungs
 
 
 @nrt_free
@@ -275,16 +327,26 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
     the tai minimum - ``value_weight`` x the estimated value
     (``estimate_value``, tai or fan). Targets outside a variant's
     allowed_patterns are skipped (the open hand among them); TG_OPEN when
-    none is feasible. The three suits of a flush have one estimated value
-    (worked out once)."""
+    none is feasible. The estimated values of all targets come from one
+    pass (``estimate_values``), the fit classes of the hand's groups from
+    one look-up each (``target_fit_classes``)."""
     min_tai = rules[C.R_MIN_TAI]
     allowed = rules[C.R_ALLOWED_PATTERNS]
     best = TG_OPEN
     best_cost = 1e9
     best_v = -1.0
-    v_full = -1.0           # estimate_value of a full and a half flush: the same
-    v_half = -1.0           # for every suit (values are >= 0; -1: not yet)
-    i0, i1, i2, i3 = H.group_indices(nat)      # the same hand for every target
+    # every target's estimate_value, in one pass (a flush's is the same for
+    # every suit)
+    v_open, v_full, v_half, v_pungs = estimate_values(rules, nat, n_wilds, melds, n_melds,
+                                                      seat, round_wind, flowers)
+    # the same hand for every target: its groups' fit classes, looked up once
+    i0, i1, i2, i3 = H.group_indices(nat)
+    a0 = H.group_class(0, i0, tables)
+    a1 = H.group_class(1, i1, tables)
+    a2 = H.group_class(2, i2, tables)
+    a3 = H.group_class(3, i3, tables)
+    z = H.group_class(0, 0, tables)
+    zh = H.group_class(3, 0, tables)
     for t in range(N_TARGETS):
         if allowed != 0:
             if t == TG_OPEN:
@@ -297,20 +359,11 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
                 continue
         if not target_ok(t, melds, n_melds):
             continue
-        s = shanten_toward(t, nat, n_wilds, n_melds, i0, i1, i2, i3, tables)
-        if t >= TG_FULL_FLUSH and t < TG_HALF_FLUSH:
-            if v_full < 0.0:
-                v_full = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat,
-                                        round_wind, flowers)
-            v = v_full
-        elif t >= TG_HALF_FLUSH and t < TG_ALL_PUNGS:
-            if v_half < 0.0:
-                v_half = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat,
-                                        round_wind, flowers)
-            v = v_half
+        if t == TG_ALL_PUNGS:
+            s = pungs_shanten(nat, n_wilds, n_melds)
         else:
-            v = estimate_value(rules, t, nat, n_wilds, melds, n_melds, seat, round_wind,
-                               flowers)
+            s = target_fit_classes(t, a0, a1, a2, a3, z, zh, n_wilds, n_melds, tables)
+        v = _pick_value(t, v_open, v_full, v_half, v_pungs)
         short = min_tai - v
         if short < 0.0:
             short = 0.0
@@ -320,8 +373,7 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
             best = t
             best_v = v
     if best_v < 0.0:
-        best_v = estimate_value(rules, best, nat, n_wilds, melds, n_melds, seat, round_wind,
-                                flowers)
+        best_v = _pick_value(best, v_open, v_full, v_half, v_pungs)
     return best, best_v
 
 

@@ -51,7 +51,7 @@ from nbsim.kernels.policies.common import (
     pungs_shanten_counts,
     split_hand,
     target_by_cost,
-    target_fit,
+    target_fit_classes,
     usefulness,
 )
 from nbsim.kernels.policies.table import param_index
@@ -84,6 +84,7 @@ WIN_FLOOR = 1e-4
 ACCEPT_SHARE = 0.5        # how far tile acceptance moves P(win) toward the next row (x speed)
 DC = C.N_KINDS            # scr.iwork[DC + 9g + j]: acceptances' draw classes of group g
 DW = DC + 36              # scr.iwork[DW + 9g + j]: their unseen copies
+DV = C.N_KINDS            # scr.work[DV + i]: choose_discard's value of candidate i
 
 
 @nrt_free
@@ -232,14 +233,15 @@ def _pick(g, x0, x1, x2, x3):
 
 
 @nrt_free
-def _other_groups(tables, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2, b3, iwork,
+def _other_groups(ss, sh, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2, b3, iwork,
                   n0, n1, n2, n3):
     """Unseen tiles of the counted groups other than ``gk`` (-1: none) whose
     draw helps (``best_fit_classes`` above ``need``) while group ``gk`` has
     class ``post`` and the others their whole-hand classes ``b0..b3``: each
     group's draws by the distinct classes they give it (``iwork[DC + 9g +
     j]``, with their unseen copies at ``iwork[DW + 9g + j]``, ``n_g`` of
-    them)."""
+    them); ss, sh: ``tables.fit_combo_ss`` and ``fit_combo_sh`` (only these:
+    the whole table tuple costs more to pass than the work of a call)."""
     c0 = post if gk == 0 else b0
     c1 = post if gk == 1 else b1
     c2 = post if gk == 2 else b2
@@ -250,9 +252,9 @@ def _other_groups(tables, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2,
             continue
         for j in range(_pick(g, n0, n1, n2, n3)):
             cl = iwork[DC + 9 * g + j]
-            if H.best_fit_classes(cl if g == 0 else c0, cl if g == 1 else c1,
-                                  cl if g == 2 else c2, cl if g == 3 else c3,
-                                  n_fit, tables) > need:
+            if H.best_fit_combos(cl if g == 0 else c0, cl if g == 1 else c1,
+                                 cl if g == 2 else c2, cl if g == 3 else c3,
+                                 n_fit, ss, sh) > need:
                 n += iwork[DW + 9 * g + j]
     return n
 
@@ -284,7 +286,7 @@ def _draw_classes(tables, g, base, in_g, idx, nat, wild, unseen, iwork):
     return m
 
 
-@nrt_free
+@nrt_free(inline="always")
 def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3, unseen,
                 acc, iwork, kinds, n_kinds, memo):
     """Tile acceptance of every candidate discard ``k`` in ``kinds[:n_kinds]``
@@ -372,8 +374,9 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
         elif gk == o_g3 and post == o_c3 and need == o_n3:
             other = o_v3
         else:
-            other = _other_groups(tables, gk, post, need, n_fit, in0, in1, in2, in3,
-                                  b0, b1, b2, b3, iwork, n0, n1, n2, n3)
+            other = _other_groups(tables.fit_combo_ss, tables.fit_combo_sh, gk, post, need,
+                                  n_fit, in0, in1, in2, in3, b0, b1, b2, b3, iwork,
+                                  n0, n1, n2, n3)
             if n_o == 0:
                 o_g0, o_c0, o_n0, o_v0 = gk, post, need, other
             elif n_o == 1:
@@ -410,7 +413,7 @@ def acceptances(tables, wild, nat, w, n_melds, target, s_ref, sh, i0, i1, i2, i3
     return acc_max
 
 
-@nrt_free
+@nrt_free(inline="always")
 def _tie_keys(tables, wild, nat, visible, w, n_melds, target, s, k, i0, i1, i2, i3):
     """value's tie-break keys of discarding kind ``k`` (target shanten ``s``
     after it): (open-hand shanten, usefulness); lower is the better discard.
@@ -484,25 +487,36 @@ def choose_discard(view, params, prng, scr, allowed):
     c1 = c2 = c3 = np.int64(0)
     if pungs:
         c1, c2, c3 = held_counts(nat)
+    # toward the others a discard changes one group's fit class: the
+    # classes of the whole hand are looked up once (common.target_fit_classes)
+    b0 = H.group_class(0, i0, tables)
+    b1 = H.group_class(1, i1, tables)
+    b2 = H.group_class(2, i2, tables)
+    b3 = H.group_class(3, i3, tables)
+    z = H.group_class(0, 0, tables)
+    zh = H.group_class(3, 0, tables)
     sh = scr.iwork          # [k]: target shanten; [DC ..]: acceptances' draw classes
-    acc = scr.work          # [k]: tile acceptance
+    acc = scr.work          # [k]: tile acceptance; [DV + i]: candidate i's value
     # np.int64: with a literal, numba would also compile the callees these
     # reach for Literal[int] arguments while it infers the loop's types
     best_s = np.int64(BIG)
     n_best = 0
     for i in range(n_cand):
         k = cand[i]
-        if wild[k]:
-            ww = w - 1
-            j0, j1, j2, j3 = i0, i1, i2, i3
-        else:
-            ww = w
-            j0, j1, j2, j3 = H.step_indices(i0, i1, i2, i3, k, -1)
+        ww = w - 1 if wild[k] else w
         if pungs:
             d1, d2, d3 = held_counts_less(c1, c2, c3, 0 if wild[k] else nat[k])
             s = pungs_shanten_counts(d1, d2, d3, ww, n_melds)
         else:
-            s = target_fit(target, j0, j1, j2, j3, ww, n_melds, tables)
+            a0, a1, a2, a3 = b0, b1, b2, b3
+            if not wild[k]:
+                g, p = H.kind_step(k)
+                c = H.group_class(g, _pick(g, i0, i1, i2, i3) - p, tables)
+                a0 = c if g == 0 else b0
+                a1 = c if g == 1 else b1
+                a2 = c if g == 2 else b2
+                a3 = c if g == 3 else b3
+            s = target_fit_classes(target, a0, a1, a2, a3, z, zh, ww, n_melds, tables)
         sh[k] = s
         if s < best_s:
             best_s = s
@@ -517,11 +531,8 @@ def choose_discard(view, params, prng, scr, allowed):
                               scr.unseen, acc, sh, cand, n_cand, scr.memo)
     gain = _gain(view, value)
     tl = view.tiles_left
-    best_k = np.int64(-1)
-    best_v = -1e300
-    best_s2 = np.int64(BIG)  # BIG: not worked out yet
-    best_u = np.int64(BIG)
-    best_sk = np.int64(BIG)
+    # every candidate's expected value first (no iteration waits on the
+    # comparisons), then the best by a scan in candidate order
     for i in range(n_cand):
         k = cand[i]
         s = sh[k]
@@ -533,6 +544,16 @@ def choose_discard(view, params, prng, scr, allowed):
             v -= lam * scr.danger[k]
         if bind > 0.0:
             v -= bind * scr.feed[k]
+        acc[DV + i] = v
+    best_k = np.int64(-1)
+    best_v = -1e300
+    best_s2 = np.int64(BIG)  # BIG: not worked out yet
+    best_u = np.int64(BIG)
+    best_sk = np.int64(BIG)
+    for i in range(n_cand):
+        k = cand[i]
+        s = sh[k]
+        v = acc[DV + i]
         better = v > best_v + 1e-9
         if not better and v > best_v - 1e-9:
             # value's tie-break (target shanten, open shanten, usefulness),

@@ -20,21 +20,25 @@ function per question, from the deciding seat's public ``View`` only.
   what its win would cost anyway, from the variant's payment rule (RULES.md
   sections 7 and 8): Ningbo 2T, a bound discarder 4T or 5T; nothing in
   7-baida (no discard wins); Ninghai: only its three-melds liability.
-* ``feed_cost(...)``: what a claim of ``k`` by ``o`` would cost: a
-  third meld from the same discarder binds it (三包: 5T on a self-drawn win);
-  an exposed kong makes the discarder pay for a win on the replacement.
+* ``bind_feed_cost(...)`` / ``kong_feed_cost(...)``: what a claim of ``k``
+  by ``o`` would cost: a third meld from the same discarder binds it (三包:
+  5T on a self-drawn win); an exposed kong makes the discarder pay for a win
+  on the replacement.
 * ``fill_danger(view, scr, with_feed, kinds, n_kinds)``: the expected cost in
   points of discarding each of the listed kinds, summed over the opponents
   (ready x wait x legal x cost, plus the claim costs), into ``scr.danger``.
 
-Only ``fill_danger`` takes the whole view: the helpers it calls per seat
-and per kind take just the arrays they read (a view passed by value to a
-function called in an inner loop costs more than the work).
+Only ``fill_danger`` takes the whole view (and is inlined into its caller,
+so the view is not passed again): the helpers it calls per seat and per
+kind take just the arrays they read (a view passed by value to a function
+called in an inner loop costs more than the work).
 All figures are estimates from simple models; the weights are the
 ``defend`` parameters (``table.POLICY_TABLE``) or the constants below,
 which duels chose (``make ladder``).
 """
 import math
+
+import numpy as np
 
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
@@ -300,54 +304,56 @@ def claim_chance(rules, concealed, is_next, k, unseen, hidden):
 
 
 @nrt_free(inline="always")
-def feed_cost(rules, fed_to_me, concealed, is_next, k, unseen, hidden, worth, ready):
-    """Expected points a discard of ``k`` costs through a claim by a seat that
-    has claimed ``fed_to_me`` melds from the decider's discards: becoming bound
-    (its third: docs/rules.md section 7) and feeding an exposed kong whose
-    replacement may win."""
-    if rules[C.R_PAYMENT_RULE] == C.PAY_NINGHAI:
-        return 0.0
-    cost = 0.0
-    if fed_to_me == 2:
-        # its later win: a bound player pays 5T on a self-draw (instead of T
-        # or nothing), 2T on another's discard (ningbo) or 4T if it discards
-        p_win = 0.35 + 0.3 * ready
-        cost += claim_chance(rules, concealed, is_next, k, unseen, hidden) * p_win * 2.5 * worth
-    u = unseen[k]
-    if u >= 3 and k < C.N_PLAY:
-        q = concealed / hidden * u
-        cost += q * q * q / 6.0 * ready * 0.15 * 5.0 * worth
-    return cost
+def kong_feed_cost(share, u, worth, ready):
+    """Expected points a discard of a kind with ``u`` >= 3 unseen copies
+    costs by feeding an exposed kong whose replacement may win, to a seat
+    with ready chance ``ready`` and win worth ``worth``; ``share``: its
+    concealed tiles over the unseen total (``claim_chance``'s f). It depends
+    on the kind only through ``u``, so ``fill_danger`` works it out once per
+    seat for u = 3 and 4."""
+    q = share * u
+    return q * q * q / 6.0 * ready * 0.15 * 5.0 * worth
 
 
-@nrt_free
+@nrt_free(inline="always")
+def bind_feed_cost(rules, concealed, is_next, k, unseen, hidden, worth, p_win):
+    """Expected points a discard of ``k`` costs through a claim that makes a
+    seat with two melds from the decider's discards bound (its third:
+    docs/rules.md section 7): its later win (chance ``p_win`` = 0.35 + 0.3 x
+    its ready chance) costs a bound player 5T on a self-draw (instead of T
+    or nothing), 2T on another's discard (ningbo) or 4T if it discards."""
+    return claim_chance(rules, concealed, is_next, k, unseen, hidden) * p_win * 2.5 * worth
+
+
+@nrt_free(inline="always")
 def fill_danger(view, scr, with_feed, kinds, n_kinds):
     """Expected points lost by discarding each held kind k in ``kinds[:n_kinds]``
     (int64, kinds 0..41), over the three opponents: ``scr.danger[k]`` by
     dealing in (P(ready) x P(k completes) x P(legal) x the deal-in cost)
     and, with ``with_feed``, ``scr.feed[k]`` by feeding a claim (a binding
-    third meld, a kong); 0 for the other kinds. Fills ``scr.unseen``
+    third meld: ``bind_feed_cost``, a kong: ``kong_feed_cost``; none under
+    Ninghai payments); 0 for the other kinds. Fills ``scr.unseen``
     (``view.fill_unseen``); scr.threat[o] and scr.worth[o] are left with
-    each seat's ready chance and worth; uses ``scr.work`` and ``scr.mark``
-    as scratch. Returns the largest ready chance (0 when no threat shows)."""
+    each seat's ready chance and worth; uses ``scr.work`` as scratch.
+    Returns the largest ready chance (0 when no threat shows)."""
     me = view.seat
     rules = view.rules
     wild = view.wild
     unseen = scr.unseen
-    mark = scr.mark
+    danger_k = scr.danger
+    feed_k = scr.feed
     prior = scr.work        # [k]: wait_prior of each natural kind held
     for k in range(C.N_KINDS):
-        scr.danger[k] = 0.0
-        scr.feed[k] = 0.0
+        danger_k[k] = 0.0
+        feed_k[k] = 0.0
     hidden = fill_unseen(view, unseen)
-    for k in range(C.N_PLAY):
-        mark[k] = 0
     for i in range(n_kinds):
         k = kinds[i]
         if not wild[k]:
             prior[k] = wait_prior(k, unseen[k])
     top = 0.0
     n_wild_ready = 0.0
+    ninghai = rules[C.R_PAYMENT_RULE] == C.PAY_NINGHAI
     for d in range(1, 4):
         o = (me + d) % 4
         melds = view.melds[o]
@@ -368,33 +374,42 @@ def fill_danger(view, scr, with_feed, kinds, n_kinds):
         n_wild_ready += ready * cost
         danger = ready > 0.0 and cost > 0.0
         fed_to_me = view.fed[o, me]
-        # feed_cost is 0 for a seat that is not one meld short of being
-        # bound and shows no threat (and always under Ninghai payments)
-        feeds = (with_feed and rules[C.R_PAYMENT_RULE] != C.PAY_NINGHAI
-                 and (fed_to_me == 2 or ready > 0.0))
+        # the feed costs are 0 for a seat that is not one meld short of
+        # being bound and shows no threat (and always under Ninghai payments)
+        feeds = with_feed and not ninghai and (fed_to_me == 2 or ready > 0.0)
         if not danger and not feeds:
             continue
-        n_pond = view.n_pond[o]
-        for i in range(n_pond):
-            mark[view.pond[o, i]] = 1
+        in_pond = np.int64(0)       # bit k: o has discarded kind k
+        for i in range(view.n_pond[o]):
+            in_pond |= np.int64(1) << view.pond[o, i]
+        rc = ready * cost
         concealed = 13 - 3 * n_melds
         is_next = o == (me + 1) % 4
+        binds = fed_to_me == 2
+        p_win = 0.35 + 0.3 * ready
+        share = concealed / hidden
+        kong3 = kong_feed_cost(share, 3, worth, ready)
+        kong4 = kong_feed_cost(share, 4, worth, ready)
         for i in range(n_kinds):
             k = kinds[i]
             if wild[k]:
                 continue
             if danger and not view.passed[o, k]:
-                scr.danger[k] += ready * cost * wait_by_seat(prior[k], k, pat, mark[k] != 0)
+                danger_k[k] += rc * wait_by_seat(prior[k], k, pat, (in_pond >> k) & 1 != 0)
             if feeds:
-                scr.feed[k] += feed_cost(rules, fed_to_me, concealed, is_next, k, unseen,
-                                         hidden, worth, ready)
-        for i in range(n_pond):
-            mark[view.pond[o, i]] = 0
+                c = 0.0
+                if binds:
+                    c = bind_feed_cost(rules, concealed, is_next, k, unseen, hidden, worth,
+                                       p_win)
+                u = unseen[k]
+                if u >= 3 and k < C.N_PLAY:
+                    c += kong4 if u >= 4 else kong3
+                feed_k[k] += c
     # a discarded wild completes any ready hand
     for i in range(n_kinds):
         k = kinds[i]
         if wild[k]:
-            scr.danger[k] = 0.9 * n_wild_ready
+            danger_k[k] = 0.9 * n_wild_ready
     scr.threat[me] = 0.0
     scr.worth[me] = 0.0
     return top

@@ -64,14 +64,15 @@ View = namedtuple("View", (
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat
-# and worth, a general one), an int64 one, the unseen copies, marks, and
+# and worth, a general one), an int64 one, the unseen copies, and
 # the kinds a decision considers (``kinds``, int64[42]: a list, ascending,
 # so that loops visit only those kinds instead of testing all 42) and a
 # memo per group and fit class (``memo``, int8[4 x MEMO_W]: 0 not known)
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
-                                 "work", "iwork", "unseen", "mark", "kinds", "memo"))
+                                 "work", "iwork", "unseen", "kinds", "memo"))
 
-N_WORK = 120           # >= 42 + 2 x 36 (defend.acceptances)
+N_WORK = 120           # >= 42 + 2 x 36 (iwork: defend.acceptances), 42 + 42 (work:
+                       # defend.choose_discard)
 MEMO_W = 128           # > the largest fit class of a suit (125) or the honors (54)
 
 
@@ -83,8 +84,8 @@ def new_scratch():
                    np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),
                    np.zeros(4, np.float64),
                    np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64),
-                   np.zeros(C.N_KINDS, np.int64), np.zeros(C.N_KINDS, np.int8),
-                   np.zeros(C.N_KINDS, np.int64), np.zeros(4 * MEMO_W, np.int8))
+                   np.zeros(C.N_KINDS, np.int64), np.zeros(C.N_KINDS, np.int64),
+                   np.zeros(4 * MEMO_W, np.int8))
 
 
 @njit(cache=True, inline="always")
@@ -100,7 +101,7 @@ def concealed_count(view, s):
     return 13 - 3 * view.n_melds[s]
 
 
-@nrt_free
+@nrt_free(inline="always")
 def fill_unseen(view, out):
     """``out[k] = unseen(view, k)`` for every kind k (0..41; a flower counts
     its one copy); returns the total: the tiles the deciding seat cannot
