@@ -317,7 +317,8 @@ def test_nice_affinity_and_odd_settings_are_the_clients(env, tmp_path):
     proc.wait(timeout=30)
     assert nice == 5
     assert len(_status(env)) == 2                # a server per nice value
-    odd = dict(env, NBSIM_ODD_SETTING="\udcff")        # the byte 0xff, not UTF-8
+    # the byte 0xff, not UTF-8; the server this call starts exits once idle for 1 s
+    odd = dict(env, NBSIM_ODD_SETTING="\udcff", NBSIM_SERVER_IDLE="1")
     out = subprocess.run([os.fsencode(str(NBSIM)), b"--version"],
                          env={os.fsencode(k): os.fsencode(v) for k, v in odd.items()},
                          capture_output=True, timeout=120)
