@@ -283,20 +283,12 @@ def supersede(path: str) -> list[int]:
     value (an older setup: edited files, other settings) to stop, so that
     one server per installation runs (and one per nice value: a server
     cannot lower its copies' nice value); the pids asked."""
-    import glob
-
     from nbsim import client
-    asked = []
-    for other in glob.glob(os.path.join(os.path.dirname(path), "server-*.sock")):
-        if other == path:
-            continue
-        st = client.ask(other, "status")
-        if (st is not None and st.get("package") == _package()
-                and st.get("python") == sys.executable
-                and st.get("nice") == os.getpriority(os.PRIO_PROCESS, 0)
-                and client.ask(other, "stop") is not None):
-            asked.append(int(st["pid"]))
-    return asked
+    return [int(st["pid"]) for st in servers(os.path.dirname(path), skip=path)
+            if st.get("package") == _package()
+            and st.get("python") == sys.executable
+            and st.get("nice") == os.getpriority(os.PRIO_PROCESS, 0)
+            and client.ask(st["socket"], "stop") is not None]
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -434,15 +426,20 @@ def _exit_handlers() -> None:
         atexit._run_exitfuncs()
 
 
-def servers() -> list[dict]:
-    """Every server of this user that answers (``status`` of each), the one
-    the ``nbsim`` command would use now marked ``"current": True``."""
+def servers(folder: str | None = None, skip: str = "") -> list[dict]:
+    """Every server in ``folder`` (default ``client.server_dir()``) that
+    answers (``status`` of each), but the one at socket ``skip`` (a server
+    asking about the others must not ask itself), the one the ``nbsim``
+    command would use now marked ``"current": True``."""
     import glob
 
     from nbsim import client
     current = client.socket_path()
     found = []
-    for path in sorted(glob.glob(os.path.join(client.server_dir(), "server-*.sock"))):
+    for path in sorted(glob.glob(os.path.join(folder or client.server_dir(),
+                                              "server-*.sock"))):
+        if path == skip:
+            continue
         st = client.ask(path, "status")
         if st is not None:
             st["current"] = path == current

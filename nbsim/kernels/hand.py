@@ -232,6 +232,17 @@ def group_class(g, j, tables):
 
 
 @njit(cache=True, inline="always")
+def hand_classes(i0, i1, i2, i3, tables):
+    """The fit classes (int64 each) of the four groups at indices i0..i3
+    (``group_indices``), then those of an empty suit and of empty honors:
+    what a caller that scores many one-group changes of one hand looks up
+    once."""
+    return (group_class(0, i0, tables), group_class(1, i1, tables),
+            group_class(2, i2, tables), group_class(3, i3, tables),
+            group_class(0, 0, tables), group_class(3, 0, tables))
+
+
+@njit(cache=True, inline="always")
 def best_fit_classes(a, b, c, h, k, tables):
     """Most natural tiles fitting k melds + 1 pair split among four groups
     of fit classes a, b, c (suits) and h (honors): ``best_fit_combos`` with

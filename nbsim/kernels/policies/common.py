@@ -341,12 +341,7 @@ def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind
                                                       seat, round_wind, flowers)
     # the same hand for every target: its groups' fit classes, looked up once
     i0, i1, i2, i3 = H.group_indices(nat)
-    a0 = H.group_class(0, i0, tables)
-    a1 = H.group_class(1, i1, tables)
-    a2 = H.group_class(2, i2, tables)
-    a3 = H.group_class(3, i3, tables)
-    z = H.group_class(0, 0, tables)
-    zh = H.group_class(3, 0, tables)
+    a0, a1, a2, a3, z, zh = H.hand_classes(i0, i1, i2, i3, tables)
     for t in range(N_TARGETS):
         if allowed != 0:
             if t == TG_OPEN:

@@ -489,12 +489,7 @@ def choose_discard(view, params, prng, scr, allowed):
         c1, c2, c3 = held_counts(nat)
     # toward the others a discard changes one group's fit class: the
     # classes of the whole hand are looked up once (common.target_fit_classes)
-    b0 = H.group_class(0, i0, tables)
-    b1 = H.group_class(1, i1, tables)
-    b2 = H.group_class(2, i2, tables)
-    b3 = H.group_class(3, i3, tables)
-    z = H.group_class(0, 0, tables)
-    zh = H.group_class(3, 0, tables)
+    b0, b1, b2, b3, z, zh = H.hand_classes(i0, i1, i2, i3, tables)
     sh = scr.iwork          # [k]: target shanten; [DC ..]: acceptances' draw classes
     acc = scr.work          # [k]: tile acceptance; [DV + i]: candidate i's value
     # np.int64: with a literal, numba would also compile the callees these
