@@ -54,6 +54,7 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.report import WIN, flower_count, policy_text, winner_gain
 from nbsim.runfiles import damaged_file_errors, open_run
+from nbsim.runlock import shown_status
 from nbsim.stats import (
     PCT,
     interval_cell,
@@ -543,7 +544,8 @@ def _text(runs: list[Run], comp: Comparison) -> str:
     out = [f"Runs ({runs[0].mode} mode):"]
     for i, r in enumerate(runs, 1):
         m = r.manifest
-        inc = "" if m.get("status") == "complete" else f", INCOMPLETE ({m.get('status')})"
+        status = shown_status(m.get("status"), r.path)
+        inc = "" if status == "complete" else f", INCOMPLETE ({status})"
         unit = m.get("units", "deals")
         out.append(f"  {i}. {r.label}: {r.path}, seed {m.get('seed')}, "
                    f"{m.get('deals_done', 0):,} {unit}{inc}")

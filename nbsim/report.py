@@ -63,6 +63,7 @@ from nbsim import schema as S
 from nbsim.errors import RunError
 from nbsim.names import FAN_NAMES, FU_NAMES, TAI_NAMES, tai_label
 from nbsim.runfiles import REPORT_HTML, damaged_file_errors, matches_paths, open_run
+from nbsim.runlock import shown_status
 from nbsim.runs import MANIFEST, REPORT_MD, SUMMARY_JSON
 from nbsim.stats import (
     CONFIDENCE,
@@ -807,7 +808,7 @@ def _run_info(manifest: dict, run_dir: Path) -> dict:
         "seed": manifest.get("seed"),
         "deals": manifest.get("deals"),
         "deals_done": manifest.get("deals_done"),
-        "status": manifest.get("status"),
+        "status": shown_status(manifest.get("status"), run_dir),
         "nbsim_version": manifest.get("nbsim_version"),
         "caption": run_caption(manifest),
     }

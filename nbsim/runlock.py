@@ -64,6 +64,16 @@ def lock_holder(folder: str | Path) -> dict | None:
         os.close(fd)
 
 
+def shown_status(status: str | None, folder: str | Path) -> str | None:
+    """A run's status as reports show it: the manifest's ``status``, except
+    that a run still marked "running" whose lock no live process holds (its
+    writer was killed, or its machine went down) shows as "interrupted;
+    --resume finishes it"."""
+    if status == "running" and lock_holder(folder) is None:
+        return "interrupted; --resume finishes it"
+    return status
+
+
 class RunLock:
     """Exclusive writer lock of a run folder (a context manager).
 

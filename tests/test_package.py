@@ -114,8 +114,13 @@ def test_cache_folder_hash_covers_every_kernel_file(tmp_path, monkeypatch):
     second = numba_cache.cache_folder("0.1")
     assert second != first
     assert numba_cache.cache_folder("0.2") != second
+    # an explicit folder is a parent too: a kernel edit names a new subfolder
     monkeypatch.setenv("NBSIM_NUMBA_CACHE", str(tmp_path / "explicit"))
-    assert numba_cache.cache_folder("0.1") == tmp_path / "explicit"
+    explicit = numba_cache.cache_folder("0.1")
+    assert explicit.parent == tmp_path / "explicit" and explicit.name == second.name
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert numba_cache.cache_folder("0.1").parent == tmp_path / "explicit"
+    assert numba_cache.cache_folder("0.1") != explicit
 
 
 # ---------------------------------------------------------------- the CLI

@@ -23,7 +23,7 @@ from nbsim import shards as SH
 from nbsim.cli import cli
 from nbsim.errors import RunError, RunInterrupted
 from nbsim.runfiles import verify_run
-from nbsim.runlock import RunLock, lock_holder
+from nbsim.runlock import RunLock, lock_holder, shown_status
 
 
 def rows(out) -> pl.DataFrame:
@@ -183,6 +183,26 @@ def test_lock_within_one_process(tmp_path):
         RunLock(tmp_path).acquire()
     with RunLock(tmp_path):                              # released: free again
         pass
+
+
+def test_a_run_whose_writer_died_shows_as_interrupted(tmp_path, ref):
+    """A manifest left "running" by a killed writer reads as interrupted in
+    report and compare; while a live writer holds the lock it reads as running."""
+    out = tmp_path / "run"
+    shutil.copytree(ref, out)
+    m = json.loads((out / "manifest.json").read_text())
+    m["status"] = "running"
+    (out / "manifest.json").write_text(json.dumps(m))
+    assert shown_status("running", out) == "interrupted; --resume finishes it"
+    assert shown_status("complete", out) == "complete"
+    with RunLock(out):
+        assert shown_status("running", out) == "running"
+    res = CliRunner().invoke(cli, ["report", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "INCOMPLETE run (interrupted; --resume finishes it)" in res.output
+    res = CliRunner().invoke(cli, ["compare", str(ref), str(out), "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert "INCOMPLETE (interrupted; --resume finishes it)" in res.output
 
 
 # ------------------------------------------------------------------ damage

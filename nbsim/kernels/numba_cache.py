@@ -9,9 +9,11 @@ not when a kernel it calls (in another file) changes; so the cache lives in
 a folder named by a hash of every kernel source (all ``*.py`` files under
 ``nbsim/kernels/``, subpackages included) and of the numba version: any
 edit to any kernel starts a fresh cache. The folder is
-``$NBSIM_NUMBA_CACHE`` if set, else ``<user cache dir>/nbsim/numba-<hash>``
-(``$NUMBA_CACHE_DIR``, if set, is used as the parent instead). A folder that
-cannot be created leaves numba's default locations in place.
+``<parent>/numba-<hash>``, where the parent is ``$NBSIM_NUMBA_CACHE`` if
+set, else ``$NUMBA_CACHE_DIR`` if set, else ``<user cache dir>/nbsim``: an
+explicit folder is hashed too, so a kernel edit never meets a stale inlined
+caller there either. A folder that cannot be created leaves numba's default
+locations in place.
 """
 from __future__ import annotations
 
@@ -37,10 +39,7 @@ def sources_digest(numba_version: str) -> str:
 
 def cache_folder(numba_version: str) -> Path:
     """The cache folder for this numba version (see the module doc)."""
-    explicit = os.environ.get("NBSIM_NUMBA_CACHE")
-    if explicit:
-        return Path(explicit)
-    parent = os.environ.get("NUMBA_CACHE_DIR")
+    parent = os.environ.get("NBSIM_NUMBA_CACHE") or os.environ.get("NUMBA_CACHE_DIR")
     if not parent:
         import platformdirs
         parent = platformdirs.user_cache_dir("nbsim")
