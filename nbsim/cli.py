@@ -12,8 +12,9 @@ from nbsim.errors import NbsimError
 
 
 class _Group(click.Group):
-    """The nbsim command group: every NbsimError a command raises becomes one
-    "Error: ..." line and exit status 2, never a traceback."""
+    """The nbsim command group: every NbsimError a command raises, and every
+    OSError but a broken pipe, becomes one "Error: ..." line and exit status
+    2, never a traceback."""
 
     def invoke(self, ctx):
         """Run the command, turning NbsimError into click's usage-style error."""
@@ -23,6 +24,22 @@ class _Group(click.Group):
             err = click.ClickException(str(e))
             err.exit_code = 2
             raise err from None
+        except BrokenPipeError:
+            raise                       # a closed pipe ends the command like any tool's
+        except OSError as e:            # a path too long, stdout on a full device, ...
+            err = click.ClickException(os_error_text(e))
+            err.exit_code = 2
+            raise err from None
+
+
+def os_error_text(e: OSError) -> str:
+    """One line for an operating-system error: its reason and the path it
+    names (shortened to 80 characters)."""
+    name = str(e.filename) if e.filename is not None else ""
+    if len(name) > 80:
+        name = name[:38] + "..." + name[-39:]
+    reason = e.strerror or str(e)
+    return f"{reason}: {name!r}" if name else reason
 
 
 def config_argument(f):

@@ -237,7 +237,8 @@ def run_remote(conn: socket.socket, argv: list[str], closed: list[int]) -> int:
         if "signal" in msg:                     # killed: end the same way
             signum = int(msg["signal"])
             relay.restore()
-            signal.signal(signum, signal.SIG_DFL)
+            if signum not in (signal.SIGKILL, signal.SIGSTOP):     # these keep SIG_DFL
+                signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return 128 + signum
 

@@ -82,6 +82,12 @@ def _start(cluster: str, workers: int):
         return distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S), None
     except (OSError, TimeoutError) as e:
         raise RunError(f"--cluster {cluster}: cannot reach the Dask scheduler ({e})") from None
+    except Exception as e:      # not a Dask scheduler there, TLS without settings, ...
+        hint = ("; tls:// needs Dask's TLS settings (distributed.comm.tls in the Dask "
+                "config, see the README)" if cluster.startswith("tls://") else
+                "; is a Dask scheduler listening there?")
+        raise RunError(f"--cluster {cluster}: cannot connect to a Dask scheduler "
+                       f"({type(e).__name__}: {str(e)[:200]}){hint}") from None
 
 
 def _warm_all(client, spec, local: bool) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -57,6 +58,22 @@ FOOTER_KEY = "nbsim"        # Parquet key-value metadata: run id, seed, deal ran
 MATCH_COLUMNS = ("match", "player", "policy", "total")     # matches-*.parquet
 MAX_PROBLEMS = 5            # problems named in one error message
 HASH_BLOCK = 1 << 22
+
+
+def write_atomic(path: Path, data: bytes | memoryview, tmp: Path) -> None:
+    """Write ``data`` to ``path`` as a whole or not at all: into the temporary
+    file ``tmp`` (in the same folder), flushed and fsynced, then renamed over
+    ``path``. On any error ``tmp`` is removed and ``path`` keeps its previous
+    content (or stays absent). Raises OSError (a full disk, ...)."""
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def shard_name(index: int, kind: str = "shard") -> str:
@@ -260,8 +277,9 @@ def verify_run(run_dir: str | Path, manifest: dict | None = None, *,
         for p in sorted(run_dir.iterdir()):
             if SHARD_PATTERN.match(p.name) and p.name not in listed:
                 check.problems.append(ShardProblem(
-                    "unlisted", p.name, "not listed in the manifest: left by a writer that "
-                    "was killed, or copied in"))
+                    "unlisted", p.name, "not listed in the manifest: finished after the "
+                    "writer's last manifest save (a killed writer, a full disk), or copied "
+                    "in"))
     covered = sorted((s["first_deal"], s["first_deal"] + s["deals"]) for s in shards
                      if isinstance(s.get("first_deal"), int) and isinstance(s.get("deals"), int))
     gaps, pos = [], 0
@@ -397,9 +415,11 @@ class RunFiles:
 def open_run(run_dir: str | Path, *, checksums: bool = True) -> RunFiles:
     """Read and check a run folder for ``report`` and ``compare``: the
     manifest (``read_run_manifest``), the shards' integrity (``verify_run``:
-    damaged, foreign, missing, duplicated or unlisted files), then every
-    shard and match file it lists: a Parquet file with the columns of the
-    manifest's schema. Raises RunError naming the file and what is wrong."""
+    damaged, foreign, missing, duplicated or unlisted files; unlisted ones
+    only in a complete run, since an unfinished run's newest shards may not
+    be recorded yet), then every shard and match file it lists: a Parquet
+    file with the columns of the manifest's schema. Raises RunError naming
+    the file and what is wrong."""
     run_dir = Path(run_dir)
     manifest = read_run_manifest(run_dir)
     paths = shard_paths(run_dir, manifest)
@@ -410,6 +430,11 @@ def open_run(run_dir: str | Path, *, checksums: bool = True) -> RunFiles:
     for p in matches_paths(run_dir, manifest):
         check_parquet_columns(p, MATCH_COLUMNS)
     check = verify_run(run_dir, manifest, checksums=checksums)
+    if manifest.get("status") != "complete":
+        # an unfinished run's newest shards may not be recorded yet (a live
+        # writer between two manifest saves, a killed writer, a full disk):
+        # the report covers the listed ones, and --resume records the rest
+        check.problems = [p for p in check.problems if p.kind != "unlisted"]
     for problem in check.problems:          # a more precise word on a damaged file
         if problem.kind == "damaged" and (run_dir / problem.file).is_file():
             types = manifest["schema"] if problem.file.startswith("shard-") else {}

@@ -65,6 +65,7 @@ from nbsim.runfiles import (  # noqa: F401  (re-exported: the public API of a ru
     shard_name,
     shard_paths,
     verify_run,
+    write_atomic,
 )
 from nbsim.runlock import RunLock
 from nbsim.shards import RunSpec, ShardTask, nbsim_version, run_shard  # noqa: F401
@@ -191,12 +192,11 @@ def _make_folder(out: Path, need_bytes: int) -> None:
 
 
 def _write_json_atomic(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Write ``data`` as JSON to ``path`` through a flushed temporary file and
+    a rename; on an error (a full disk) the temporary file is removed and
+    ``path`` keeps its previous content. Raises OSError."""
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    write_atomic(path, text.encode("utf-8"), path.with_name(path.name + ".tmp"))
 
 
 def _now() -> str:
@@ -592,7 +592,11 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
             _run_threads(tasks, out, workers, rec)
         else:
             from nbsim.cluster import run_on_cluster
-            run_on_cluster(cluster, tasks, out, workers, rec)
+            try:
+                run_on_cluster(cluster, tasks, out, workers, rec)
+            except RunError as e:
+                raise RunError(f"{e}; the run folder {out} is kept: run the same command "
+                               f"with --resume to continue") from None
     except KeyboardInterrupt:
         status = "interrupted"
     except OSError as e:
@@ -612,16 +616,22 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
         manifest["elapsed_s"] = round(elapsed, 3)
         if failure is not None:
             manifest["error"] = f"{type(failure).__name__}: {failure}"
+        recorded = manifest
         try:
             rec.save()
         except OSError as e:            # the disk is full: the previous manifest stays valid
             failure = failure or e
+            recorded = _saved_manifest(mpath, manifest)
     result = RunResult(out=out, deals=spec.deals, deals_done=manifest["deals_done"],
                        shards=list(manifest["shards"]), elapsed=elapsed, status=status,
                        dealer_complete=manifest.get("dealer_complete", 0),
                        new_deals=rec.new_deals, recomputed=redo)
-    done_text = (f"{result.deals_done:,} of {spec.deals:,} {unit}s done; "
-                 f"{len(result.shards)} finished shards and manifest.json kept in {out}")
+    done_text = (f"{recorded['deals_done']:,} of {spec.deals:,} {unit}s done; "
+                 f"{len(recorded['shards'])} finished shards and manifest.json kept in {out}")
+    if recorded is not manifest and len(recorded["shards"]) < len(manifest["shards"]):
+        more = len(manifest["shards"]) - len(recorded["shards"])
+        done_text += (f" ({more} more shard{'s' if more > 1 else ''} finished but could not "
+                      f"be recorded: --resume checks and records {'them' if more > 1 else 'it'})")
     if status == "interrupted":
         raise RunInterrupted(f"interrupted: {done_text}; continue with --resume")
     if failure is not None:
@@ -632,6 +642,18 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     if status != "complete":    # pragma: no cover - every shard is recorded or raises
         raise RunError(f"{out}: the run stopped early: {done_text}; continue with --resume")
     return result
+
+
+def _saved_manifest(mpath: Path, fallback: dict) -> dict:
+    """The manifest as last saved on disk (when the final save failed), else
+    ``fallback``."""
+    try:
+        saved = json.loads(mpath.read_text(encoding="utf-8"))
+        if isinstance(saved.get("deals_done"), int) and isinstance(saved.get("shards"), list):
+            return saved
+    except (OSError, ValueError, AttributeError):
+        pass
+    return fallback
 
 
 # the frame builders, re-exported for callers of the old API

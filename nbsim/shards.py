@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nbsim.rules import RuleSet
-from nbsim.runfiles import FOOTER_KEY, shard_name
+from nbsim.runfiles import FOOTER_KEY, shard_name, write_atomic
 
 # zstd level 1 without column statistics, chosen by measurement (make bench,
 # bench_deal "Parquet ..." lines): on 100,000 deal-mode rows it writes 1.6x as
@@ -79,17 +79,8 @@ def write_parquet(df, path: Path, footer: dict) -> dict:
     df.write_parquet(buf, metadata={FOOTER_KEY: json.dumps(footer, sort_keys=True)},
                      **PARQUET_OPTIONS)
     data = buf.getbuffer()
-    tmp = path.with_name(f"{path.name[:-len('.parquet')]}.{os.getpid()}-"
-                         f"{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, path.with_name(f"{path.name[:-len('.parquet')]}.{os.getpid()}-"
+                                            f"{threading.get_ident()}.tmp"))
     return {"rows": df.height, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 

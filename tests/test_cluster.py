@@ -106,3 +106,30 @@ def test_cluster_needs_dask(tmp_path, monkeypatch):
 def test_cluster_address_checked(tmp_path, addr):
     with pytest.raises(RunError, match="give 'local' or a scheduler address tcp://HOST:PORT"):
         SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "r", cluster=addr)
+
+
+def test_a_server_that_is_not_dask_gives_one_message(tmp_path):
+    """An address where something else answers (here an HTTP 400 on every
+    connection), and tls:// without Dask's TLS settings: a RunError naming
+    the address, the folder kept for --resume."""
+    import socketserver
+
+    class Answer(socketserver.BaseRequestHandler):
+        def handle(self):
+            self.request.recv(100)
+            self.request.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        addr = f"tcp://127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(RunError, match=f"--cluster {addr}: cannot connect to a Dask "
+                                           r"scheduler .* is a Dask scheduler listening there"
+                                           r".* with --resume"):
+            SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "r", cluster=addr)
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(RunError, match="tls:// needs Dask's TLS settings"):
+        SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "t",
+                     cluster="tls://127.0.0.1:1")

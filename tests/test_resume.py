@@ -22,7 +22,7 @@ from nbsim import runs as SIM
 from nbsim import shards as SH
 from nbsim.cli import cli
 from nbsim.errors import RunError, RunInterrupted
-from nbsim.runfiles import verify_run
+from nbsim.runfiles import open_run, verify_run
 from nbsim.runlock import RunLock, lock_holder, shown_status
 
 
@@ -312,6 +312,8 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
             pl.read_parquet(p)
         check = verify_run(out)
         assert all(p.kind == "unlisted" for p in check.problems), check.message()
+        if json.loads((out / "manifest.json").read_text())["shards"]:
+            open_run(out)                     # a report reads the recorded shards
     res = subprocess.run(args + ["--resume"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert verify_run(out).complete
@@ -343,6 +345,55 @@ def test_disk_full_during_a_shard_keeps_a_consistent_run(tmp_path, monkeypatch, 
     monkeypatch.undo()
     SIM.simulate("ningbo-3baida", deals=1_000, seed=21, out=out, resume=True)
     assert rows(out).equals(rows(ref)) and verify_run(out).complete
+
+
+def test_disk_full_for_the_manifest_too(tmp_path, monkeypatch, ref):
+    """Shards fill the disk, then the manifest saves fail too: the message
+    counts what the manifest on disk records, no temporary file is left, the
+    report reads the recorded shards, and --resume finishes the run."""
+    out = tmp_path / "run"
+    real_shard, real_json = SH.write_parquet, SIM._write_json_atomic
+    full = {"on": False}
+
+    def shard(df, path, footer):
+        if path.name == "shard-00004.parquet":
+            full["on"] = True           # from here on, manifest saves fail
+        if path.name == "shard-00006.parquet":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_shard(df, path, footer)
+
+    def manifest_save(path, data):
+        if full["on"]:
+            with open(path.with_name(path.name + ".tmp"), "w"):
+                pass                    # the temporary file is made, then the write fails
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_json(path, data)
+
+    monkeypatch.setattr(SH, "write_parquet", shard)
+    monkeypatch.setattr(SIM, "_write_json_atomic", manifest_save)
+    with pytest.raises(RunError) as err:
+        SIM.simulate("ningbo-3baida", deals=1_000, seed=21, out=out, shard_size=100,
+                     workers=1)
+    m = json.loads((out / "manifest.json").read_text())
+    assert len(m["shards"]) == 4 and m["deals_done"] == 400
+    assert "400 of 1,000 deals done; 4 finished shards" in str(err.value)
+    assert "(1 more shard finished but could not be recorded" in str(err.value)
+    (out / "manifest.json.tmp").unlink()        # (the stand-in above cannot clean up)
+    monkeypatch.undo()
+    res = CliRunner().invoke(cli, ["report", str(out)])
+    assert res.exit_code == 0 and "INCOMPLETE run (interrupted" in res.output, res.output
+    SIM.simulate("ningbo-3baida", deals=1_000, seed=21, out=out, resume=True)
+    assert rows(out).equals(rows(ref)) and verify_run(out).complete
+
+
+def test_manifest_save_leaves_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "manifest.json"
+    SIM._write_json_atomic(path, {"a": 1})
+    monkeypatch.setattr(SIM.os, "fsync", lambda fd: (_ for _ in ()).throw(
+        OSError(errno.ENOSPC, "No space left on device")))
+    with pytest.raises(OSError):
+        SIM._write_json_atomic(path, {"a": 2})
+    assert json.loads(path.read_text()) == {"a": 1} and not list(tmp_path.glob("*.tmp"))
 
 
 def test_full_folder_refused_before_work(tmp_path, monkeypatch):

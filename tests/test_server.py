@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 
 from nbsim import client
+from nbsim.runlock import lock_holder
 
 NBSIM = Path(sys.executable).with_name("nbsim")
 pytestmark = pytest.mark.skipif(not NBSIM.exists(), reason="the nbsim console script is not "
@@ -134,6 +135,20 @@ def test_ctrl_c_reaches_the_command_and_resume_finishes(env, tmp_path):
     assert "continue with --resume" in err
     kept = sorted(run.glob("shard-*.parquet"))
     assert kept
+
+    # SIGKILL of the command's process (the OOM killer, kill -9 of the lock
+    # holder): the client ends the same way, without a traceback
+    proc = subprocess.Popen([str(NBSIM), *args, "--resume"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    holder = None
+    while holder is None and time.monotonic() - t0 < 60:
+        holder = lock_holder(run)
+        time.sleep(0.05)
+    assert holder and holder["pid"] != proc.pid
+    os.kill(holder["pid"], signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL and "Traceback" not in err, err
 
     proc = subprocess.Popen([str(NBSIM), *args, "--resume"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
