@@ -191,8 +191,9 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
         signal.signal(signal.SIGTERM, previous)
     if fmt == "matches":
         rows = sum(s.get("rows", 0) for s in res.shards)
-        rate = rows / res.elapsed if res.elapsed > 0 else float("nan")
-        click.echo(f"{res.deals_done:,} matches ({rows:,} deals) in {res.elapsed:.2f} s "
+        rate = res.new_rows / res.elapsed if res.elapsed > 0 else float("nan")
+        new = f", {res.new_deals:,} new" if res.new_deals != res.deals_done else ""
+        click.echo(f"{res.deals_done:,} matches ({rows:,} deals{new}) in {res.elapsed:.2f} s "
                    f"({rate:,.0f} deals/s), {_shards(res)} -> {res.out}")
         return
     rate = res.new_deals / res.elapsed if res.elapsed > 0 else float("nan")

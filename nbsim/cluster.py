@@ -21,14 +21,17 @@ Dask is optional: ``pip install 'nbsim[cluster]'``.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+import threading
 from pathlib import Path
 
 from nbsim.errors import RunError
 
 ADDRESS = re.compile(r"^(tcp|tls)://[^\s/:]+:\d{1,5}$")
 CONNECT_TIMEOUT_S = 30
+PROGRESS_TOPIC = "nbsim-progress-{run_id}"     # Dask events: [shard index, deals done]
 
 
 def _import_distributed():
@@ -117,17 +120,24 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
     first = next(tasks, None)
     if first is None:
         return
+    rec.bar.set_postfix_str("starting the Dask cluster" if cluster == "local"
+                            else f"connecting to {cluster}")
     if cluster == "local":
         warm_worker(first.spec)        # compile here once: the workers only load the cache
     client, lc = _start(cluster, workers)
+    progress = _Progress(rec.bar)
+    topic = PROGRESS_TOPIC.format(run_id=first.run_id)
     try:
         _warm_all(client, first.spec, lc is not None)
+        rec.bar.set_postfix_str("")
+        client.subscribe_topic(topic, progress.event)
         width = 2 * max(1, len(client.scheduler_info()["workers"]))
         queue = distributed.as_completed()
 
         live: set = set()                  # submitted and not yet recorded
 
         def submit(task):
+            progress.expect(task)
             fut = client.submit(_run, task, str(out), pure=False,
                                 key=f"nbsim-shard-{task.run_id}-{task.index}")
             live.add(fut)
@@ -148,7 +158,7 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
                 except distributed.scheduler.KilledWorker as e:
                     raise RunError(f"--cluster: shard task {e.task} killed its workers "
                                    f"repeatedly") from None
-                rec.record(info)
+                rec.record(info, progress.finish(info["index"]))
                 live.discard(fut)
                 t = next(tasks, None)
                 if t is not None:
@@ -156,14 +166,57 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
         finally:                # Ctrl-C or an error: keep what the workers finished
             for fut in live:
                 if fut.status == "finished":
-                    rec.record(fut.result())
+                    info = fut.result()
+                    rec.record(info, progress.finish(info["index"]))
     finally:
+        with contextlib.suppress(Exception):        # a client already gone
+            client.unsubscribe_topic(topic)
         client.close()
         if lc is not None:
             lc.close()
 
 
 def _run(task, out: str) -> dict:
-    """The Dask task: one shard (``shards.run_shard``)."""
+    """The Dask task: one shard (``shards.run_shard``), its progress (deals
+    per kernel chunk) sent to the client as events of ``PROGRESS_TOPIC``."""
     from nbsim.shards import run_shard
-    return run_shard(task, out)
+    try:
+        worker = _import_distributed().get_worker()
+    except ValueError:                  # not on a Dask worker
+        return run_shard(task, out)
+    topic = PROGRESS_TOPIC.format(run_id=task.run_id)
+    return run_shard(task, out, lambda n: worker.log_event(topic, [task.index, int(n)]))
+
+
+class _Progress:
+    """The client's count of deals the workers report within their shards
+    (thread-safe: events arrive on the Dask client's own thread). Each
+    shard's count is capped at its size (a recomputed shard reports again)
+    and ends when the shard is recorded; late events are dropped."""
+
+    def __init__(self, bar):
+        self.bar = bar
+        self.lock = threading.Lock()
+        self.size: dict[int, int] = {}
+        self.counted: dict[int, int] = {}
+
+    def expect(self, task) -> None:
+        with self.lock:
+            self.size[task.index] = task.stop - task.start
+
+    def event(self, event) -> None:
+        """Handler of ``Client.subscribe_topic``: event = (time, [index, n])."""
+        index, n = event[1]
+        with self.lock:
+            have = self.counted.get(index, 0)
+            n = min(int(n), self.size.get(index, 0) - have)
+            if n <= 0:
+                return
+            self.counted[index] = have + n
+        self.bar.update(n)
+
+    def finish(self, index: int) -> int:
+        """End shard ``index``'s count: the deals already shown for it."""
+        with self.lock:
+            self.size.pop(index, None)
+            return self.counted.pop(index, 0)

@@ -24,7 +24,8 @@ from nbsim.errors import RunError
 from nbsim.runfiles import LOCK_FILE
 
 
-def _describe(holder: dict) -> str:
+def describe_holder(holder: dict) -> str:
+    """'process PID [on HOST] (COMMAND, since START)' for a lock holder's record."""
     if not holder:
         return "another process"
     text = f"process {holder.get('pid', '?')}"
@@ -98,8 +99,9 @@ class RunLock:
         except BlockingIOError:
             os.close(fd)
             holder = _read_holder(self.path)
-            raise RunError(f"{self.path.parent} is being written by {_describe(holder)}; "
-                           f"wait for it to finish or stop it, then try again") from None
+            raise RunError(f"{self.path.parent} is being written by "
+                           f"{describe_holder(holder)}; wait for it to finish or stop it, "
+                           f"then try again") from None
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "command": self.command,
                   "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
                   "argv": sys.argv[:8]}

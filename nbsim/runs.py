@@ -105,6 +105,7 @@ class RunResult:
     dealer_complete: int = 0
     new_deals: int = 0
     recomputed: list[str] = field(default_factory=list)
+    new_rows: int = 0       # rows of the shards this call wrote (deals of --format matches)
 
 
 def _check_int(name: str, value, lo: int, hi: int) -> int:
@@ -187,7 +188,8 @@ def _make_folder(out: Path, need_bytes: int) -> None:
     free = shutil.disk_usage(out).free
     if free < need_bytes:
         raise RunError(f"--out {str(out)!r}: only {free / 1e6:,.1f} MB free on its disk, and "
-                       f"one shard needs about {need_bytes / 1e6:,.1f} MB; free some space or "
+                       f"one shard needs about {need_bytes / 1e6:,.1f} MB (1 MB of it kept "
+                       f"spare for the manifest and temporary files); free some space or "
                        f"choose another folder")
 
 
@@ -338,6 +340,7 @@ class _Recorder:
         self.lock = threading.Lock()
         self.by_file = {s["file"]: s for s in manifest["shards"]}
         self.new_deals = 0
+        self.new_rows = 0
         self._sync()
 
     def _sync(self):
@@ -353,6 +356,7 @@ class _Recorder:
                 return
             self.by_file[info["file"]] = info
             self.new_deals += info["deals"]
+            self.new_rows += info.get("rows", 0)
             self._sync()
             _write_json_atomic(self.path, self.manifest)
         if info["deals"] > counted:
@@ -625,7 +629,7 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     result = RunResult(out=out, deals=spec.deals, deals_done=manifest["deals_done"],
                        shards=list(manifest["shards"]), elapsed=elapsed, status=status,
                        dealer_complete=manifest.get("dealer_complete", 0),
-                       new_deals=rec.new_deals, recomputed=redo)
+                       new_deals=rec.new_deals, recomputed=redo, new_rows=rec.new_rows)
     done_text = (f"{recorded['deals_done']:,} of {spec.deals:,} {unit}s done; "
                  f"{len(recorded['shards'])} finished shards and manifest.json kept in {out}")
     if recorded is not manifest and len(recorded["shards"]) < len(manifest["shards"]):

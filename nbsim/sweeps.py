@@ -150,6 +150,19 @@ def _as_tuple(x, what: str) -> tuple:
         raise RunError(f"{what}: expected a list of text items, got {x!r}") from None
 
 
+def _check_not_a_run(out: Path) -> None:
+    """Refuse a sweep folder that is a run folder (a manifest in it, or a run
+    lock a live process holds): the sweep would write its runs and tables
+    into that run. Raises RunError naming the folder and its writer."""
+    from nbsim.runfiles import MANIFEST
+    from nbsim.runlock import describe_holder, lock_holder
+    holder = lock_holder(out)
+    if holder is not None or (out / MANIFEST).exists():
+        who = f", being written by {describe_holder(holder)}" if holder is not None else ""
+        raise RunError(f"--out {str(out)!r} is a run folder ({MANIFEST}{who}); a sweep needs "
+                       f"a folder of its own, which holds one run folder per point")
+
+
 def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
           policies=None, overrides=(), workers: int = 1, progress: bool | None = None,
           shard_size: int | None = None) -> SweepResult:
@@ -192,6 +205,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {str(out)!r} exists and is not a folder")
+    _check_not_a_run(out)
     keys = [k for k, _ in items]
     combos = itertools.product(*[vs for _, vs in items])
     grid = [list(zip(keys, combo, strict=True)) for combo in combos]

@@ -133,3 +133,41 @@ def test_a_server_that_is_not_dask_gives_one_message(tmp_path):
     with pytest.raises(RunError, match="tls:// needs Dask's TLS settings"):
         SIM.simulate("ninghai", deals=10, seed=1, out=tmp_path / "t",
                      cluster="tls://127.0.0.1:1")
+
+
+def test_progress_moves_within_shards_on_a_cluster(tmp_path, loopback_cluster):
+    """Workers report deals per kernel chunk (Dask events): the bar moves
+    before a shard is recorded, and counts every deal exactly once."""
+    from nbsim import cluster as CL
+    from nbsim import shards as SH
+
+    class Bar:
+        def __init__(self):
+            self.updates, self.postfix = [], []
+
+        def update(self, n):
+            self.updates.append(n)
+
+        def set_postfix_str(self, text):
+            self.postfix.append(text)
+
+    class Recorder:
+        def __init__(self):
+            self.bar, self.counted = Bar(), []
+
+        def record(self, info, counted=0):
+            self.counted.append(counted)
+            if info["deals"] > counted:
+                self.bar.update(info["deals"] - counted)
+
+    spec = SIM.make_spec("ningbo-3baida", deals=16_000, seed=4, mode="game",
+                         policies=("value",) * 4)
+    tasks = [SH.ShardTask(spec, "progress-test", i, i * 8_000, (i + 1) * 8_000)
+             for i in range(2)]
+    rec = Recorder()
+    tmp_path.mkdir(exist_ok=True)
+    CL.run_on_cluster(loopback_cluster.scheduler_address, tasks, tmp_path, 2, rec)
+    assert sum(rec.bar.updates) == 16_000
+    assert any(c > 0 for c in rec.counted), rec.counted      # moved within a shard
+    assert rec.bar.postfix[0].startswith("connecting to tcp://127.0.0.1:")
+    assert rec.bar.postfix[-1] == ""

@@ -102,3 +102,19 @@ def test_cli_sweep(tmp_path):
     r = CliRunner().invoke(cli, ["sweep", "ninghai", "--vary", "bad", "--deals", "8",
                                  "--seed", "3", "--out", str(tmp_path / "t")])
     assert r.exit_code == 2 and "Error: --vary 'bad'" in r.output and "Traceback" not in r.output
+
+
+def test_sweep_into_a_run_folder_refused(tmp_path):
+    """A sweep folder that is a run folder (finished, or being written by a
+    live process) is refused before any run, naming the writer."""
+    from nbsim.errors import RunError
+    from nbsim.runlock import RunLock
+    run = tmp_path / "run"
+    nbsim.simulate("ningbo-3baida", deals=100, seed=1, out=run, workers=1)
+    with pytest.raises(RunError, match="is a run folder .manifest.json.; a sweep needs"):
+        nbsim.sweep("ningbo-3baida", "win.min_tai=3,4", deals=10, seed=1, out=run)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    with RunLock(busy), pytest.raises(RunError, match=r"being written by process \d+"):
+        nbsim.sweep("ningbo-3baida", "win.min_tai=3,4", deals=10, seed=1, out=busy)
+    assert sorted(p.name for p in busy.iterdir()) == [".nbsim.lock"]
