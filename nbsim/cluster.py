@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import threading
 from pathlib import Path
 
 from nbsim.errors import RunError
@@ -125,19 +124,21 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
     if cluster == "local":
         warm_worker(first.spec)        # compile here once: the workers only load the cache
     client, lc = _start(cluster, workers)
-    progress = _Progress(rec.bar)
     topic = PROGRESS_TOPIC.format(run_id=first.run_id)
+    sizes: dict[int, int] = {}             # deals per submitted shard index
     try:
         _warm_all(client, first.spec, lc is not None)
         rec.bar.set_postfix_str("")
-        client.subscribe_topic(topic, progress.event)
+        # event = (time, [shard index, deals done]), on the Dask client's thread
+        client.subscribe_topic(topic, lambda event: rec.tick(
+            event[1][0], event[1][1], sizes.get(event[1][0], 0)))
         width = 2 * max(1, len(client.scheduler_info()["workers"]))
         queue = distributed.as_completed()
 
         live: set = set()                  # submitted and not yet recorded
 
         def submit(task):
-            progress.expect(task)
+            sizes[task.index] = task.stop - task.start
             fut = client.submit(_run, task, str(out), pure=False,
                                 key=f"nbsim-shard-{task.run_id}-{task.index}")
             live.add(fut)
@@ -158,7 +159,7 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
                 except distributed.scheduler.KilledWorker as e:
                     raise RunError(f"--cluster: shard task {e.task} killed its workers "
                                    f"repeatedly") from None
-                rec.record(info, progress.finish(info["index"]))
+                rec.record(info)
                 live.discard(fut)
                 t = next(tasks, None)
                 if t is not None:
@@ -166,8 +167,7 @@ def run_on_cluster(cluster: str, tasks, out: Path, workers: int, rec) -> None:
         finally:                # Ctrl-C or an error: keep what the workers finished
             for fut in live:
                 if fut.status == "finished":
-                    info = fut.result()
-                    rec.record(info, progress.finish(info["index"]))
+                    rec.record(fut.result())
     finally:
         with contextlib.suppress(Exception):        # a client already gone
             client.unsubscribe_topic(topic)
@@ -186,37 +186,3 @@ def _run(task, out: str) -> dict:
         return run_shard(task, out)
     topic = PROGRESS_TOPIC.format(run_id=task.run_id)
     return run_shard(task, out, lambda n: worker.log_event(topic, [task.index, int(n)]))
-
-
-class _Progress:
-    """The client's count of deals the workers report within their shards
-    (thread-safe: events arrive on the Dask client's own thread). Each
-    shard's count is capped at its size (a recomputed shard reports again)
-    and ends when the shard is recorded; late events are dropped."""
-
-    def __init__(self, bar):
-        self.bar = bar
-        self.lock = threading.Lock()
-        self.size: dict[int, int] = {}
-        self.counted: dict[int, int] = {}
-
-    def expect(self, task) -> None:
-        with self.lock:
-            self.size[task.index] = task.stop - task.start
-
-    def event(self, event) -> None:
-        """Handler of ``Client.subscribe_topic``: event = (time, [index, n])."""
-        index, n = event[1]
-        with self.lock:
-            have = self.counted.get(index, 0)
-            n = min(int(n), self.size.get(index, 0) - have)
-            if n <= 0:
-                return
-            self.counted[index] = have + n
-        self.bar.update(n)
-
-    def finish(self, index: int) -> int:
-        """End shard ``index``'s count: the deals already shown for it."""
-        with self.lock:
-            self.size.pop(index, None)
-            return self.counted.pop(index, 0)

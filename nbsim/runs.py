@@ -26,6 +26,7 @@ threads scale without the start-up and data copies of processes.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import errno
 import hashlib
@@ -341,6 +342,8 @@ class _Recorder:
         self.by_file = {s["file"]: s for s in manifest["shards"]}
         self.new_deals = 0
         self.new_rows = 0
+        self.ticked: dict[int, int] = {}   # deals shown so far per running shard index
+        self.recorded: set[int] = set()     # shard indices recorded by this call
         self._sync()
 
     def _sync(self):
@@ -349,18 +352,36 @@ class _Recorder:
         self.manifest["deals_done"] = sum(s["deals"] for s in shards)
         self.manifest["dealer_complete"] = sum(s.get("dealer_complete", 0) for s in shards)
 
-    def record(self, info: dict, counted: int = 0) -> None:
-        """Add a finished shard (once: a repeat of the same file replaces it)."""
+    def tick(self, index: int, n: int, size: int) -> None:
+        """Progress within shard ``index`` (``size`` deals): ``n`` more deals
+        done. Thread-safe; a shard's count is capped at its size (a Dask task
+        computed again reports again), and ticks after it is recorded are
+        dropped (Dask events can arrive late)."""
+        with self.lock:
+            if index in self.recorded:
+                return
+            have = self.ticked.get(index, 0)
+            n = min(int(n), size - have)
+            if n <= 0:
+                return
+            self.ticked[index] = have + n
+        self.bar.update(n)
+
+    def record(self, info: dict) -> None:
+        """Add a finished shard (once: a repeat of the same file is ignored),
+        and move the bar by its deals not yet ticked."""
         with self.lock:
             if info["file"] in self.by_file:       # a lost Dask task computed twice
                 return
             self.by_file[info["file"]] = info
+            self.recorded.add(info["index"])
             self.new_deals += info["deals"]
             self.new_rows += info.get("rows", 0)
             self._sync()
             _write_json_atomic(self.path, self.manifest)
-        if info["deals"] > counted:
-            self.bar.update(info["deals"] - counted)
+            rest = info["deals"] - self.ticked.pop(info["index"], 0)
+        if rest > 0:
+            self.bar.update(rest)
 
     def save(self) -> None:
         with self.lock:
@@ -391,21 +412,15 @@ def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
     (recording is idempotent: every finished shard is recorded once, even
     one whose future a signal interrupted the bookkeeping of), then the
     first error is raised."""
-    counted: dict[int, int] = {}
     clock = threading.Lock()
 
     def job(task):
-        def tick(n):
-            with clock:
-                counted[task.index] = counted.get(task.index, 0) + n
-            rec.bar.update(n)
-        info = run_shard(task, out, tick)
-        result = (info, counted.get(task.index, 0))
+        info = run_shard(task, out, lambda n: rec.tick(task.index, n, task.stop - task.start))
         with clock:
-            finished[task.index] = result  # seen even if the main thread lost the future
-        return result
+            finished[task.index] = info    # seen even if the main thread lost the future
+        return info
 
-    finished: dict[int, tuple] = {}        # finished shards not yet recorded
+    finished: dict[int, dict] = {}         # finished shards not yet recorded
     depth = 2 * workers if workers > 1 else 1
     prefix = f"nbsim-shard-{uuid.uuid4().hex[:8]}"
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix)
@@ -420,8 +435,8 @@ def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
                 if f.exception() is not None:
                     errors.append(f.exception())
                 else:
-                    info, ticks = f.result()
-                    rec.record(info, ticks)
+                    info = f.result()
+                    rec.record(info)
                     with clock:
                         finished.pop(info["index"], None)
             live.discard(f)
@@ -443,8 +458,8 @@ def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
             if t.name.startswith(prefix) and t is not threading.current_thread():
                 t.join()
         collect(live)                      # shards that finished meanwhile
-        for result in list(finished.values()):   # and any whose future a signal lost
-            rec.record(*result)
+        for info in list(finished.values()):     # and any whose future a signal lost
+            rec.record(info)
     if errors:
         raise errors[0]
 
@@ -625,7 +640,8 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
             rec.save()
         except OSError as e:            # the disk is full: the previous manifest stays valid
             failure = failure or e
-            recorded = _saved_manifest(mpath, manifest)
+            with contextlib.suppress(RunError):     # the manifest as last saved
+                recorded = read_manifest(out)
     result = RunResult(out=out, deals=spec.deals, deals_done=manifest["deals_done"],
                        shards=list(manifest["shards"]), elapsed=elapsed, status=status,
                        dealer_complete=manifest.get("dealer_complete", 0),
@@ -646,18 +662,6 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     if status != "complete":    # pragma: no cover - every shard is recorded or raises
         raise RunError(f"{out}: the run stopped early: {done_text}; continue with --resume")
     return result
-
-
-def _saved_manifest(mpath: Path, fallback: dict) -> dict:
-    """The manifest as last saved on disk (when the final save failed), else
-    ``fallback``."""
-    try:
-        saved = json.loads(mpath.read_text(encoding="utf-8"))
-        if isinstance(saved.get("deals_done"), int) and isinstance(saved.get("shards"), list):
-            return saved
-    except (OSError, ValueError, AttributeError):
-        pass
-    return fallback
 
 
 # the frame builders, re-exported for callers of the old API

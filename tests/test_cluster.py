@@ -151,23 +151,18 @@ def test_progress_moves_within_shards_on_a_cluster(tmp_path, loopback_cluster):
         def set_postfix_str(self, text):
             self.postfix.append(text)
 
-    class Recorder:
-        def __init__(self):
-            self.bar, self.counted = Bar(), []
-
-        def record(self, info, counted=0):
-            self.counted.append(counted)
-            if info["deals"] > counted:
-                self.bar.update(info["deals"] - counted)
+    tmp_path.mkdir(exist_ok=True)
+    bar = Bar()
+    rec = SIM._Recorder(tmp_path / "manifest.json", {"shards": []}, bar)
 
     spec = SIM.make_spec("ningbo-3baida", deals=16_000, seed=4, mode="game",
                          policies=("value",) * 4)
     tasks = [SH.ShardTask(spec, "progress-test", i, i * 8_000, (i + 1) * 8_000)
              for i in range(2)]
-    rec = Recorder()
-    tmp_path.mkdir(exist_ok=True)
     CL.run_on_cluster(loopback_cluster.scheduler_address, tasks, tmp_path, 2, rec)
-    assert sum(rec.bar.updates) == 16_000
-    assert any(c > 0 for c in rec.counted), rec.counted      # moved within a shard
-    assert rec.bar.postfix[0].startswith("connecting to tcp://127.0.0.1:")
-    assert rec.bar.postfix[-1] == ""
+    assert sum(bar.updates) == 16_000
+    # more updates than shards: some chunk's ticks came before its shard's record
+    assert len(bar.updates) > 2, bar.updates
+    assert rec.manifest["deals_done"] == 16_000 and len(rec.manifest["shards"]) == 2
+    assert bar.postfix[0].startswith("connecting to tcp://127.0.0.1:")
+    assert bar.postfix[-1] == ""

@@ -464,3 +464,27 @@ def test_sigterm_stops_like_ctrl_c(tmp_path):
         return
     assert proc.returncode == 130 and "continue with --resume" in err
     assert m["status"] == "interrupted" and verify_run(out).ok
+
+
+def test_recorder_ticks_are_capped_and_late_ones_dropped(tmp_path):
+    """Progress within a shard never passes its size (a recomputed Dask task
+    reports again), ticks after its record are dropped, and the record moves
+    the bar by the rest: every deal counted exactly once."""
+    class Bar:
+        def __init__(self):
+            self.n = 0
+
+        def update(self, n):
+            self.n += n
+
+    bar = Bar()
+    rec = SIM._Recorder(tmp_path / "manifest.json", {"shards": []}, bar)
+    rec.tick(0, 60, 100)
+    rec.tick(0, 60, 100)                   # a second try of the same shard: capped
+    assert bar.n == 100
+    rec.tick(1, 30, 50)
+    rec.record({"file": "shard-00001.parquet", "index": 1, "first_deal": 100, "deals": 50})
+    assert bar.n == 150
+    rec.tick(1, 20, 50)                    # late: dropped
+    rec.record({"file": "shard-00000.parquet", "index": 0, "first_deal": 0, "deals": 100})
+    assert bar.n == 150 and rec.manifest["deals_done"] == 150
