@@ -46,7 +46,7 @@ browser:
 
 ## test: the test suite (long statistical checks are in `make validate`)
 test: setup
-	$(BIN)/python -m nbsim.warmup match wall
+	$(BIN)/python -m nbsim.warmup match wall lookahead
 	$(BIN)/python -m pytest -q
 
 ## check: lint (ruff, rules in pyproject.toml), types of the wrappers nbsim/*.py

@@ -142,7 +142,7 @@ def _engine_rate(rs, tables, policy: str, n: int) -> float:
 
 
 def bench(quick: bool = False) -> list[Result]:
-    from nbsim.kernels.policies.table import NAMES
+    from nbsim.kernels.policies.table import NAMES, SEARCH
     from nbsim.rules import load_rules
     from nbsim.tables import load_tables
 
@@ -155,7 +155,7 @@ def bench(quick: bool = False) -> list[Result]:
     out = []
     for v in (VARIANTS[:1] if quick else VARIANTS):
         rs = load_rules(v)
-        for pol in NAMES:
+        for pol in (p for p in NAMES if p not in SEARCH):   # search: bench_lookahead
             rate = _engine_rate(rs, tables, pol, n)
             out.append(Result(f"game deals/s, {v}, {pol} x4", rate, "deals/s",
                               "plain-Python random-play loop (no claims/scoring)", base,

@@ -9,6 +9,10 @@ Public API (see the README and docs/rules.md):
     summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.comparison.Comparison
     sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweeps.SweepResult
+    advise(config, position, samples=400, seed=0, base="defend") -> nbsim.advice.Advice
+                                                   (discard and claim advice at a table)
+    Position                                       (one seat's view of a table:
+                                                    nbsim.advice.position_from_options)
 
 Everything is imported on first use (numpy and pydantic with load_rules;
 polars, scipy and the kernels with the others), so ``import nbsim`` costs
@@ -20,9 +24,8 @@ from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "sweep", "replay", "duel", "RuleSet", "NbsimError", "ConfigError", "TileError",
-           "HandError",
-           "RunError", "__version__"]
+           "sweep", "replay", "duel", "advise", "Position", "RuleSet", "NbsimError",
+           "ConfigError", "TileError", "HandError", "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules", "load_rules"), "RuleSet": ("nbsim.rules", "RuleSet"),
          "score_hand": ("nbsim.scoring", "score_hand"),
@@ -30,7 +33,8 @@ _LAZY = {"load_rules": ("nbsim.rules", "load_rules"), "RuleSet": ("nbsim.rules",
          "simulate": ("nbsim.runs", "simulate"),
          "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),
          "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare"),
-         "sweep": ("nbsim.sweeps", "sweep")}
+         "sweep": ("nbsim.sweeps", "sweep"), "advise": ("nbsim.advice", "advise"),
+         "Position": ("nbsim.position", "Position")}
 
 
 def __getattr__(name):

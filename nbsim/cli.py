@@ -1,6 +1,9 @@
 """The ``nbsim`` command line (click). Each command parses its options and
 calls one library function; every ``NbsimError`` becomes a one-line message
-and exit status 2, never a traceback."""
+and exit status 2, never a traceback. ``run`` runs a command in this process
+for the client (``nbsim.client``) and the warm server (``nbsim.server``);
+the ``nbsim server`` commands talk to the servers through
+``nbsim.protocol``, so this module imports neither of the two."""
 from __future__ import annotations
 
 import sys
@@ -552,6 +555,99 @@ def policies_cmd():
     click.echo(describe())
 
 
+@cli.command("advise")
+@click.argument("config", metavar="VARIANT")
+@click.option("--hand", default=None, metavar="TILES",
+              help="Own concealed tiles, e.g. 123m456p789s1155z3p: 14 - 3 x melds to discard "
+                   "(the drawn tile included), 13 - 3 x melds with --offered.")
+@click.option("--melds", "melds", multiple=True, metavar="[SEAT:]TYPE:TILES[@FROM]",
+              help="A declared meld (repeatable; comma-separated within a seat): chow:345s, "
+                   "pung:777z, kong:7777z, ckong:9999s. SEAT E S W N (default: --seat); "
+                   "@FROM the seat whose discard was claimed (default: the seat before); "
+                   "another seat's concealed kong lies face down: N:ckong.")
+@click.option("--discards", multiple=True, metavar="[SEAT:]TILES",
+              help="A seat's discards in order (repeatable, once per seat), e.g. E:19m(5p)3s*: "
+                   "(5p) was claimed by a meld, * follows a tile discarded as drawn.")
+@click.option("--seat", default=None, help="The deciding seat: E S W N (E the dealer; "
+                                           "default E).")
+@click.option("--round", "round_wind", default=None, help="Round wind: E S W N (default E).")
+@click.option("--indicator", default=None,
+              help="The indicator tile (variants with wilds), e.g. 5m.")
+@click.option("--wall-left", "wall_left", type=int, default=None,
+              help="Tiles still to be drawn (default: all the table as given leaves unseen, "
+                   "less Ninghai's reserve).")
+@click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
+              help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
+@click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
+@click.option("--offered", default=None,
+              help="A discard offered to the seat: advise pass, pung, kong or chow instead of "
+                   "a discard (the tile is not written in --discards).")
+@click.option("--from", "offered_from", default=None,
+              help="Seat that discarded --offered (default: the seat before --seat).")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
+              help="The table state as a JSON file (README, 'Advice for players'); the "
+                   "options given replace its keys.")
+@click.option("--samples", type=int, default=400, show_default=True,
+              help="Sampled deals per candidate, 0 .. 100,000 (0: no simulation, ranked by "
+                   "shanten and tile acceptance).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the sampled deals: the same seed gives the same advice.")
+@click.option("--base", default="defend", show_default=True,
+              help="Policy that plays the rest of the deal for every seat: greedy, value or "
+                   "defend.")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="Also write a PNG bar chart of each candidate's expected payment with its "
+                   "95% interval.")
+def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
+               drawn, offered, offered_from, state_file, samples, seed, base, overrides,
+               as_json, plot):
+    """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
+
+    For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
+    kong, chow of --offered) prints the shanten and tile acceptance (unseen
+    tiles that lower it) toward the open hand, the flushes and all pungs
+    (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
+    --base: P(win), the expected payment in points per deal for the seat
+    with its 95% interval, the paired difference to the best, the chance of
+    dealing in to each opponent (probabilities per deal), and for a hand
+    left ready the exact chance of completing it by its own draws (no
+    opponents). The recommendation is the best; candidates whose difference
+    interval holds 0 are within the noise. A claim is ranked by shanten and
+    acceptance: a pung or chow shows the simulation of its best discard after
+    it, pass and kong are not simulated. Rules: docs/rules.md §1-§5.
+    Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
+    --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
+    """
+    import json
+
+    from nbsim.advice import (
+        advice_json,
+        advise,
+        format_advice,
+        plot_advice,
+        position_from_state,
+        read_state,
+        table_state,
+    )
+    from nbsim.rules import load_rules
+
+    rs = load_rules(config, overrides)
+    state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,
+                        discards=discards, seat=seat, round_wind=round_wind,
+                        indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
+                        offered=offered, offered_from=offered_from)
+    adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base)
+    written = plot_advice(adv, plot) if plot else None
+    if as_json:
+        click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_advice(adv))
+    if written is not None:
+        click.echo(f"wrote {written}", err=as_json)
+
+
 @cli.group("server")
 def server_group():
     """The warm server that makes every ``nbsim`` call start in tenths of a
@@ -567,7 +663,7 @@ def server_group():
 def server_status_cmd():
     """List the running servers of this user: pid, commands served and
     running, kernels preloaded, seconds idle; '*' marks the one in use."""
-    from nbsim.server import servers
+    from nbsim.protocol import servers
 
     found = servers()
     if not found:
@@ -583,7 +679,7 @@ def server_status_cmd():
 def server_start_cmd():
     """Start the server the ``nbsim`` command uses now (if none runs) and
     wait until it answers (at most 60 s)."""
-    from nbsim.server import start
+    from nbsim.protocol import start
 
     st = start()
     if st is None:
@@ -597,7 +693,7 @@ def server_start_cmd():
 def server_stop_cmd():
     """Stop every nbsim server of this user (each lets its running commands
     finish first)."""
-    from nbsim.server import stop_all
+    from nbsim.protocol import stop_all
 
     pids = stop_all()
     click.echo(f"asked {len(pids)} server(s) to stop" + (f": pid {', '.join(map(str, pids))}"
@@ -605,8 +701,32 @@ def server_stop_cmd():
 
 
 def main(argv=None):
-    """Console entry point (``nbsim``)."""
+    """The command line run in this process: ``python -m nbsim``'s entry
+    point (the ``nbsim`` command's is ``nbsim.client.main``). Raises
+    SystemExit with the command's status (``run`` returns it instead)."""
     return cli.main(args=argv, prog_name="nbsim")
+
+
+def run(argv: list[str]) -> int:
+    """Run the command ``argv`` in this process; its exit status, as
+    ``main`` would exit with it. The client (``nbsim.client``) runs a
+    command here this way, and so does the warm server's copy
+    (``nbsim.server``) for its client."""
+    try:
+        main(argv)
+    except SystemExit as e:
+        return _exit_code(e.code)
+    return 0
+
+
+def _exit_code(code) -> int:
+    """sys.exit's argument as a status (a message is printed, status 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

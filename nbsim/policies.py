@@ -29,6 +29,7 @@ from nbsim.kernels.policies.table import (
     MAX_PARAMS,
     NAMES,
     POLICY_TABLE,
+    SEARCH,
     PolicySpec,
     code_of,
 )
@@ -177,9 +178,12 @@ def as_policies(value: str | Policy | Iterable[str | Policy] | None,
 
 
 def kernel_arrays(pols: Sequence[Policy]) -> tuple[np.ndarray, np.ndarray]:
-    """(int64[n] policy codes, float64[n, MAX_PARAMS] parameter rows) for the
-    kernels (``engine.play_deal``)."""
-    codes = np.array([p.code for p in pols], dtype=np.int64)
+    """(policy codes, float64[n, MAX_PARAMS] parameter rows) for the kernels
+    (``engine.play_deal``). The codes are int64[n], or int32[n] when a
+    search policy (``lookahead``) plays: their dtype selects the engine
+    compiled with the search (``kernels/policies/registry.py``)."""
+    search = any(p.name in SEARCH for p in pols)
+    codes = np.array([p.code for p in pols], dtype=np.int32 if search else np.int64)
     params = np.zeros((len(pols), MAX_PARAMS), dtype=np.float64)
     for i, p in enumerate(pols):
         for j, (_, v) in enumerate(p.params):

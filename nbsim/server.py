@@ -1,11 +1,16 @@
 """The warm server behind the ``nbsim`` command (``nbsim.client`` explains the
-client's side).
+client's side; ``nbsim.protocol`` holds what both sides share: the sockets'
+folder, the wire format, and the ``status`` and ``stop`` requests the
+``nbsim server`` commands send). This module imports ``nbsim.protocol`` and
+the modules it preloads (among them ``nbsim.cli``, which runs the commands),
+never ``nbsim.client``; no module imports this one (a server is started as
+a process: ``python -m nbsim.server``).
 
 ``python -m nbsim.server SOCKET`` imports nbsim's modules and libraries once,
 loads the compiled kernels of ``warmup.LOADABLE`` and the lookup tables, and
 listens on the Unix socket SOCKET. For each command it forks: the copy takes
 the client's standard input, output and error (passed over the socket), its
-working directory, environment, umask and arguments, runs ``nbsim.cli.main``
+working directory, environment, umask and arguments, runs ``nbsim.cli.run``
 and exits with its status, which it sends back first. The server itself
 never runs polars or pyarrow code and starts no thread, so that every fork
 starts from a process whose only threads are the libraries' idle helpers
@@ -42,7 +47,7 @@ import sys
 import time
 import warnings
 
-from nbsim.client import HEADER, RELAYED
+from nbsim.protocol import RELAYED, ask, read_request, servers
 
 DEFAULT_IDLE_S = 900.0
 _CRED = struct.Struct("3i")          # SO_PEERCRED: pid, uid, gid
@@ -208,7 +213,7 @@ class Server:
                                                _CRED.size))[1]
             if uid != os.getuid():
                 raise OSError(f"a client of user {uid}")
-            request, fds = _read_request(conn)
+            request, fds = read_request(conn)
         except (OSError, ValueError) as e:
             _log(f"request refused: {e}")
             conn.close()
@@ -283,30 +288,11 @@ def supersede(path: str) -> list[int]:
     value (an older setup: edited files, other settings) to stop, so that
     one server per installation runs (and one per nice value: a server
     cannot lower its copies' nice value); the pids asked."""
-    from nbsim import client
     return [int(st["pid"]) for st in servers(os.path.dirname(path), skip=path)
             if st.get("package") == _package()
             and st.get("python") == sys.executable
             and st.get("nice") == os.getpriority(os.PRIO_PROCESS, 0)
-            and client.ask(st["socket"], "stop") is not None]
-
-
-def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
-    head, fds, _, _ = socket.recv_fds(conn, HEADER.size, 3)
-    if len(head) != HEADER.size:
-        for fd in fds:
-            os.close(fd)
-        raise ValueError("short request header")
-    (n,) = HEADER.unpack(head)
-    if n > 16 << 20:
-        raise ValueError("request too long")
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = conn.recv(n - len(buf))
-        if not chunk:
-            raise ValueError("request cut short")
-        buf += chunk
-    return json.loads(buf), list(fds)
+            and ask(st["socket"], "stop") is not None]
 
 
 def _text_stream(fd: int, info, mode: str, line_buffering: bool):
@@ -319,7 +305,7 @@ def _text_stream(fd: int, info, mode: str, line_buffering: bool):
 
 def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
     """In the forked copy: become the client's process (``adopt``), tell
-    the client its pid, run the command through ``nbsim.cli.main``, run the
+    the client its pid, run the command through ``nbsim.cli.run``, run the
     exit handlers a normal exit would run, and send the exit status. A
     client that goes away takes this process with it (``_watch``). When the
     client's settings cannot be reproduced here (a lower nice value, a
@@ -338,8 +324,8 @@ def run_command(conn: socket.socket, request: dict, fds: list[int]) -> int:
     conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
     code = 0
     try:
-        from nbsim.client import _in_process
-        code = _in_process([str(a) for a in request["argv"]])
+        from nbsim.cli import run
+        code = run([str(a) for a in request["argv"]])
     except BaseException as e:                 # noqa: BLE001 - as a normal process would
         _print_uncaught(e)
         code = 1
@@ -369,7 +355,7 @@ def _print_uncaught(e: BaseException) -> None:
 def adopt(request: dict, fds: list[int]) -> None:
     """Take the client's descriptors 0-2 (closing those it started without),
     streams, working directory, environment, umask, argv, ignored signals,
-    nice value, CPU affinity and resource limits (``client.process_settings``).
+    nice value, CPU affinity and resource limits (``nbsim.client.process_settings``).
     Raises OSError or ValueError when one cannot be taken."""
     import resource
     for target, fd in enumerate(fds):
@@ -424,53 +410,6 @@ def _exit_handlers() -> None:
         threading._shutdown()                  # type: ignore[attr-defined]
     with contextlib.suppress(Exception):
         atexit._run_exitfuncs()
-
-
-def servers(folder: str | None = None, skip: str = "") -> list[dict]:
-    """Every server in ``folder`` (default ``client.server_dir()``) that
-    answers (``status`` of each), but the one at socket ``skip`` (a server
-    asking about the others must not ask itself), the one the ``nbsim``
-    command would use now marked ``"current": True``."""
-    import glob
-
-    from nbsim import client
-    current = client.socket_path()
-    found = []
-    for path in sorted(glob.glob(os.path.join(folder or client.server_dir(),
-                                              "server-*.sock"))):
-        if path == skip:
-            continue
-        st = client.ask(path, "status")
-        if st is not None:
-            st["current"] = path == current
-            found.append(st)
-    return found
-
-
-def stop_all() -> list[int]:
-    """Ask every server of this user to stop (each finishes its running
-    commands first); the pids asked."""
-    from nbsim import client
-    return [st["pid"] for st in servers() if client.ask(st["socket"], "stop") is not None]
-
-
-def start(wait_s: float = 60.0) -> dict | None:
-    """Start the server the ``nbsim`` command would use, unless it runs,
-    and wait up to ``wait_s`` seconds for it to answer; its status, or None
-    if it did not answer in time (its log, ``<socket>.log``, says why)."""
-    from nbsim import client
-    path = client.socket_path()
-    st = client.ask(path, "status")
-    if st is not None:
-        return st
-    client.start_server(path)
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < wait_s:
-        time.sleep(0.1)
-        st = client.ask(path, "status")
-        if st is not None:
-            return st
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (measured; only
 # used for the message)
-ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60}
+ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
+              "lookahead": 200}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
@@ -38,7 +39,8 @@ GROUPS = tuple(ESTIMATE_S)
 # again: 716 s instead of 384 s for the engine on 2 cores, measured); deal
 # mode and the scorer's own entry wait for the engine's scorer, so that it
 # has a core to itself
-AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer"}
+AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
+         "lookahead": "game"}
 # the game engine is compiled in two processes (engine.warm_scorer and
 # engine.warm_policies): "scorer" goes with "game" whenever the engine is
 # compiled by the warm-up
@@ -56,7 +58,8 @@ def _folder() -> Path | None:
 def is_compiled(group: str) -> bool:
     """True when ``group`` (one of ``GROUPS``: 'game' independent deals,
     'match' whole matches, 'wall' a deal from a given wall, 'deal' deal mode,
-    'score' the scorer) ran in this cache folder."""
+    'score' the scorer, 'lookahead' the search policy and the evaluator) ran
+    in this cache folder."""
     f = _folder()
     return f is not None and (f / f"compiled-{group}").is_file()
 
@@ -110,6 +113,17 @@ def _compile(group: str, helper: str | None = None) -> None:
 
         from nbsim.game import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
+    elif group == "lookahead":
+        # the engine with the search policy (int32 codes; its playouts load
+        # the game engine from the cache), and the evaluator's Python entry
+        from nbsim.game import game_frame
+        from nbsim.lookahead import evaluate, exact_own_draws
+        from nbsim.position import example_position
+        game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
+                   tables)
+        pos = example_position()
+        evaluate(rs, pos, samples=2)
+        exact_own_draws(rs, pos)
     elif group == "deal":
         from nbsim.frames import deal_frame
         deal_frame(rs, 0, 0, 2, tables)

@@ -27,7 +27,8 @@ def test_notebooks_exist():
     assert [p.name for p in NOTEBOOKS] == ["01_deal_statistics.ipynb",
                                            "02_game_statistics.ipynb",
                                            "03_compare_variants.ipynb",
-                                           "04_play_styles.ipynb"]
+                                           "04_play_styles.ipynb",
+                                           "05_advise.ipynb"]
 
 
 @pytest.fixture(scope="module")

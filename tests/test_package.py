@@ -1,8 +1,11 @@
 """The package around the kernels: ``import nbsim`` stays free of numba,
-every kernel caches where ``numba_cache`` says, every CLI command is
-documented, and the tai item names agree with their ``T_*`` codes."""
+every kernel caches where ``numba_cache`` says, no import cycle joins the
+package's modules, every CLI command is documented, and the tai item names
+agree with their ``T_*`` codes."""
 from __future__ import annotations
 
+import ast
+import collections
 import os
 import subprocess
 import sys
@@ -44,11 +47,13 @@ def test_import_nbsim_does_not_import_numba():
 
 
 def test_the_client_imports_only_the_standard_library():
-    """The ``nbsim`` command's client (nbsim.client) must start in
-    milliseconds: no numpy, pydantic, click, numba or polars."""
+    """The ``nbsim`` command's client (nbsim.client, and nbsim.protocol,
+    which it shares with the server) must start in milliseconds: no numpy,
+    pydantic, click, numba or polars."""
     out = _python("""
         import sys
         import nbsim.client
+        import nbsim.protocol
         heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules"}
         print(sorted(heavy & set(sys.modules)))
     """)
@@ -144,6 +149,121 @@ def test_every_command_has_help_and_is_in_the_readme(name, runner):
     assert r.output.startswith("Usage: ") and f" {name} " in r.output.splitlines()[0]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"nbsim {name} " in readme, f"README.md shows no `nbsim {name}` example"
+
+
+# ---------------------------------------------------------------- imports
+def _import_graph(package: Path) -> dict[str, set[str]]:
+    """module -> the modules of ``package`` it imports, for every module of
+    the package but those of its ``kernels`` folder: every ``import`` and
+    ``from ... import`` statement read with ast, at module level, inside
+    functions and under ``if TYPE_CHECKING`` alike (relative imports
+    resolved). ``from P import X`` counts as importing P.X when P.X is a
+    module, else P. Importing a submodule does not count as importing its
+    parent packages (Python runs those first, whatever they import), and
+    dynamic imports (importlib) are not seen."""
+    files = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    checked = {m for m, p in files.items() if "kernels" not in p.relative_to(package).parts}
+    graph: dict[str, set[str]] = {}
+    for mod in sorted(checked):
+        path = files[mod]
+        here = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = here[:len(here) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                deps.update(f"{target}.{a.name}" if f"{target}.{a.name}" in files else target
+                            for a in node.names)
+        graph[mod] = {d for d in deps if d in checked and d != mod}
+    return graph
+
+
+def _import_cycles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str]]]:
+    """For every group of modules that import each other, directly or
+    through others (a strongly connected component of ``graph`` with two
+    modules or more; Tarjan's algorithm): one shortest cycle through its
+    first module (the first module repeated at the end) and the group."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    cycles = []
+    for group in groups:                 # a shortest way back to its first module
+        start = min(group)
+        came_from: dict[str, str] = {}
+        queue = collections.deque([start])
+        while start not in came_from:
+            v = queue.popleft()
+            for w in sorted(graph[v] & group):
+                if w not in came_from:
+                    came_from[w] = v
+                    queue.append(w)
+        back = [came_from[start]]
+        while back[-1] != start:
+            back.append(came_from[back[-1]])
+        cycles.append(([*reversed(back), start], sorted(group)))
+    return sorted(cycles)
+
+
+def test_no_import_cycle_in_the_package():
+    """No two modules of nbsim (nbsim/kernels aside) import each other,
+    directly or through others, counting the imports inside functions: the
+    client (standard library only), the CLI and the warm server share
+    ``nbsim.protocol`` instead of importing one another."""
+    graph = _import_graph(ROOT / "nbsim")
+    assert {"nbsim", "nbsim.cli", "nbsim.client", "nbsim.server"} <= set(graph)
+    assert "nbsim.cli" in graph["nbsim.server"]      # imported inside a function
+    cycles = _import_cycles(graph)
+    assert not cycles, "import cycles: " + "; ".join(
+        f"{' -> '.join(cycle)} (all of {', '.join(group)} import each other)"
+        for cycle, group in cycles)
+
+
+def test_the_cycle_check_finds_cycles(tmp_path):
+    """The check above names a cycle through an import inside a function
+    and a relative import, and leaves the kernels and parent packages out."""
+    pkg = tmp_path / "pkg"
+    (pkg / "kernels").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from pkg import a\n")
+    (pkg / "a.py").write_text("from pkg import b\nfrom pkg.kernels import k\n")
+    (pkg / "b.py").write_text("def f():\n    from . import c\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    (pkg / "d.py").write_text("from pkg.a import name\n")
+    (pkg / "kernels" / "__init__.py").write_text("")
+    (pkg / "kernels" / "k.py").write_text("from pkg import d\n")
+    graph = _import_graph(pkg)
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.c"},
+                     "pkg.c": {"pkg.a"}, "pkg.d": {"pkg.a"}}
+    assert _import_cycles(graph) == [(["pkg.a", "pkg.b", "pkg.c", "pkg.a"],
+                                      ["pkg.a", "pkg.b", "pkg.c"])]
 
 
 # ---------------------------------------------------------------- codes

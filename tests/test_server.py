@@ -1,4 +1,5 @@
-"""The warm server behind the ``nbsim`` command (nbsim.client, nbsim.server).
+"""The warm server behind the ``nbsim`` command (nbsim.client, nbsim.server,
+nbsim.protocol).
 
 Each test runs the installed ``nbsim`` console script as a user would, with
 its own server folder (NBSIM_SERVER_DIR), and stops its servers afterwards.
@@ -21,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from nbsim import client
+from nbsim import protocol
 from nbsim.runlock import lock_holder
 
 NBSIM = Path(sys.executable).with_name("nbsim")
@@ -183,17 +184,17 @@ def test_a_changed_setup_gets_its_own_server(env, tmp_path, monkeypatch):
     NBSIM_*) and with any file of the package, not with the server's own
     settings."""
     monkeypatch.setenv("NBSIM_SERVER_DIR", env["NBSIM_SERVER_DIR"])
-    base = client.socket_path()
+    base = protocol.socket_path()
     monkeypatch.setenv("NBSIM_SERVER_IDLE", "5")
-    assert client.socket_path() == base
+    assert protocol.socket_path() == base
     monkeypatch.setenv("NUMBA_OPT", "2")
-    assert client.socket_path() != base
+    assert protocol.socket_path() != base
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "a.py").write_text("x = 1\n")
-    before = client.fingerprint(str(pkg))
+    before = protocol.fingerprint(str(pkg))
     (pkg / "a.py").write_text("x = 22\n")
-    assert client.fingerprint(str(pkg)) != before
+    assert protocol.fingerprint(str(pkg)) != before
 
 
 def test_stop_idle_and_a_stale_socket(env, tmp_path):
@@ -223,7 +224,7 @@ def test_stop_idle_and_a_stale_socket(env, tmp_path):
 
 
 def _socket_for(env) -> str:
-    code = "from nbsim import client; print(client.socket_path())"
+    code = "from nbsim import protocol; print(protocol.socket_path())"
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           text=True, check=True).stdout.strip()
 
@@ -240,10 +241,10 @@ def test_an_unsafe_folder_runs_commands_in_their_own_process(tmp_path):
     assert out.returncode == 0 and json.loads(out.stdout)
     time.sleep(1)
     assert not list(srv.iterdir())
-    with pytest.raises(client.ServerUnavailable, match="mode 0700"):
+    with pytest.raises(protocol.ServerUnavailable, match="mode 0700"):
         os.environ["NBSIM_SERVER_DIR"] = str(srv)
         try:
-            client.server_dir()
+            protocol.server_dir()
         finally:
             del os.environ["NBSIM_SERVER_DIR"]
 

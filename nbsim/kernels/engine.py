@@ -84,7 +84,15 @@ from nbsim.kernels.policies.common import (
     split_hand,
     suit_of,
 )
-from nbsim.kernels.policies.view import MAX_POND, POND_CLAIMED, POND_DRAWN, View, new_scratch
+from nbsim.kernels.policies.table import MAX_PARAMS
+from nbsim.kernels.policies.view import (
+    MAX_POND,
+    POND_CLAIMED,
+    POND_DRAWN,
+    View,
+    scratch_arrays,
+    scratch_of,
+)
 from nbsim.kernels.wilds import wild_mask
 
 # result row layout (int64[OUT_LEN])
@@ -168,13 +176,62 @@ Game = namedtuple("Game", (
     "wall", "work", "st", "ws", "wild", "hands", "melds", "n_melds", "pub_melds", "flowers",
     "visible", "fed", "pond", "pond_flags", "n_pond", "passed", "prng", "pscr", "res", "nat",
     "allowed", "opts", "fl8", "fed_row", "fed_col", "chow_ok", "may_win", "no_win", "iw",
-    "ts", "hands_bak", "wall_bak", "pool", "prng_bak", "probe_rng"))
+    "ts", "hands_bak", "wall_bak", "pool", "prng_bak", "probe_rng", "pts"))
+
+
+# a search policy's working memory (``nbsim.kernels.playout``): the arrays
+# of the state its playouts run on and of that state's policy scratch (the
+# playouts' Game is assembled from them with this Search as its scratch's
+# ``search``, so it has the type of every other Game and the playouts run
+# the engine that plays the runs), a result row, an empty event log and
+# probe, the candidates' statistics and per-sample payments, and the world
+# builder's scratch
+Search = namedtuple("Search", ("game", "scratch", "out", "log", "probe", "stats", "pays",
+                               "pool", "unseen", "st", "codes", "params", "cands"))
+SEARCH_CANDS = 8           # candidates one search compares, at most
+SEARCH_SAMPLES = 1024      # samples per candidate, at most
+SEARCH_STATS = 12          # statistics per candidate (playout.ST_*)
+
+
+@njit(cache=True)
+def new_search(n_cands, n_samples):
+    """A search policy's working memory for ``n_cands`` candidates of
+    ``n_samples`` samples each (``Search``)."""
+    return Search(_game_arrays(), scratch_arrays(),
+                  np.zeros(OUT_LEN, np.int64), np.zeros((0, C.EV_LEN), np.int32),
+                  np.zeros(0, np.int64), np.zeros((n_cands, SEARCH_STATS), np.float64),
+                  np.zeros((n_cands, n_samples), np.float64), np.zeros(C.N_TILES, np.uint8),
+                  np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
+                  np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                  np.zeros(n_cands, np.int64))
+
+
+@njit(cache=True, inline="always")
+def search_game(sr):
+    """The playouts' ``Game`` over the arrays of the Search ``sr``."""
+    return game_of(sr.game, scratch_of(sr.scratch, sr))
 
 
 @njit(cache=True)
 def new_state():
     """A fresh ``Game`` state for ``play_deal`` (allocate once per batch, reuse)."""
-    return Game(
+    sr = new_search(SEARCH_CANDS, SEARCH_SAMPLES)
+    return game_of(_game_arrays(), scratch_of(scratch_arrays(), sr))
+
+
+@njit(cache=True, inline="always")
+def game_of(a, pscr):
+    """A ``Game`` of the arrays ``a`` (``_game_arrays``) and the policy
+    scratch ``pscr``."""
+    return Game(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
+                a[13], a[14], a[15], a[16], pscr, a[17], a[18], a[19], a[20], a[21], a[22], a[23],
+                a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34])
+
+
+@njit(cache=True)
+def _game_arrays():
+    """Fresh arrays of a ``Game``, in its field order less ``pscr``."""
+    return (
         np.zeros(C.N_TILES, np.uint8),                 # wall: tile id per draw-order position
         np.zeros(C.N_TILES, np.uint8),                 # work: shuffle scratch
         np.zeros(rng.RNG_LEN, np.uint64),              # st: the wall stream
@@ -192,7 +249,6 @@ def new_state():
         np.zeros(4, np.int64),                         # n_pond
         np.zeros((4, C.N_KINDS), np.bool_),            # passed
         np.zeros((4, rng.RNG_LEN), np.uint64),         # prng: the policies' streams
-        new_scratch(),                                 # pscr: the policies' scratch
         np.zeros(C.RES_LEN, np.int64),                 # res: the scorer's result
         np.zeros(C.N_PLAY, np.int8),                   # nat
         np.zeros(C.N_KINDS, np.bool_),                 # allowed discards
@@ -210,7 +266,8 @@ def new_state():
         np.zeros(C.N_TILES, np.uint8),                 # wall_bak (probe)
         np.zeros(C.N_TILES, np.uint8),                 # pool (probe)
         np.zeros(rng.RNG_LEN, np.uint64),              # prng_bak (probe)
-        np.zeros(rng.RNG_LEN, np.uint64))              # probe_rng
+        np.zeros(rng.RNG_LEN, np.uint64),              # probe_rng
+        np.zeros(TS_LEN, np.int64))                    # pts: the View's public turn state
 
 
 @njit(cache=True, inline="always")
@@ -235,12 +292,21 @@ def _log(g, log, seat, action, tile, meld, frm, pos):
 @njit(cache=True, inline="always")
 def make_view(rules, tables, g, seat):
     """The public ``View`` of ``seat`` (nbsim.kernels.policies.view): its own
-    hand and melds, and the table as every player sees it."""
+    hand and melds, and the table as every player sees it. The public turn
+    state ``g.pts`` is the turn state without what ``seat`` cannot know:
+    another seat's drawn kind (and the engine's own counters)."""
     ts = g.ts
+    pts = g.pts
+    for i in range(TS_LEN):
+        pts[i] = ts[i]
+    if seat != ts[TS_CUR]:
+        pts[TS_DRAWN] = -1
+    pts[TS_N_LOG] = 0
+    pts[TS_DECISIONS] = 0
     return View(rules, tables, seat, ts[TS_CUR], ts[TS_ROUND_WIND], ts[TS_INDICATOR],
                 W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
                 g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
-                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed)
+                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts)
 
 
 @nrt_free(inline="always")
@@ -427,7 +493,7 @@ def _ask_discard(rules, tables, g, policies, params, probe, seat):
 
 # ------------------------------------------------------------------ helpers
 @nrt_free(inline="always")
-def _complete_with(tables, wild, hand, nat, tile):
+def complete_with(tables, wild, hand, nat, tile):
     """Would ``tile`` complete the concealed ``hand`` (int8[42], without the
     tile)? nat: int8[34] scratch."""
     w = split_hand(hand, wild, nat)
@@ -439,7 +505,7 @@ def _complete_with(tables, wild, hand, nat, tile):
 
 
 @nrt_free(inline="always")
-def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
+def update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     """After ``seat`` discards: can any tile still complete its 3k+1 hand
     (``hand``, int8[42])? True when its shanten is 0 (ready), or when it
     holds a wild and three or more of a kind (then a wild may have to act as
@@ -458,9 +524,9 @@ def _update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
 
 
 @nrt_free
-def _try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, liable, out):
+def try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, liable, out):
     """Score ``seat`` winning on ``tile`` (the tile is NOT in its hand; call
-    ``_complete_with`` first). Returns True when the win is legal; the result
+    ``complete_with`` first). Returns True when the win is legal; the result
     is left in ``g.res``. A scorer error on a hand the engine built is a bug:
     it is flagged in out[O_ERROR] and the win refused."""
     for f in range(C.N_FLOWERS):
@@ -636,11 +702,6 @@ def _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, d
     g.passed[:] = False
     ts = g.ts
     ts[:] = 0
-    out[:] = 0
-    out[O_WINNER] = -1
-    out[O_DISCARDER] = -1
-    out[O_WIN_TILE] = -1
-    out[O_LIABLE] = -1
     ws = g.ws
     indicator = ws[W.WS_IND_KIND]
     n_log = W.log_setup(ws, log, 0)
@@ -661,7 +722,7 @@ def _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, d
             g.no_win[s, k] = False
     g.may_win[0] = True
     for s in range(1, 4):
-        _update_may_win(tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win, g.no_win, s)
+        update_may_win(tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win, g.no_win, s)
     first_rule = rules[C.R_FIRST_ROUND]
     ts[TS_FIRST_LIMITS] = 1 if (restrict_first and first_rule != C.FIRST_ROUND_OFF) else 0
     earthly = rules[C.R_EARTHLY_RULE]
@@ -714,9 +775,9 @@ def _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
     g.hands[cur, drawn] -= 1
     won = False
     if ((ctx != 0 or not g.no_win[cur, C.N_KINDS + drawn])
-            and _complete_with(tables, wild, g.hands[cur], g.nat, drawn)):
+            and complete_with(tables, wild, g.hands[cur], g.nat, drawn)):
         kong_from = ts[TS_KONG_FROM] if ts[TS_REPLACED] else -1
-        won = _try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, np.int64(-1), kong_from,
+        won = try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, np.int64(-1), kong_from,
                        np.int64(-1), out)
         if not won and ctx == 0:
             # complete but not a legal self-drawn win: the same until cur's
@@ -738,8 +799,8 @@ def _robbed(rules, tables, g, policies, params, probe, out, log, cur, k):
     (counterclockwise): True when one robs it (the deal ends)."""
     for d in range(1, 4):
         o = (cur + d) % 4
-        if (g.may_win[o] and _complete_with(tables, g.wild, g.hands[o], g.nat, k)
-                and _try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, np.int64(0), cur,
+        if (g.may_win[o] and complete_with(tables, g.wild, g.hands[o], g.nat, k)
+                and try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, np.int64(0), cur,
                              np.int64(-1), np.int64(-1), out)):
             if _ask_win(rules, tables, g, policies, params, probe, o, k, C.WIN_ROBBING_KONG):
                 _set_win(g, C.OUT_ROBBING_KONG, o, cur, k, np.int64(0), np.int64(-1))
@@ -796,9 +857,11 @@ def _own_kong(rules, tables, g, policies, params, probe, out, log):
 
 
 @nrt_free(inline="always")
-def _discard(rules, tables, g, policies, params, probe, log):
-    """The seat to play discards (within the chow-swap and first go-around
-    limits). Returns the kind discarded."""
+def _allowed_discards(g):
+    """Fill ``g.allowed`` with the kinds the seat to play may discard: the
+    held kinds, less the chow-swap kinds after a chow and, in the first
+    go-around under its limits, every s, honor and flower tile while an m
+    or p tile is held."""
     ts = g.ts
     cur = ts[TS_CUR]
     hand = g.hands[cur]
@@ -827,7 +890,15 @@ def _discard(rules, tables, g, policies, params, probe, log):
         if has_mp:
             for k in range(C.SOU0, C.N_KINDS):
                 allowed[k] = False
-    d = _ask_discard(rules, tables, g, policies, params, probe, cur)
+
+
+@nrt_free(inline="always")
+def _apply_discard(tables, g, log, d):
+    """The seat to play discards the kind ``d`` (one it holds): the pond,
+    the visible copies, the passed marks and its win filter follow."""
+    ts = g.ts
+    cur = ts[TS_CUR]
+    hand = g.hands[cur]
     hand[d] -= 1
     g.visible[d] += 1
     ts[TS_DISCARDS] += 1
@@ -845,7 +916,7 @@ def _discard(rules, tables, g, policies, params, probe, log):
         # the hand changed (a drawn tile kept, a claim, a kong or a flower);
         # discarding the tile just drawn from the live wall leaves the hand and
         # flowers as they were, and the marks stay valid
-        _update_may_win(tables, g.wild, hand, g.n_melds[cur], g.nat, g.may_win, g.no_win, cur)
+        update_may_win(tables, g.wild, hand, g.n_melds[cur], g.nat, g.may_win, g.no_win, cur)
     ts[TS_JUST_DREW] = 0
     ts[TS_HAS_DRAWN] = 0
     ts[TS_AFTER_PUNG] = 0
@@ -853,7 +924,6 @@ def _discard(rules, tables, g, policies, params, probe, log):
     ts[TS_FORBID_B] = -1
     ts[TS_REPLACED] = 0
     ts[TS_KONG_FROM] = -1
-    return d
 
 
 @nrt_free(inline="always")
@@ -872,10 +942,10 @@ def _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
             ctx |= C.CTX_EARTHLY
         if not g.may_win[o] or (g.no_win[o, d] and ctx == 0):
             continue
-        if not _complete_with(tables, g.wild, g.hands[o], g.nat, d):
+        if not complete_with(tables, g.wild, g.hands[o], g.nat, d):
             continue
         lia = _liable(rules, tables, g, o, cur, d)
-        legal = _try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, np.int64(-1), lia, out)
+        legal = try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, np.int64(-1), lia, out)
         if not legal and ctx == 0:
             # complete but not a legal discard win: the same until o's hand
             # changes (fed counts only change payments)
@@ -1015,33 +1085,47 @@ def _finish(rules, g, out):
 
 
 @nrt_free
-def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g, out,
-          log, dealt_hands, dealt_flowers, probe):
-    """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
-    _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
-           dealt_flowers)
+def play_from(rules, tables, policies, params, g, out, log, probe, first_discard):
+    """Play from the state ``g`` to the end of the deal and write the result
+    row ``out`` (int64[OUT_LEN]; the payments are out[O_SCORE + RES_PAY + s]).
+
+    ``first_discard``: -1 to start at the top of a turn (the seat to play
+    may win, kong, then discards), or the kind the seat to play has already
+    chosen to discard: the lookahead's playouts start here from a state
+    built mid-deal (``nbsim.kernels.playout``). policies, params, log and
+    probe as ``play_deal``. Returns the number of events."""
     ts = g.ts
+    out[:] = 0
+    out[O_WINNER] = -1
+    out[O_DISCARDER] = -1
+    out[O_WIN_TILE] = -1
+    out[O_LIABLE] = -1
     steps = 0
+    d = first_discard
     while True:
         steps += 1
         if steps > MAX_STEPS:
             out[O_ERROR] = E_ENGINE_LOOP
             break
-        if ts[TS_JUST_DREW]:
-            if _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
-                break
-        if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
-            r = _own_kong(rules, tables, g, policies, params, probe, out, log)
-            if r == ENDED:
-                break
-            if r == NEXT:
-                continue
-        d = _discard(rules, tables, g, policies, params, probe, log)
+        if d < 0:
+            if ts[TS_JUST_DREW]:
+                if _offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+                    break
+            if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
+                r = _own_kong(rules, tables, g, policies, params, probe, out, log)
+                if r == ENDED:
+                    break
+                if r == NEXT:
+                    continue
+            _allowed_discards(g)
+            d = _ask_discard(rules, tables, g, policies, params, probe, ts[TS_CUR])
+        _apply_discard(tables, g, log, d)
         if _offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
             break
         if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) <= 0:
             break
         r = _claim(rules, tables, g, policies, params, probe, log, d)
+        d = -1
         if r == ENDED:
             break
         if r == NEXT:
@@ -1060,6 +1144,15 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
     return n_log
 
 
+@nrt_free
+def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g, out,
+          log, dealt_hands, dealt_flowers, probe):
+    """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
+    _start(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
+           dealt_flowers)
+    return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1))
+
+
 # ------------------------------------------------------------------ compiling in parts
 # ``nbsim.warmup`` compiles the game engine in two processes: one compiles
 # the scorer (``warm_scorer``) and the parts that call no policy
@@ -1070,13 +1163,13 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
 # and runs none of it unless ``run`` is true.
 @njit(cache=True)
 def warm_scorer(rules, tables, run):
-    """Compile ``_try_win`` (the scorer, the engine's largest part) as
+    """Compile ``try_win`` (the scorer, the engine's largest part) as
     ``_play`` calls it. rules: int64[R_LEN] (read-only); run: bool."""
     g = new_state()
     out = np.zeros(OUT_LEN, np.int64)
     z = np.int64(0)
     if run:
-        _try_win(rules, tables, g, z, z, np.int64(C.WIN_SELF_DRAW), z, np.int64(-1),
+        try_win(rules, tables, g, z, z, np.int64(C.WIN_SELF_DRAW), z, np.int64(-1),
                  np.int64(-1), np.int64(-1), out)
     return out[O_ERROR]
 
@@ -1098,8 +1191,8 @@ def warm_parts(rules, tables, run):
         n_log = W.log_setup(g.ws, log, 0)
         r += W.deal_hands(g.wall, g.ws, g.wild, g.hands, g.flowers, log, n_log)
         rng.stream_init(np.uint64(0), z, rng.STREAM_POLICY + z, g.prng[z])
-        _update_may_win(tables, g.wild, g.hands[z], g.n_melds[z], g.nat, g.may_win, g.no_win, z)
-        if _complete_with(tables, g.wild, g.hands[z], g.nat, z):
+        update_may_win(tables, g.wild, g.hands[z], g.n_melds[z], g.nat, g.may_win, g.no_win, z)
+        if complete_with(tables, g.wild, g.hands[z], g.nat, z):
             r += 1
         r += _liable(rules, tables, g, z, z, z)
         r += W.drawable_left(rules, g.ws, g.ts[TS_N_KONGS])

@@ -158,7 +158,7 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, pl
     """
     state = E.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
-    pol = np.zeros(4, np.int64)
+    pol = np.zeros_like(player_policies)
     par = np.zeros_like(player_params)
     no_probe = np.zeros(0, np.int64)
     row = 0

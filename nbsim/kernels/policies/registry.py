@@ -27,14 +27,26 @@ policy means adding a table row, not an arm here. A decision with a single
 possible answer is not asked (no kong option, no claim possible). (A
 ``return`` before an unrolled loop breaks numba's typing of the loop, so
 each dispatch has a single exit.)
+
+Two sets of policies, chosen by the dtype of the codes. A search policy
+(``lookahead``, a table row with a ``base``) plays the rest of the deal
+many times with the engine from inside its own decision, so the engine
+that runs its playouts must not dispatch to it again (numba could not
+type the cycle). Codes of dtype int64 (``nbsim.policies.kernel_arrays``
+for runs without a search policy, and every playout) dispatch to the base
+set, where a search policy's row stands for its base policy; codes of
+dtype int32 (runs with a search policy) dispatch to the full set. The
+engine is so compiled once per set, and a run without a search policy
+never compiles the search. The full set imports the search modules only
+when numba types it (they import the engine, which imports this module).
 """
 import importlib
 import warnings
 
-from numba import literal_unroll
+from numba import literal_unroll, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
+from numba.extending import overload
 
-from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import CLAIM_PASS
 from nbsim.kernels.policies.table import POLICY_TABLE
 
@@ -43,60 +55,108 @@ from nbsim.kernels.policies.table import POLICY_TABLE
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental",
                         category=NumbaExperimentalFeatureWarning)
 
-_MODULES = tuple(importlib.import_module(f"nbsim.kernels.policies.{p.module}")
-                 for p in POLICY_TABLE)
-WANT_WIN = tuple(m.want_win for m in _MODULES)
-CHOOSE_KONG = tuple(m.choose_kong for m in _MODULES)
-CHOOSE_CLAIM = tuple(m.choose_claim for m in _MODULES)
-CHOOSE_DISCARD = tuple(m.choose_discard for m in _MODULES)
-N_POLICIES = len(_MODULES)
+_BASE_MODULES = tuple(importlib.import_module(f"nbsim.kernels.policies.{p.module}")
+                      for p in POLICY_TABLE if p.base is None)
+_BY_NAME = {p.name: m for p, m in zip((p for p in POLICY_TABLE if p.base is None),
+                                      _BASE_MODULES, strict=True)}
+N_POLICIES = len(POLICY_TABLE)
 
 
-@nrt_free
+def _modules(full):
+    """The policy modules in code order: a search policy's own module in the
+    full set, its base policy's module in the base set."""
+    if full:
+        return tuple(importlib.import_module(f"nbsim.kernels.policies.{p.module}")
+                     for p in POLICY_TABLE)
+    return tuple(_BY_NAME[p.base or p.name] for p in POLICY_TABLE)
+
+
+def _functions(code_type, name):
+    """The decision ``name`` of every policy, for codes of ``code_type``."""
+    full = isinstance(code_type, types.Integer) and code_type.bitwidth == 32
+    return tuple(getattr(m, name) for m in _modules(full))
+
+
 def want_win(code, view, params, prng, scr, tile, win_by):
-    """Policy ``code``'s answer: take this legal win?"""
-    r = True
-    i = 0
-    for f in literal_unroll(WANT_WIN):
-        if i == code:
-            r = f(view, params, prng, scr, tile, win_by)
-        i += 1  # noqa: SIM113 (enumerate does not unroll)
-    return r
+    """Policy ``code``'s answer: take this legal win? (compiled by numba)"""
+    raise NotImplementedError("a kernel: call it from compiled code")
 
 
-@nrt_free
 def choose_kong(code, view, params, prng, scr, options, n_options):
     """Policy ``code``'s kong on its own turn (option index or -1)."""
-    r = -1
-    if n_options > 0:
-        i = 0
-        for f in literal_unroll(CHOOSE_KONG):
-            if i == code:
-                r = f(view, params, prng, scr, options, n_options)
-            i += 1  # noqa: SIM113 (enumerate does not unroll)
-    return r
+    raise NotImplementedError("a kernel: call it from compiled code")
 
 
-@nrt_free
 def choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """Policy ``code``'s answer to a discard it may claim (CLAIM_*)."""
-    r = CLAIM_PASS
-    if can_pung or can_kong or chow_ok[0] or chow_ok[1] or chow_ok[2]:
-        i = 0
-        for f in literal_unroll(CHOOSE_CLAIM):
-            if i == code:
-                r = f(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
-            i += 1  # noqa: SIM113 (enumerate does not unroll)
-    return r
+    raise NotImplementedError("a kernel: call it from compiled code")
 
 
-@nrt_free
 def choose_discard(code, view, params, prng, scr, allowed):
     """Policy ``code``'s discard (a held, allowed kind)."""
-    r = -1
-    i = 0
-    for f in literal_unroll(CHOOSE_DISCARD):
-        if i == code:
-            r = f(view, params, prng, scr, allowed)
-        i += 1  # noqa: SIM113 (enumerate does not unroll)
-    return r
+    raise NotImplementedError("a kernel: call it from compiled code")
+
+
+_OPTIONS = {"_nrt": False, "error_model": "numpy"}
+
+
+@overload(want_win, jit_options=_OPTIONS)
+def _want_win(code, view, params, prng, scr, tile, win_by):
+    fns = _functions(code, "want_win")
+
+    def impl(code, view, params, prng, scr, tile, win_by):
+        r = True
+        i = 0
+        for f in literal_unroll(fns):
+            if i == code:
+                r = f(view, params, prng, scr, tile, win_by)
+            i += 1  # noqa: SIM113 (enumerate does not unroll)
+        return r
+    return impl
+
+
+@overload(choose_kong, jit_options=_OPTIONS)
+def _choose_kong(code, view, params, prng, scr, options, n_options):
+    fns = _functions(code, "choose_kong")
+
+    def impl(code, view, params, prng, scr, options, n_options):
+        r = -1
+        if n_options > 0:
+            i = 0
+            for f in literal_unroll(fns):
+                if i == code:
+                    r = f(view, params, prng, scr, options, n_options)
+                i += 1  # noqa: SIM113 (enumerate does not unroll)
+        return r
+    return impl
+
+
+@overload(choose_claim, jit_options=_OPTIONS)
+def _choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+    fns = _functions(code, "choose_claim")
+
+    def impl(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+        r = CLAIM_PASS
+        if can_pung or can_kong or chow_ok[0] or chow_ok[1] or chow_ok[2]:
+            i = 0
+            for f in literal_unroll(fns):
+                if i == code:
+                    r = f(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
+                i += 1  # noqa: SIM113 (enumerate does not unroll)
+        return r
+    return impl
+
+
+@overload(choose_discard, jit_options=_OPTIONS)
+def _choose_discard(code, view, params, prng, scr, allowed):
+    fns = _functions(code, "choose_discard")
+
+    def impl(code, view, params, prng, scr, allowed):
+        r = -1
+        i = 0
+        for f in literal_unroll(fns):
+            if i == code:
+                r = f(view, params, prng, scr, allowed)
+            i += 1  # noqa: SIM113 (enumerate does not unroll)
+        return r
+    return impl

@@ -32,14 +32,37 @@ class Param(NamedTuple):
 
 class PolicySpec(NamedTuple):
     """One policy: its name (what users type), the kernel module in
-    ``nbsim/kernels/policies/``, a one-line summary and its parameters."""
+    ``nbsim/kernels/policies/``, a one-line summary and its parameters.
+    ``base``: for a search policy (one that plays the rest of the deal from
+    inside its decisions), the policy that stands for it inside its own
+    playouts (``registry.py``: the engine of the playouts dispatches to the
+    base set); None for the others."""
     name: str
     module: str
     summary: str
     params: tuple[Param, ...] = ()
+    base: str | None = None
 
 
-MAX_PARAMS = 8
+MAX_PARAMS = 10
+
+# defend's parameters; lookahead takes them too, for its own defend
+DEFEND_PARAMS: tuple[Param, ...] = (
+    Param("caution", 0.3, 0.0, 1.0,
+          "0 pushes like value (defence off); 1 folds as soon as a threat shows; "
+          "the default is the strongest setting found by duels"),
+    Param("bind", 0.5, 0.0, 2.0,
+          "weight of bound-pair (三包) liability, for and against this player "
+          "(0 ignores bound pairs)"),
+    Param("speed", 1.0, 0.0, 2.0,
+          "weight of tile acceptance (tiles that improve the hand) when discards "
+          "are otherwise equal (0: value's tie-break)"),
+    Param("short", 1.5, 0.0, 5.0,
+          "target choice: cost per tai a target falls short of the minimum "
+          "(value: 1.5)"),
+    Param("worth", 0.1, 0.0, 1.0,
+          "target choice: cost saved per tai a target is worth (value: 0.1)"),
+)
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
     PolicySpec(
@@ -59,23 +82,28 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
         "the strongest policy: value's targets plus tile acceptance, honours, winds, "
         "seat flowers and bound pairs (三包) on offence; reads each opponent's "
         "threat from what shows and pushes or folds by expected value",
-        (Param("caution", 0.3, 0.0, 1.0,
-               "0 pushes like value (defence off); 1 folds as soon as a threat shows; "
-               "the default is the strongest setting found by duels"),
-         Param("bind", 0.5, 0.0, 2.0,
-               "weight of bound-pair (三包) liability, for and against this player "
-               "(0 ignores bound pairs)"),
-         Param("speed", 1.0, 0.0, 2.0,
-               "weight of tile acceptance (tiles that improve the hand) when discards "
-               "are otherwise equal (0: value's tie-break)"),
-         Param("short", 1.5, 0.0, 5.0,
-               "target choice: cost per tai a target falls short of the minimum "
-               "(value: 1.5)"),
-         Param("worth", 0.1, 0.0, 1.0,
-               "target choice: cost saved per tai a target is worth (value: 0.1)"))),
+        DEFEND_PARAMS),
+    PolicySpec(
+        "lookahead", "lookahead",
+        "the expert reference: defend's candidates, and where the best ones are close, "
+        "each played to the end of the deal on sampled hidden tiles (Monte Carlo, common "
+        "random numbers); the discard with the highest expected payment",
+        DEFEND_PARAMS + (
+         Param("samples", 48, 4, 1024,
+               "sampled deals (hidden tiles and the rest of the play) per candidate"),
+         Param("top_k", 3, 2, 8, "candidates searched: defend's best ones"),
+         Param("gap", 1.0, 0.0, 1000.0,
+               "search only when defend's runner-up is within this much of its best "
+               "(defend's value, points); 1000 searches every discard"),
+         Param("z", 1.0, 0.0, 5.0,
+               "leave defend's choice only when the paired gain exceeds z standard errors"),
+         Param("playout", 3, 1, 3,
+               "policy of every seat in the playouts: 3 defend, 2 value, 1 greedy")),
+        base="defend"),
 )
 
 NAMES: tuple[str, ...] = tuple(p.name for p in POLICY_TABLE)
+SEARCH: frozenset[str] = frozenset(p.name for p in POLICY_TABLE if p.base is not None)
 DEFAULT_POLICY = "defend"
 
 

@@ -41,6 +41,14 @@ passed     bool[4, 42]            kinds each seat let go by since its own last
                                   others it could have won on and did not)
 fed        int8[4, 4]             bound-pair counts: fed[a, b] = melds a claimed
                                   from b's discards (RULES.md section 7)
+ws         int64[WS_LEN]          the wall's state (``wall.WS_*``): positions
+                                  drawn from the live end and the tail, the
+                                  indicator's place; never the tiles
+pts        int64[TS_LEN]          the public turn state (``engine.TS_*``): whose
+                                  turn, kong locks, chow-swap limits, claims
+                                  and kongs so far; ``TS_DRAWN`` is the drawn
+                                  kind only when the deciding seat drew it
+                                  (-1 otherwise: another seat's draw is hidden)
 ========== ====================== ==============================================
 
 A seat's concealed tile count is public too (``concealed_count``); the
@@ -60,7 +68,7 @@ POND_CLAIMED = 2         # the discard was claimed for a meld
 View = namedtuple("View", (
     "rules", "tables", "seat", "to_play", "round_wind", "indicator", "tiles_left", "turn",
     "n_kongs", "hand", "own_melds", "melds", "n_melds", "flowers", "visible", "wild", "pond",
-    "pond_flags", "n_pond", "passed", "fed"))
+    "pond_flags", "n_pond", "passed", "fed", "ws", "pts"))
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat
@@ -68,8 +76,10 @@ View = namedtuple("View", (
 # the kinds a decision considers (``kinds``, int64[42]: a list, ascending,
 # so that loops visit only those kinds instead of testing all 42) and a
 # memo per group and fit class (``memo``, int8[4 x MEMO_W]: 0 not known)
+# ``search``: the working memory of a search policy's playouts
+# (``engine.Search``, made by ``engine.new_search``)
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
-                                 "work", "iwork", "unseen", "kinds", "memo"))
+                                 "work", "iwork", "unseen", "kinds", "memo", "search"))
 
 N_WORK = 120           # >= 42 + 2 x 36 (iwork: defend.acceptances), 42 + 42 (work:
                        # defend.choose_discard)
@@ -77,15 +87,23 @@ MEMO_W = 128           # > the largest fit class of a suit (125) or the honors (
 
 
 @njit(cache=True)
-def new_scratch():
-    """Fresh policy scratch arrays (allocate once per batch)."""
-    return Scratch(np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_PLAY, np.int8),
-                   np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
-                   np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),
-                   np.zeros(4, np.float64),
-                   np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64),
-                   np.zeros(C.N_KINDS, np.int64), np.zeros(C.N_KINDS, np.int64),
-                   np.zeros(4 * MEMO_W, np.int8))
+def scratch_arrays():
+    """Fresh policy scratch arrays, in ``Scratch``'s field order less
+    ``search`` (allocate once per batch)."""
+    return (np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_PLAY, np.int8),
+            np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
+            np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),
+            np.zeros(4, np.float64),
+            np.zeros(N_WORK, np.float64), np.zeros(N_WORK, np.int64),
+            np.zeros(C.N_KINDS, np.int64), np.zeros(C.N_KINDS, np.int64),
+            np.zeros(4 * MEMO_W, np.int8))
+
+
+@njit(cache=True, inline="always")
+def scratch_of(a, search):
+    """A ``Scratch`` of the arrays ``a`` (``scratch_arrays``) and ``search``."""
+    return Scratch(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+                   search)
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,88 @@
+"""The lookahead's costs on ningbo-3baida, one core: playouts of the rest of
+a deal per second, one advice and the exact own-draw answer in seconds, and
+the ``lookahead`` policy's discard decisions per second; each beside a
+baseline measured in the same run.
+
+Targets (issue 21): >= 50,000 playouts per second per core; one advice on a
+14-tile hand with P(win) to +-0.01 in <= 1 s (<= 100 ms for the exact
+own-draw answer); ``lookahead`` at its default >= 20 decisions per second.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from benchmarks.common import Result
+
+# P(win) to +-0.01 (95%): 1.96 x sqrt(p (1 - p) / n) <= 0.01 for p = 0.5
+ADVICE_SAMPLES = 9604
+
+
+def _positions():
+    """Three positions of the example hand: early, middle and late."""
+    from dataclasses import replace
+
+    from nbsim.position import example_position
+    pos = example_position()
+    return [replace(pos, tiles_left=t) for t in (70, 40, 16)]
+
+
+def _full_deals_rate(rs, tables, n: int) -> float:
+    from benchmarks.bench_game import _engine_rate
+    return _engine_rate(rs, tables, "defend", n)
+
+
+def _decisions(rs, tables, policy: str, n: int) -> tuple[int, float]:
+    """Seat E's discards and the seconds of n deals with ``policy`` in seat E
+    and defend in the others."""
+    from nbsim.game import game_frame
+    pols = (policy, "defend", "defend", "defend")
+    game_frame(rs, 1, 0, 1, pols, tables)                 # compile / load
+    t0 = time.perf_counter()
+    _, ev = game_frame(rs, 1, 0, n, pols, tables, with_events=True)
+    dt = time.perf_counter() - t0
+    n_dec = ev.filter((ev["seat"] == "E") & (ev["action"] == "discard")).height
+    return n_dec, dt
+
+
+def bench(quick: bool = False) -> list[Result]:
+    from nbsim.lookahead import evaluate, exact_own_draws
+    from nbsim.rules import load_rules
+    from nbsim.tables import load_tables
+
+    rs = load_rules("ningbo-3baida")
+    tables = load_tables()
+    out = []
+    full = _full_deals_rate(rs, tables, 500 if quick else 2_000)
+    samples = 100 if quick else 500
+    for pos in _positions():
+        evaluate(rs, pos, samples=2)                      # compile / load
+        t0 = time.perf_counter()
+        ev = evaluate(rs, pos, samples=samples)
+        dt = time.perf_counter() - t0
+        n = sum(c.n for c in ev.candidates)
+        out.append(Result(f"playouts/s, {pos.tiles_left} tiles left, defend x4", n / dt,
+                          "playouts/s", "whole deals/s, defend x4 (game_batch)", full,
+                          note=f"{len(ev.candidates)} candidates x {samples} samples; "
+                               f"target 50,000"))
+    pos = _positions()[0]
+    t0 = time.perf_counter()
+    ev = evaluate(rs, pos, samples=ADVICE_SAMPLES // (10 if quick else 1),
+                  kinds=[int(k) for k in np.flatnonzero(pos.hand)][:1])
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    exact_own_draws(rs, pos)
+    exact = time.perf_counter() - t0
+    out.append(Result("advice: one candidate's P(win) to +-0.01 (95%)", one, "s",
+                      "the exact own-draw answer of every discard", exact,
+                      note=f"{ADVICE_SAMPLES:,} samples; target 1 s"))
+    out.append(Result("exact own-draw answer, every discard", exact, "s",
+                      "one advice, P(win) to +-0.01", one, note="target 0.1 s"))
+    n = 4 if quick else 20
+    d_look, t_look = _decisions(rs, tables, "lookahead", n)
+    d_def, t_def = _decisions(rs, tables, "defend", n)
+    out.append(Result("lookahead (default) discard decisions/s, seat E", d_look / t_look,
+                      "decisions/s", "defend's decisions/s (same deals)", d_def / t_def,
+                      note=f"{n} deals, defend in the other seats; target 20"))
+    return out

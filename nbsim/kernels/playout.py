@@ -1,0 +1,268 @@
+"""The lookahead's evaluator (Numba): the rest of a deal played from one
+seat's view, on hidden tiles sampled consistently with that view.
+
+docs/rules.md sections 2-5. A seat deciding its discard sees its own hand,
+every declared meld (others' concealed kongs face down), the discards, the
+flowers set aside, the indicator and the wall's state: never the other
+hands or the order of the wall. ``build_world`` deals everything the seat
+cannot see at random from what it has not seen (the unseen multiset:
+4 copies of a kind, 1 of a flower, less the copies it can see): each other
+seat gets its public number of concealed tiles (13 - 3 x its melds; a
+non-wild flower never stays in a hand), each face-down kong a kind with four
+unseen copies, and the undrawn wall the rest, in random order. Nothing in a
+world depends on the hidden tiles of the real deal: ``build_world`` reads
+the ``View`` only (the no-leak test covers the ``lookahead`` policy).
+
+``evaluate_into`` plays, for every candidate discard and every sample j,
+world j with the candidate discarded first, then every seat playing the
+playout policy to the end of the deal (``engine.play_from``). Sample j is
+the same world and the same policy streams for every candidate (common
+random numbers), so the candidates' differences have far smaller errors
+than their values. Per candidate it sums the seat's payment (points, the
+scorer's ``RES_PAY``), its square, wins, deal-ins (by the deciding seat,
+also per winner), exhausted walls and failed samples (``ST_*``), and keeps
+every sample's payment (``pays``) for paired intervals.
+"""
+import numpy as np
+
+from nbsim.kernels import codes as C
+from nbsim.kernels import engine as E
+from nbsim.kernels import rng
+from nbsim.kernels import wall as W
+from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.policies.table import MAX_PARAMS, POLICY_TABLE
+from nbsim.kernels.policies.view import MAX_POND
+
+# statistics per candidate (float64[n, engine.SEARCH_STATS])
+ST_PAY = 0             # sum of the seat's payments (points)
+ST_PAY2 = 1            # sum of their squares
+ST_WIN = 2             # deals the seat won
+ST_DEAL_IN = 3         # deals the seat dealt in (its discard or its robbed kong)
+ST_EXHAUSTED = 4       # deals that ended with the wall exhausted
+ST_DEAL_IN_TO = 5      # 4 entries: deal-ins to seat s
+ST_FAILED = 9          # samples with no consistent world, or an engine error
+ST_N = 10              # samples played
+assert ST_N < E.SEARCH_STATS
+
+# every policy's default parameter row, by code (the playouts' policies)
+DEFAULT_PARAMS = np.zeros((len(POLICY_TABLE), MAX_PARAMS), np.float64)
+for _c, _p in enumerate(POLICY_TABLE):
+    for _j, _q in enumerate(_p.params):
+        DEFAULT_PARAMS[_c, _j] = _q.default
+
+
+@nrt_free(inline="always")
+def _tile_id(k):
+    """A physical tile id of kind ``k`` (any copy: playouts need the kind only)."""
+    return k * 4 if k < C.N_PLAY else 102 + k
+
+
+@nrt_free
+def build_world(view, g, st, pool, u):
+    """Fill the state ``g`` (``engine.Game``) with a complete deal that
+    agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
+    at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
+    and ``u`` int64[42] are scratch. The seat to play and the turn state
+    are the view's. Returns 0, or 1 when the view leaves too few unseen
+    tiles for the others' hands and the wall (an inconsistent position)."""
+    seat = view.seat
+    for i in range(W.WS_LEN):
+        g.ws[i] = view.ws[i]
+    for k in range(C.N_KINDS):
+        g.wild[k] = view.wild[k]
+        g.visible[k] = view.visible[k]
+    for s in range(4):
+        g.n_melds[s] = view.n_melds[s]
+        g.flowers[s] = view.flowers[s]
+        g.n_pond[s] = view.n_pond[s]
+        for m in range(C.MAX_MELDS):
+            for c in range(3):
+                g.pub_melds[s, m, c] = view.melds[s, m, c]
+                g.melds[s, m, c] = view.own_melds[m, c] if s == seat else view.melds[s, m, c]
+        for t in range(4):
+            g.fed[s, t] = view.fed[s, t]
+        for p in range(MAX_POND):
+            g.pond[s, p] = view.pond[s, p]
+            g.pond_flags[s, p] = view.pond_flags[s, p]
+        for k in range(C.N_KINDS):
+            g.passed[s, k] = view.passed[s, k]
+            g.no_win[s, k] = False
+            g.no_win[s, C.N_KINDS + k] = False
+    for i in range(E.TS_LEN):
+        g.ts[i] = view.pts[i]
+    # what the seat has not seen
+    for k in range(C.N_KINDS):
+        u[k] = (4 if k < C.N_PLAY else 1) - view.visible[k] - view.hand[k]
+    for m in range(view.n_melds[seat]):
+        if view.own_melds[m, C.MELD_TYPE] == C.MELD_CKONG:
+            u[view.own_melds[m, C.MELD_KIND]] -= 4
+    for k in range(C.N_KINDS):
+        if u[k] < 0:
+            u[k] = 0
+    # the others' face-down kongs: a kind with four unseen copies
+    for s in range(4):
+        if s == seat:
+            continue
+        for m in range(view.n_melds[s]):
+            if g.melds[s, m, C.MELD_TYPE] == C.MELD_CKONG:
+                n_ok = 0
+                for k in range(C.N_PLAY):
+                    if u[k] >= 4 and not view.wild[k]:
+                        n_ok += 1
+                if n_ok == 0:
+                    return 1
+                r = rng.below(st, n_ok)
+                for k in range(C.N_PLAY):
+                    if u[k] >= 4 and not view.wild[k]:
+                        if r == 0:
+                            g.melds[s, m, C.MELD_KIND] = k
+                            u[k] -= 4
+                        r -= 1
+    # the unseen tiles in random order
+    n = 0
+    for k in range(C.N_KINDS):
+        for _ in range(u[k]):
+            pool[n] = _tile_id(k)
+            n += 1
+    for i in range(n - 1, 0, -1):
+        j = rng.below(st, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    # the others' hands: the first tiles that may stay in a hand; the rest,
+    # in order, fill the wall
+    need = g.opts[:4, 0]        # the kong options' scratch: free before play resumes
+    for s in range(4):
+        need[s] = 0 if s == seat else 13 - 3 * view.n_melds[s]
+        for k in range(C.N_KINDS):
+            g.hands[s, k] = view.hand[k] if s == seat else 0
+    s = 0
+    n_rest = 0
+    for i in range(n):
+        t = pool[i]
+        k = W.tile_kind(np.int64(t))
+        while s < 4 and need[s] == 0:
+            s += 1
+        if s < 4 and (k < C.FLOWER0 or view.wild[k]):
+            g.hands[s, k] += 1
+            need[s] -= 1
+        else:
+            pool[n_rest] = t
+            n_rest += 1
+    while s < 4 and need[s] == 0:
+        s += 1
+    if s < 4:
+        return 1
+    ws = g.ws
+    ind = ws[W.WS_INDICATOR]
+    r = 0
+    for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):
+        if p == ind:
+            g.wall[p] = _tile_id(ws[W.WS_IND_KIND])
+        elif r < n_rest:
+            g.wall[p] = pool[r]
+            r += 1
+        else:
+            return 1
+    # the engine's filters of who may win on a discard
+    for s in range(4):
+        if s == view.to_play:
+            g.may_win[s] = True
+        else:
+            E.update_may_win(view.tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win,
+                             g.no_win, np.int64(s))
+    return 0
+
+
+@nrt_free
+def evaluate_into(view, sr, n_cands, n_samples, key, playout):
+    """Play every candidate discard ``sr.cands[:n_cands]`` (kinds the seat
+    to play holds) on ``n_samples`` sampled worlds (``build_world``) with
+    every seat playing the policy of code ``playout`` (default parameters)
+    to the end of the deal. ``sr``: ``engine.Search`` working memory (at
+    least n_cands rows and n_samples columns); ``key``: uint64, the seed of
+    the worlds (world j comes from stream (key, j) for every candidate, and
+    so do the playouts' policy streams: common random numbers). Fills
+    ``sr.stats[:n_cands]`` (``ST_*`` sums) and ``sr.pays[i, j]`` (the seat's
+    payment in points; 0 for a failed sample). Returns the failed samples."""
+    seat = view.seat
+    g = E.search_game(sr)
+    for s in range(4):
+        sr.codes[s] = playout
+        for q in range(MAX_PARAMS):
+            sr.params[s, q] = DEFAULT_PARAMS[playout, q]
+    failed = 0
+    for i in range(n_cands):
+        for c in range(E.SEARCH_STATS):
+            sr.stats[i, c] = 0.0
+    for j in range(n_samples):
+        for i in range(n_cands):
+            rng.stream_init(key, j, rng.STREAM_USER, sr.st)
+            bad = build_world(view, g, sr.st, sr.pool, sr.unseen)
+            sr.pays[i, j] = 0.0
+            if bad == 0:
+                for s in range(4):
+                    rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
+                E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log,
+                            sr.probe, sr.cands[i])
+                bad = 1 if sr.out[E.O_ERROR] != 0 else 0
+            if bad:
+                sr.stats[i, ST_FAILED] += 1.0
+                failed += 1
+                continue
+            out = sr.out
+            pay = float(out[E.O_SCORE + C.RES_PAY + seat])
+            sr.pays[i, j] = pay
+            st = sr.stats
+            st[i, ST_N] += 1.0
+            st[i, ST_PAY] += pay
+            st[i, ST_PAY2] += pay * pay
+            winner = out[E.O_WINNER]
+            if winner < 0:
+                st[i, ST_EXHAUSTED] += 1.0
+            elif winner == seat:
+                st[i, ST_WIN] += 1.0
+            elif out[E.O_DISCARDER] == seat:
+                st[i, ST_DEAL_IN] += 1.0
+                st[i, ST_DEAL_IN_TO + winner] += 1.0
+    return failed
+
+
+@nrt_free
+def self_draw_waits(view, sr, discard, key, wins):
+    """The seat's legal self-drawn wins after it discards ``discard``:
+    ``wins[t]`` (bool[42]) for every kind t that completes the hand and
+    scores a legal self-drawn win (no special context), and
+    ``sr.unseen[t]`` the copies of t the seat has not seen. Returns the
+    unseen tiles its draws come from: every unseen tile but a non-wild
+    flower (a drawn one is replaced) and the others' face-down kongs."""
+    g = E.search_game(sr)
+    u = sr.unseen
+    rng.stream_init(key, 0, rng.STREAM_USER, sr.st)
+    build_world(view, g, sr.st, sr.pool, u)
+    seat = view.seat
+    for k in range(C.N_KINDS):
+        u[k] = (4 if k < C.N_PLAY else 1) - view.visible[k] - view.hand[k]
+        g.hands[seat, k] = view.hand[k]
+    g.hands[seat, discard] -= 1
+    total = 0
+    for s in range(4):
+        for m in range(view.n_melds[s]):
+            if view.melds[s, m, C.MELD_TYPE] == C.MELD_CKONG:
+                if s == seat:
+                    u[view.own_melds[m, C.MELD_KIND]] -= 4
+                else:
+                    total -= 4
+    for k in range(C.N_KINDS):
+        if u[k] < 0:
+            u[k] = 0
+        if k < C.FLOWER0 or view.wild[k]:
+            total += u[k]
+    for t in range(C.N_KINDS):
+        wins[t] = False
+        if u[t] > 0 and (t < C.FLOWER0 or view.wild[t]):
+            if E.complete_with(view.tables, g.wild, g.hands[seat], g.nat, t):
+                wins[t] = E.try_win(view.rules, view.tables, g, seat, t,
+                                    np.int64(C.WIN_SELF_DRAW), np.int64(0), np.int64(-1),
+                                    np.int64(-1), np.int64(-1), sr.out)
+    return total

@@ -1,0 +1,133 @@
+"""The ``lookahead`` policy: defend, with its close discards settled by
+Monte-Carlo playouts (the expert reference of the band; docs/band.md).
+
+At a discard, ``defend`` first works out the expected value of every
+allowed discard (``defend.choose_discard``; its parameters are the first
+five of this policy's row). When its runner-up is within ``gap`` of its best
+(defend's value, in points), the best ``top_k`` candidates are played to
+the end of the deal on ``samples`` worlds each (``nbsim.kernels.playout``:
+hidden tiles dealt at random from what this seat has not seen; every seat
+then plays the ``playout`` policy): the same worlds and the same policy
+streams for every candidate, so the paired differences are precise. The
+candidate with the highest mean payment replaces defend's choice only when
+its paired gain over it exceeds ``z`` standard errors. Wins, kongs and
+claims are defend's.
+
+The worlds are seeded from this seat's own stream, so a run is
+reproducible like any other. The search reads the ``View`` only (the
+no-leak test covers it). Decision signatures: ``registry.py``; parameters:
+``table.py``.
+"""
+import math
+
+import numpy as np
+
+from nbsim.kernels import codes as C
+from nbsim.kernels import playout as PL
+from nbsim.kernels import rng
+from nbsim.kernels.engine import SEARCH_CANDS, SEARCH_SAMPLES
+from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.policies import defend as D
+from nbsim.kernels.policies.table import param_index
+
+P_SAMPLES = param_index("lookahead", "samples")
+P_TOP_K = param_index("lookahead", "top_k")
+P_GAP = param_index("lookahead", "gap")
+P_Z = param_index("lookahead", "z")
+P_PLAYOUT = param_index("lookahead", "playout")
+
+
+@nrt_free
+def want_win(view, params, prng, scr, tile, win_by):
+    """defend's: every legal win is taken."""
+    return D.want_win(view, params, prng, scr, tile, win_by)
+
+
+@nrt_free
+def choose_kong(view, params, prng, scr, options, n_options):
+    """defend's kong."""
+    return D.choose_kong(view, params, prng, scr, options, n_options)
+
+
+@nrt_free
+def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+    """defend's claim."""
+    return D.choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
+
+
+@nrt_free
+def candidates(view, scr, allowed, k0, top_k, cands):
+    """defend's best ``top_k`` discards into ``cands`` (its choice ``k0``
+    first, then by defend's value, read from ``scr`` after
+    ``defend.choose_discard``). Returns (count, defend's value of k0 minus
+    that of the runner-up; 1e300 with a single candidate)."""
+    hand = view.hand
+    n = 0
+    v0 = 0.0
+    for k in range(C.N_KINDS):
+        if hand[k] > 0 and allowed[k]:
+            if k == k0:
+                v0 = scr.work[D.DV + n]
+            n += 1
+    cands[0] = k0
+    m = 1
+    second = -1e300
+    while m < top_k and m < n:
+        bi = -1
+        bv = -1e300
+        for i in range(n):
+            k = scr.kinds[i]
+            taken = False
+            for q in range(m):
+                if cands[q] == k:
+                    taken = True
+            if not taken and scr.work[D.DV + i] > bv:
+                bv = scr.work[D.DV + i]
+                bi = i
+        if bi < 0:
+            break
+        if m == 1:
+            second = bv
+        cands[m] = scr.kinds[bi]
+        m += 1
+    return m, (v0 - second if m > 1 else 1e300)
+
+
+@nrt_free
+def paired_best(pays, n_cands, n_samples, z):
+    """Row of the candidate to play: the one with the largest mean paired
+    gain over row 0 (defend's choice) among those whose gain exceeds ``z``
+    standard errors; 0 when none does. pays: float64[>= n_cands,
+    >= n_samples]."""
+    best = 0
+    best_gain = 0.0
+    for i in range(1, n_cands):
+        s = 0.0
+        s2 = 0.0
+        for j in range(n_samples):
+            d = pays[i, j] - pays[0, j]
+            s += d
+            s2 += d * d
+        mean = s / n_samples
+        var = (s2 - n_samples * mean * mean) / max(n_samples - 1, 1)
+        se = math.sqrt(max(var, 0.0) / n_samples)
+        if mean > z * se and mean > best_gain:
+            best_gain = mean
+            best = i
+    return best
+
+
+@nrt_free
+def choose_discard(view, params, prng, scr, allowed):
+    """defend's discard, or a close candidate that the playouts show pays
+    more (see the module doc)."""
+    k0 = D.choose_discard(view, params, prng, scr, allowed)
+    sr = scr.search
+    top_k = min(np.int64(params[P_TOP_K]), SEARCH_CANDS)
+    n, gap = candidates(view, scr, allowed, k0, top_k, sr.cands)
+    if n < 2 or gap > params[P_GAP]:
+        return k0
+    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
+    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
+    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]))
+    return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]

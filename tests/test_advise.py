@@ -1,0 +1,441 @@
+"""nbsim advise: the table state in notation -> Position (round trips, every
+check with its message), the candidates' shanten and acceptance, the
+merge with the lookahead (a fake Evaluation and the real one, few samples),
+the text, JSON and plot outputs, and the command line."""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from nbsim.advice import (
+    advice_json,
+    advise,
+    build_advice,
+    format_advice,
+    plot_advice,
+    position_from_json,
+    position_from_options,
+    position_from_state,
+    position_to_state,
+    table_state,
+)
+from nbsim.cli import cli
+from nbsim.errors import HandError, NbsimError, RunError, TileError
+from nbsim.kernels import codes as C
+from nbsim.position import MAX_POND
+from nbsim.rules import load_rules
+from nbsim.tiles import parse_tile, parse_tiles
+
+SAMPLES = 32
+# E to discard after drawing 3p: discarding 3p or 6p leaves it ready on 1z 5z (and the
+# wild 9m); W has punged 7z from N
+READY = dict(hand="123m456p789s1155z3p", indicator="9m", drawn="3p",
+             discards=["E:19m", "S:9s1z", "W:5p", "N:2z(7z)"], melds=["W:pung:777z"])
+FIELDS = ("hand", "melds", "n_melds", "flowers", "pond", "pond_flags", "n_pond")
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return load_rules("ningbo-3baida")
+
+
+def _same(a, b):
+    for f in FIELDS:
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    for f in ("seat", "to_play", "round_wind", "indicator", "tiles_left", "drawn", "offered"):
+        assert getattr(a, f) == getattr(b, f), f
+
+
+def _error(rs, match, exc=HandError, config=None, **state):
+    base = {"hand": "123m456p789s1155z3p", "indicator": "9m"}
+    base.update(state)
+    with pytest.raises(exc, match=match):
+        position_from_state(config or rs, {k: v for k, v in base.items() if v is not None})
+
+
+# ---------------------------------------------------------------- parsing
+def test_position_of_the_options(rs):
+    pos = position_from_options(rs, **READY)
+    assert pos.seat == pos.to_play == 0 and pos.offered == -1
+    assert pos.drawn == parse_tile("3p") and pos.indicator == parse_tile("9m")
+    assert pos.hand.sum() == 14 and pos.hand[parse_tile("5z")] == 2
+    # W's pung was claimed from N, whose pond marks the 7z claimed
+    assert tuple(pos.melds[2, 0]) == (C.MELD_PUNG, parse_tile("7z"), 3)
+    assert list(pos.n_melds) == [0, 0, 1, 0]
+    assert list(pos.pond[3, :2]) == parse_tiles("2z7z") and pos.pond_flags[3, 1] == 2
+    # 144 - 14 (hand) - 13 - 10 - 13 (others) - 3 (meld) - 6 (discards) - 1 (indicator)
+    assert pos.tiles_left == 84
+
+
+def test_round_trip_through_the_state(rs):
+    pos = position_from_options(
+        rs, hand="23m456p789s55z", seat="S", round_wind="W", indicator="9m", wall_left=50,
+        melds=["ckong:1111s", "N:chow:345s,pung:222p@W", "E:ckong", "W:kong:6666m"],
+        discards=["E:19m*5z", "S:1z", "W:(2p)7p(3s)", "N:8p*(6m)"], flowers=["S:2f", "N:4f"],
+        offered="5p", offered_from="E")
+    state = position_to_state(pos)
+    assert state["melds"] == {"S": ["ckong:1111s"], "N": ["chow:345s@W", "pung:222p@W"],
+                              "E": ["ckong"], "W": ["kong:6666m@N"]}
+    assert state["discards"]["W"] == "(2p)7p(3s)" and state["offered"] == "5p"
+    assert state["discards"]["E"] == "19m*5z"
+    again = position_from_state(rs, state)
+    _same(pos, again)
+    assert position_to_state(again) == state
+    # the own concealed kong keeps its kind, another seat's lies face down
+    assert pos.melds[1, 0, 1] == parse_tile("1s") and pos.melds[0, 0, 1] == -1
+    assert pos.pond_flags[0, 1] == 1 and pos.to_play == 0
+    # the offered tile is the discarder's last discard
+    assert pos.pond[0, pos.n_pond[0] - 1] == parse_tile("5p")
+
+
+def test_claimed_tiles_are_matched_or_added(rs):
+    # no marked tile: the claimed 7z is added to the end of the source's pond
+    pos = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m",
+                                melds=["W:pung:777z@N"], discards=["N:2z"])
+    assert list(pos.pond[3, :2]) == parse_tiles("2z7z") and pos.pond_flags[3, 1] == 2
+    # a chow comes from the seat before: S's chow from E
+    pos = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m",
+                                melds=["S:chow:345s"])
+    assert pos.melds[1, 0, 2] == 0 and pos.pond_flags[0, 0] == 2
+
+
+def test_table_state_and_json_file(rs, tmp_path):
+    state = table_state({"hand": "1m", "seat": "W", "round": "S"}, hand=READY["hand"],
+                        melds=["pung:555p@E", "N:ckong"], discards=["E:19m"], flowers=["2f"],
+                        indicator="9m")
+    assert state == {"hand": READY["hand"], "seat": "W", "round": "S", "indicator": "9m",
+                     "melds": {"W": ["pung:555p@E"], "N": ["ckong"]},
+                     "discards": {"E": "19m"}, "flowers": {"W": "2f"}}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(position_to_state(position_from_options(rs, **READY))))
+    _same(position_from_json(rs, path), position_from_options(rs, **READY))
+    _same(position_from_json(rs, json.loads(path.read_text())),
+          position_from_options(rs, **READY))
+    with pytest.raises(HandError, match="bad JSON"):
+        (tmp_path / "bad.json").write_text("{")
+        position_from_json(rs, tmp_path / "bad.json")
+
+
+# ---------------------------------------------------------------- every check
+def test_error_fifth_copy(rs):
+    _error(rs, r"5 copies of 1z on the table \(hand 2, discards 3\)",
+           discards={"E": "1z", "S": "1z1z"})
+
+
+def test_error_fifth_copy_counts_the_indicator(rs):
+    _error(rs, r"5 copies of 9m .*indicator 1", hand="999m456p789s1155z3p",
+           discards={"S": "9m"})
+
+
+def test_error_tile_count_discard(rs):
+    _error(rs, r"hand holds 13 tiles with 0 melds: to discard, the hand holds 14 - 3 x 0 = 14",
+           hand="123m456p789s1155z")
+
+
+def test_error_tile_count_offered(rs):
+    _error(rs, r"when a discard is offered the hand holds 13 - 3 x 1 = 10 tiles",
+           hand="123m456p789s5z3p", melds={"E": ["pung:777z@S"]}, offered="4s", **{"from": "N"})
+
+
+def test_error_flower_in_meld(rs):
+    _error(rs, r"flowers are set aside .*never part of a chow, pung or kong",
+           melds={"S": ["pung:111f"]})
+
+
+def test_error_wild_in_meld(rs):
+    _error(rs, r"holds 9m, a wild tile .*wilds cannot be part of a chow, pung or kong",
+           melds={"S": ["chow:789m"]})
+
+
+def test_error_chow_where_the_rules_forbid_it():
+    _error(load_rules("ningbo-7baida"), r"chow melds are not allowed in ningbo-7baida",
+           melds={"S": ["chow:345s"]})
+
+
+def test_error_indicator_without_wilds():
+    _error(load_rules("ninghai"), r"ninghai has no wilds .* give none")
+
+
+def test_error_no_indicator_with_wilds(rs):
+    _error(rs, r"plays with wilds \(3baida\): give the indicator", indicator=None)
+
+
+def test_error_unknown_seat(rs):
+    _error(rs, r"unknown seat 'X'; seats are E S W N", discards={"X": "19m"})
+    _error(rs, r"seat: unknown seat 'Q'", seat="Q")
+
+
+def test_error_wall_left_negative(rs):
+    _error(rs, r"wall_left -1: the tiles left to draw cannot be negative", wall_left=-1)
+
+
+def test_error_wall_left_too_many(rs):
+    _error(rs, r"wall_left 100: at most 90 tiles can still be drawn", wall_left=100)
+
+
+def test_error_wall_left_counts_ninghai_reserve():
+    # 144 - 14 - 39 (hands) = 91, less 9 stacks kept back
+    _error(load_rules("ninghai"), r"at most 73 tiles .* and the reserve", indicator=None,
+           wall_left=74)
+
+
+def test_error_chow_of_honours(rs):
+    _error(rs, r"winds and dragons \(z tiles\) form no chows", melds={"S": ["chow:123z"]})
+
+
+def test_error_more_than_four_melds(rs):
+    _error(rs, r"melds of S: 5 melds given; a player declares at most 4",
+           melds={"S": ["pung:111p", "pung:222p", "pung:333p", "pung:444p", "pung:555p"]})
+
+
+def test_error_pond_too_long(rs):
+    pond = "123456789p" * 4 + "12345s"       # 41 discards, no kind 5 times with the hand
+    assert len(parse_tiles(pond, max_copies=None)) == MAX_POND + 1
+    _error(rs, rf"discards of S: 41 tiles; a pond holds at most MAX_POND = {MAX_POND}",
+           hand="123m456m789m1155z3z", discards={"S": pond})
+
+
+def test_error_flower_held(rs):
+    _error(rs, r"hand holds 2f: flowers are set aside", hand="123m456p789s1155z2f")
+
+
+def test_error_wild_flower_set_aside(rs):
+    _error(rs, r"flowers of S: 2f is a wild; wild flowers are held", indicator="1f",
+           flowers={"S": "2f"})
+
+
+def test_error_unmatched_claimed_tile(rs):
+    _error(rs, r"discards of E: \(5p\) is marked as claimed, but no meld of S W N claims a 5p",
+           discards={"E": "1m(5p)"})
+
+
+def test_error_drawn_not_held(rs):
+    _error(rs, r"drawn 4s: .* the hand holds no 4s", drawn="4s")
+
+
+def test_error_face_down_kong(rs):
+    _error(rs, r"another player's concealed kong lies face down; write 'S:ckong'",
+           melds={"S": ["ckong:1111s"]})
+    _error(rs, r"your own concealed kong: give its tiles", hand="123m456p1155z3p",
+           melds={"E": ["ckong"]})
+
+
+def test_error_chow_from_another_seat(rs):
+    _error(rs, r"a chow is claimed from the player before S, E .*not W",
+           melds={"S": ["chow:345s@W"]})
+
+
+def test_error_offered_from_the_seat_itself(rs):
+    _error(rs, r"from E: the offered tile is another player's discard",
+           hand="123m456p789s1155z", offered="4s", **{"from": "E"})
+
+
+def test_error_unknown_key_and_bad_notation(rs):
+    _error(rs, r"unknown key 'wall'; allowed: seat, round", wall=3)
+    _error(rs, r"bad rank", TileError, hand="0m23m456p789s1155z3p")
+    _error(rs, r"'\(' is not closed", discards={"E": "1m(5p"})
+
+
+# ---------------------------------------------------------------- targets
+def test_candidates_targets_without_simulation(rs):
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, samples=0)
+    assert adv.ranked_by == "shanten" and not adv.simulated
+    held = {k for k in range(C.N_KINDS) if pos.hand[k]}
+    assert {c.kind for c in adv.candidates} == held and len(adv.candidates) == len(held)
+    best = adv.recommended
+    assert best.label in ("3p", "6p")
+    opened = {f.target: f for f in best.targets}["open"]
+    # ready on 1z (1 unseen: S discarded one) and 5z (2), and the wild 9m (2 unseen)
+    assert (opened.shanten, opened.acceptance) == (0, 5)
+    assert opened.accepted == tuple(parse_tiles("9m1z5z"))
+    # W's pung shows; all 8 targets fit the own (no) melds
+    assert len(best.targets) == 8
+    text = format_advice(adv)
+    assert "ranked by shanten and tile acceptance" in text and "recommended by shanten" in text
+
+
+def test_claim_candidates(rs):
+    pos = position_from_options(rs, hand="12m456p789s1155z3p", indicator="9m", seat="S",
+                                offered="3m")
+    adv = advise(rs, pos, samples=0)
+    assert adv.decision == "claim"
+    assert {c.label for c in adv.candidates} == {"pass", "chow 123m"}
+    chow = next(c for c in adv.candidates if c.action == "chow")
+    assert chow.code == 3 + 2 and chow.then_discard == parse_tile("3p")
+    assert "all_pungs" not in {f.target for f in chow.targets}     # a chow rules it out
+    # the seat after W cannot chow E's discard; a pair makes a pung, three a kong too
+    pos = position_from_options(rs, hand="12m456p789s1555z3p", indicator="9m", seat="W",
+                                offered="5z", offered_from="E")
+    labels = [c.label for c in advise(rs, pos, samples=0).candidates]
+    assert sorted(labels) == ["kong 5z", "pass", "pung 5z"]
+
+
+def test_complete_hand_is_noted(rs):
+    pos = position_from_options(rs, hand="123m456p789s11555z", indicator="9m")
+    assert any("the hand is complete" in n for n in advise(rs, pos, samples=0).notes)
+
+
+# ---------------------------------------------------------------- merging an evaluation
+def _value(kind, mean, diff, diff_se, se=1.0):
+    return SimpleNamespace(kind=kind, mean_pay=mean, se_pay=se, p_win=0.5, se_win=0.05,
+                           p_deal_in=0.1, p_deal_in_to=(0.0, 0.05, 0.03, 0.02),
+                           p_exhausted=0.1, diff=diff, diff_se=diff_se, n=SAMPLES)
+
+
+def test_build_advice_from_a_fake_evaluation(rs):
+    pos = position_from_options(rs, **READY)
+    held = [k for k in range(C.N_KINDS) if pos.hand[k]]
+    k5z, k3p, k1m = parse_tile("5z"), parse_tile("3p"), parse_tile("1m")
+    order = [k5z, k3p, k1m] + [k for k in held if k not in (k5z, k3p, k1m)]
+    values = [_value(k5z, 5.0, 0.0, 0.0), _value(k3p, 4.5, -0.5, 0.4),
+              _value(k1m, 2.0, -3.0, 0.5)] + [_value(k, 1.0, -4.0, 0.5) for k in order[3:]]
+    ev = SimpleNamespace(candidates=tuple(values), samples=SAMPLES, seed=7, base="value")
+    exact = {k3p: SimpleNamespace(p_win=0.64, draws=21)}
+    adv = build_advice(rs, pos, ev, exact)
+    assert [c.kind for c in adv.candidates] == order and adv.ranked_by == "lookahead"
+    assert adv.recommended.label == "5z" and [c.label for c in adv.close] == ["3p"]
+    three = adv.candidates[1]
+    assert three.within_noise and three.exact_p_win == 0.64 and three.exact_draws == 21
+    assert three.pay_low == pytest.approx(4.5 - 1.96 * 1.0, abs=1e-3)
+    assert three.diff_high == pytest.approx(-0.5 + 1.96 * 0.4, abs=1e-3)
+    assert not adv.candidates[2].within_noise
+    text = format_advice(adv)
+    assert "recommended: discard 5z (expected +5.00 points per deal" in text
+    assert "within the noise of it" in text and "discard 3p" in text
+    assert "0.640 (21 draws)" in text and "exact (own draws, no opponents)" in text
+    data = advice_json(adv)
+    assert data["recommended"] == "discard 5z" and data["within_noise"] == ["discard 3p"]
+    assert data["candidates"][1]["p_deal_in_to"] == {"E": 0.0, "S": 0.05, "W": 0.03, "N": 0.02}
+    assert data["seed"] == 7 and data["base"] == "value"
+    json.dumps(data)
+
+
+def test_plot_is_written(rs, tmp_path):
+    pos = position_from_options(rs, **READY)
+    held = [k for k in range(C.N_KINDS) if pos.hand[k]]
+    ev = SimpleNamespace(candidates=tuple(_value(k, 3.0 - i, -float(i), 0.5)
+                                          for i, k in enumerate(held)),
+                         samples=SAMPLES, seed=0, base="defend")
+    path = plot_advice(build_advice(rs, pos, ev), tmp_path / "advice.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(RunError, match="not simulated"):
+        plot_advice(advise(rs, pos, samples=0), tmp_path / "none.png")
+
+
+# ---------------------------------------------------------------- the real lookahead
+def test_ready_discards_carry_the_exact_answer(rs):
+    from nbsim.lookahead import exact_own_draws
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, samples=SAMPLES, seed=1)
+    held = {k for k in range(C.N_KINDS) if pos.hand[k]}
+    assert {c.kind for c in adv.candidates} == held          # every legal discard
+    assert adv.ranked_by == "lookahead" and adv.samples == SAMPLES
+    exact = exact_own_draws(rs, pos)
+    assert set(exact) == {parse_tile("3p"), parse_tile("6p")}
+    for c in adv.candidates:
+        if c.kind in exact:
+            assert c.exact_p_win == pytest.approx(exact[c.kind].p_win) and c.exact_p_win > 0
+        else:
+            assert c.exact_p_win is None
+        assert c.mean_pay is not None and c.pay_low <= c.mean_pay <= c.pay_high
+        assert c.p_deal_in_to is not None and c.p_deal_in_to[pos.seat] == 0.0
+    means = [c.mean_pay for c in adv.candidates]
+    assert means == sorted(means, reverse=True)
+
+
+def test_samples_and_seed_reproduce(rs):
+    pos = position_from_options(rs, **READY)
+    a = format_advice(advise(rs, pos, samples=SAMPLES, seed=3))
+    assert format_advice(advise(rs, pos, samples=SAMPLES, seed=3)) == a
+    assert format_advice(advise(rs, pos, samples=SAMPLES, seed=4)) != a
+
+
+def test_claim_is_simulated_after_the_claim(rs):
+    pos = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
+                                discards=["E:19m"], offered="5z", offered_from="E")
+    adv = advise(rs, pos, samples=SAMPLES, seed=1)
+    pung = next(c for c in adv.candidates if c.action == "pung")
+    assert pung.mean_pay is not None and pung.then_discard >= 0 and pung.diff is None
+    assert next(c for c in adv.candidates if c.action == "pass").mean_pay is None
+    assert any("pass and kong are not simulated" in n for n in adv.notes)
+
+
+def test_bad_settings(rs):
+    pos = position_from_options(rs, **READY)
+    with pytest.raises(RunError, match="base policy 'nope'"):
+        advise(rs, pos, samples=SAMPLES, base="nope")
+    with pytest.raises(RunError, match="samples must be 0..100000"):
+        advise(rs, pos, samples=-1)
+
+
+# ---------------------------------------------------------------- the command line
+ARGS = ["advise", "ningbo-3baida", "--hand", READY["hand"], "--indicator", "9m", "--drawn", "3p",
+        "--discards", "E:19m", "--discards", "S:9s1z", "--discards", "W:5p",
+        "--discards", "N:2z(7z)", "--melds", "W:pung:777z"]
+
+
+def test_cli_table(runner):
+    r = runner.invoke(cli, [*ARGS, "--samples", str(SAMPLES), "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert "12 discard candidates, 32 sampled deals each from seed 1" in r.output
+    assert "E[pay] [95% CI]" in r.output and "recommended: discard" in r.output
+    assert "W: melds pung:777z@N  discards 5p" in r.output
+
+
+def test_cli_json_and_plot(runner, tmp_path):
+    png = tmp_path / "advice.png"
+    r = runner.invoke(cli, [*ARGS, "--samples", str(SAMPLES), "--json", "--plot", str(png)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["decision"] == "discard" and len(data["candidates"]) == 12
+    assert data["state"]["melds"] == {"W": ["pung:777z@N"]}
+    assert data["units"]["pay"] == "points per deal for the seat"
+    assert png.stat().st_size > 0 and f"wrote {png}" in r.stderr
+
+
+def test_cli_state_file_and_options(runner, tmp_path, rs):
+    state = tmp_path / "table.json"
+    state.write_text(json.dumps({"hand": "123m456p789s155z3p", "indicator": "9m",
+                                 "seat": "S", "discards": {"E": "19m"}}))
+    r = runner.invoke(cli, ["advise", "ningbo-3baida", "--state", str(state), "--offered", "5z",
+                            "--from", "E", "--samples", "0"])
+    assert r.exit_code == 0, r.output
+    assert "offered 5z discarded by E: pass or claim" in r.output
+    assert "recommended by shanten and acceptance: pung 5z, then discard 1z" in r.output
+
+
+def test_cli_errors_are_one_line(runner):
+    for extra, words in ((["--discards", "X:19m"], "unknown seat 'X'"),
+                         (["--wall-left", "200"], "wall_left 200: at most"),
+                         (["--samples", "0", "--plot", "x.png"], "not simulated")):
+        r = runner.invoke(cli, [*ARGS, *extra])
+        assert r.exit_code == 2, r.output
+        lines = r.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and words in lines[0]
+    r = runner.invoke(cli, ["advise", "ningbo-3baida", "--indicator", "9m"])
+    assert r.exit_code == 2 and "hand: give the concealed tiles" in r.output
+
+
+def test_errors_are_nbsim_errors(rs):
+    with pytest.raises(NbsimError):
+        position_from_state(rs, {"hand": 3})
+
+
+def test_readme_state_example(rs):
+    """The JSON state of the README's "Advice for players" is a valid position."""
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Advice for players", 1)[1]
+    block = section.split("```json\n", 1)[1].split("```", 1)[0]
+    state = json.loads(block)
+    pos = position_from_state(rs, state)
+    assert pos.seat == 1 and pos.to_play == 0 and pos.offered == parse_tile("4s")
+    # W's (7z) went to S's pung, its (4s) to N's chow
+    assert tuple(pos.melds[3, 0]) == (C.MELD_CHOW, parse_tile("3s"), 2)
+    assert position_to_state(pos)["discards"]["W"] == "5p(7z)(4s)"
+    # S holds no 3s 5s or pair of 4s: passing is all it can do
+    assert [c.label for c in advise(rs, pos, samples=0).candidates] == ["pass"]
