@@ -17,7 +17,7 @@ def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
 
 
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
-    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score"}
+    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead"}
     assert all(warmup.ESTIMATE_S[g] > 0 for g in warmup.GROUPS)
     assert warmup.main(["bogus"]) == 2
     err = capsys.readouterr().err
