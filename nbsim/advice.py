@@ -68,6 +68,7 @@ from nbsim.errors import HandError, RunError, TileError
 from nbsim.kernels import codes as C
 from nbsim.position import MAX_POND, Position
 from nbsim.rules import RuleSet, as_rules
+from nbsim.scoring import display_width
 from nbsim.tiles import KIND_NAMES, format_tiles, parse_meld, parse_tile, parse_tiles
 
 __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "advise",
@@ -1201,18 +1202,13 @@ def _fit_cell(fits: Sequence[TargetFit], family: str) -> str:
     return f"{suit}{f.shanten}/{f.acceptance}{'' if f.allowed else 'x'}"
 
 
-def _width(text: str) -> int:
-    import unicodedata
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def _table(header: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(r):
         cells = []
         for i, c in enumerate(r):
-            pad = " " * (widths[i] - _width(c))
+            pad = " " * (widths[i] - display_width(c))
             cells.append(c + pad if i < left else pad + c)
         return "  ".join(cells).rstrip()
     return [line(header)] + [line(r) for r in rows]

@@ -584,14 +584,14 @@ def check_cases(lines: Iterable[str], *, check: bool = False,
     return tally
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
     """Columns ``text`` takes in a terminal (Chinese characters take two)."""
     import unicodedata
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _pad(text: str, width: int) -> str:
-    return text + " " * max(0, width - _width(text))
+    return text + " " * max(0, width - display_width(text))
 
 
 _WAIT_ITEMS = ("chicken_hand", "all_chows", "edge_wait", "closed_wait", "single_wait",
@@ -683,7 +683,7 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
         # every item that applies, those worth 0 tai in the variant too
         rows = [(tai_label(k), result.items.get(k, 0)) for k in C.TAI_ITEMS
                 if k in result.items or k in result.present]
-        width = max([27] + [_width(r[0]) + 2 for r in rows])
+        width = max([27] + [display_width(r[0]) + 2 for r in rows])
         lines.append(f"{_pad('item', width)}{'tai':>5}")
         for label, v in rows:
             lines.append(f"{_pad(label, width)}{v:>5}")
