@@ -12,6 +12,14 @@ a lot depends on how the table plays.
 
 Styles are policy specs (``nbsim.policies``); the default band is ``value``,
 ``defend`` at its default caution and ``defend:caution=0.9`` (careful tables).
+
+The expert reference (``expert``, e.g. ``lookahead``) is a slow, strong
+style played on fewer deals (``expert_deals``): the same seed, so its deals
+are the first ``expert_deals`` walls of every style's run. It is compared
+with one style of the band (``expert_base``, default ``defend``) replayed on
+exactly those deals, paired deal by deal: a statistic "moves" when the 95%
+interval of expert minus base excludes zero and "holds" otherwise. That
+tells which figures of the band depend on how strong the play is.
 """
 from __future__ import annotations
 
@@ -42,6 +50,7 @@ class VariantBand:
     runs: dict[str, Path]
     comparison: Comparison
     duels: dict[str, DuelResult] = field(default_factory=dict)
+    expert: ExpertReference | None = None
 
     def markdown(self) -> str:
         """Headline and per-seat statistics, a column per style, then the duels."""
@@ -68,27 +77,115 @@ class VariantBand:
                                  f"over {r.deals:,} duplicate deals | {r.win_rate_a:.3f} / "
                                  f"{r.win_rate_b:.3f} |")
             lines.append("")
+        if self.expert is not None:
+            lines.append(self.expert.markdown())
         return "\n".join(lines)
+
+
+@dataclass
+class ExpertReference:
+    """The expert style against one style of the band on the same deals.
+
+    runs: (base run folder, expert run folder), both ``deals`` game deals
+    of the band's seed; comparison: ``compare`` of the two (base first, so
+    ``comparison.diff`` is expert minus base, paired deal by deal)."""
+    expert: str
+    base: str
+    deals: int
+    runs: tuple[Path, Path]
+    comparison: Comparison
+
+    def movement(self):
+        """One row per headline statistic: statistic, key, base and expert
+        'estimate [low, high]' cells, the paired difference (expert minus
+        base) with its 95% interval, and ``moves`` (True when that interval
+        excludes zero). A polars DataFrame."""
+        import polars as pl
+
+        from nbsim.comparison import HEADLINE_KEYS
+        from nbsim.stats import interval_cell
+        comp = self.comparison
+        diff = comp.diff
+        rows = []
+        for key in HEADLINE_KEYS["game"]:
+            d = diff.filter(pl.col("key") == key)
+            st = comp.stats.filter(pl.col("key") == key)
+            if not d.height or st.height < 2:
+                continue
+            r = d.row(0, named=True)
+            base_row = st.row(0, named=True)
+            exp_row = st.row(1, named=True)
+            rows.append({
+                "statistic": r["statistic"], "key": key,
+                self.base: interval_cell(base_row["estimate"], base_row["ci_low"],
+                                         base_row["ci_high"]),
+                self.expert: interval_cell(exp_row["estimate"], exp_row["ci_low"],
+                                           exp_row["ci_high"]),
+                "difference": interval_cell(r["diff"], r["ci_low"], r["ci_high"]),
+                "pairing": r["pairing"],
+                "moves": bool(r["ci_low"] > 0 or r["ci_high"] < 0)})
+        return pl.DataFrame(rows)
+
+    def markdown(self) -> str:
+        """The movement table with a 'moves'/'holds' column, for band.md."""
+        import polars as pl
+
+        from nbsim.stats import markdown_table
+        m = self.movement()
+        if not m.height:
+            return ""
+        shown = m.with_columns(
+            pl.when(pl.col("moves")).then(pl.lit("**moves**")).otherwise(pl.lit("holds"))
+            .alias("expert vs " + self.base)).drop("key", "moves", "pairing")
+        shown = shown.rename({"difference": f"{self.expert} - {self.base} (paired)"})
+        return "\n".join([
+            f"Expert reference: `{self.expert}` against `{self.base}` on the same "
+            f"{self.deals:,} deals (the first {self.deals:,} walls of the runs above), "
+            "every seat playing the style; the difference is paired deal by deal.", "",
+            markdown_table(shown), ""])
 
 
 def _folder(style: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", style).strip("-")
 
 
+def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
+            workers: int | None, progress: bool | None) -> Path:
+    """The run folder of ``style`` in every seat (``deals`` game deals of
+    ``seed``): reused when finished, resumed when partial, else played."""
+    from nbsim.runs import run_status, simulate
+    pols = (parse_policy(style).full,) * 4
+    status = run_status(rs, deals=deals, seed=seed, out=run, mode="game", policies=pols,
+                        shard_size=shard)
+    if status != "complete":
+        simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
+                 workers=workers, progress=progress, resume=status == "partial",
+                 overwrite=status == "different", shard_size=shard)
+    return run
+
+
 def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str | Path,
          styles: Sequence[str] = DEFAULT_STYLES, duel_deals: int = 0,
          workers: int | None = None,
          progress: bool | None = None,
-         duel_progress: Callable[[int], None] | None = None) -> list[VariantBand]:
+         duel_progress: Callable[[int], None] | None = None,
+         expert: str | None = None, expert_deals: int = 5_000,
+         expert_base: str = "defend") -> list[VariantBand]:
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
     every seat, seed ``seed``) into ``out/<variant>/<style>/`` (finished runs
     are reused), compare them, and duel each style but value against value
     with ``duel_deals`` duplicate deals (0: no duels). Writes
     ``out/band.md`` and returns one VariantBand per config.
 
-    Raises ConfigError / RunError for a bad config, style, count or folder."""
+    ``expert`` (a policy spec, e.g. ``lookahead``; None: no expert): also
+    play the expert and ``expert_base`` (a style of the band) on the first
+    ``expert_deals`` deals into ``out/<variant>/expert-<deals>/<style>/``
+    and compare them paired (``ExpertReference``; a partial expert run is
+    resumed, so an interrupted band loses no finished shard).
+
+    Raises ConfigError / RunError for a bad config, style, count or folder,
+    or an ``expert_base`` that is not one of the styles."""
     from nbsim.comparison import compare
-    from nbsim.runs import run_status, simulate
 
     if isinstance(configs, (str, Path)):
         configs = [configs]
@@ -97,6 +194,16 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     specs = [parse_policy(s).spec for s in styles]
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise RunError(f"a band needs two or more different styles, got {specs}")
+    if expert is not None:
+        expert = parse_policy(expert).spec
+        expert_base = parse_policy(expert_base).spec
+        if expert_base not in specs:
+            raise RunError(f"expert base {expert_base!r} is not a style of the band; "
+                           f"styles: {', '.join(specs)}")
+        if expert == expert_base:
+            raise RunError(f"the expert {expert!r} is its own base; name another style")
+        if not isinstance(expert_deals, int) or expert_deals < 2:
+            raise RunError(f"expert deals must be an integer >= 2, got {expert_deals!r}")
     out = Path(out)
     # four shards per run (at most the default 100,000 deals each), so that
     # every worker thread plays; the shard size changes no row
@@ -106,17 +213,21 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
         rs = as_rules(c)
         runs = {}
         for s in specs:
-            run = out / rs.name / _folder(s)
-            pols = (parse_policy(s).full,) * 4
-            status = run_status(rs, deals=deals, seed=seed, out=run, mode="game",
-                                policies=pols, shard_size=shard)
-            if status != "complete":
-                simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
-                         workers=workers, progress=progress, resume=status == "partial",
-                         overwrite=status == "different", shard_size=shard)
-            runs[s] = run
+            runs[s] = _played(rs, s, deals, seed, out / rs.name / _folder(s), shard,
+                              workers, progress)
         comp = compare([runs[s] for s in specs])
         vb = VariantBand(rs.name, specs, runs, comp)
+        if expert is not None:
+            # small shards: the expert is slow, and a finished shard survives
+            # an interruption
+            xs = max(2, min(250, -(-expert_deals // 4)))
+            where = out / rs.name / f"expert-{expert_deals}"
+            pair = (_played(rs, expert_base, expert_deals, seed,
+                            where / _folder(expert_base), xs, workers, progress),
+                    _played(rs, expert, expert_deals, seed, where / _folder(expert), xs,
+                            workers, progress))
+            vb.expert = ExpertReference(expert, expert_base, expert_deals, pair,
+                                        compare(list(pair)))
         if duel_deals:
             for s in specs:
                 if s != "value":

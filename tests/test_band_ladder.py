@@ -51,6 +51,44 @@ def test_band_reuses_finished_runs(banded):
             for s, r in res[0].runs.items()} == stamps
 
 
+def test_band_expert_reference_is_paired_on_the_first_walls(banded):
+    """The expert and its base replay the first N deals of the band's walls;
+    a style that folds far more (caution 0.9) moves the wall-exhausted rate
+    beyond its interval, and the movement table says so."""
+    out, _ = banded
+    res = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+               duel_deals=0, workers=2, progress=False, expert="defend:caution=0.9",
+               expert_deals=2_000, expert_base="defend")
+    (vb,) = res
+    x = vb.expert
+    assert x is not None and x.deals == 2_000 and x.base == "defend"
+    base_run, expert_run = x.runs
+    full = open_run(vb.runs["defend"]).lf.collect().sort("deal").head(2_000)
+    replay = open_run(base_run).lf.collect().sort("deal")
+    assert replay.height == 2_000
+    assert replay.drop("run_id", strict=False).equals(
+        full.drop("run_id", strict=False).select(replay.drop("run_id", strict=False).columns))
+    ex = open_run(expert_run).lf.collect()
+    exhausted = ex.filter(pl.col("winner").is_null()).height / ex.height
+    m = x.movement()
+    row = m.filter(pl.col("key") == "wall_exhausted_rate").row(0, named=True)
+    assert row["moves"] and row["pairing"] == "paired"
+    assert row["defend:caution=0.9"].startswith(f"{exhausted:.4f}")
+    assert m.height >= 5
+    md = (out / BAND_MD).read_text()
+    assert "Expert reference: `defend:caution=0.9` against `defend`" in md
+    assert "**moves**" in md
+
+
+def test_band_expert_base_must_be_a_style(tmp_path):
+    with pytest.raises(RunError, match="expert base 'greedy' is not a style"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
+             expert="lookahead", expert_base="greedy")
+    with pytest.raises(RunError, match="its own base"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
+             expert="defend")
+
+
 def test_band_needs_two_different_styles(tmp_path):
     with pytest.raises(RunError, match="two or more different styles"):
         band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,value")
