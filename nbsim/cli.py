@@ -700,6 +700,9 @@ def server_stop_cmd():
                                                           if pids else ""))
 
 
+cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)   # issue 22
+
+
 def main(argv=None):
     """The command line run in this process: ``python -m nbsim``'s entry
     point (the ``nbsim`` command's is ``nbsim.client.main``). Raises

@@ -73,7 +73,7 @@ from nbsim.stats import (
     wilson,
 )
 
-__all__ = ["compare", "Comparison", "write_comparison", "run_label", "load_runs",
+__all__ = ["compare", "Comparison", "run_stats", "write_comparison", "run_label", "load_runs",
            "newcombe_interval", "rate_test", "welch", "wilson", "COMPARE_HTML",
            "HEADLINE_KEYS", "SEAT_KEYS"]
 
@@ -394,16 +394,38 @@ def _paired(st: Stat, joined: pl.DataFrame) -> dict | None:
     return {**r, "method": "paired, delta method over wins", "n": joined.height}
 
 
+_STATS_SCHEMA = {"statistic": pl.String, "key": pl.String, "group": pl.String,
+                 "kind": pl.String, "run": pl.String, "unit": pl.String, "n": pl.Int64,
+                 "count": pl.Int64, "estimate": pl.Float64, "se": pl.Float64,
+                 "ci_low": pl.Float64, "ci_high": pl.Float64, "interval": pl.String}
+
+
+def run_stats(run_dir: str | Path) -> pl.DataFrame:
+    """The statistics of one run folder, as ``Comparison.stats`` gives them
+    for each run: one row per statistic the run has (``STATS[mode]``), with
+    statistic, key, group, kind, run (label), unit, n, count, estimate, se
+    and the 95% interval ci_low, ci_high (Wilson for rates, t for means).
+    An unfinished run is read over its finished shards. Raises RunError (not
+    a run folder, damaged or no finished shard, unknown mode)."""
+    if not isinstance(run_dir, (str, Path)):
+        raise RunError(f"run_stats needs one run folder (text or pathlib.Path), got {run_dir!r}")
+    path = Path(run_dir)
+    opened = open_run(path)
+    run = Run(path, opened.manifest, run_label(opened.manifest), opened.lf)
+    if run.mode not in STATS:
+        raise RunError(f"{path}: no statistics for mode {run.mode!r}")
+    stat_defs = list(STATS[run.mode])
+    with damaged_file_errors([(run.path, run.manifest)]):
+        rows = _estimate_rows(run, _deal_values(run, stat_defs), stat_defs)
+    return pl.DataFrame(rows, schema=_STATS_SCHEMA)
+
+
 def _compute(runs: list[Run]):
     stat_defs = list(STATS[runs[0].mode])
     values = [_deal_values(r, stat_defs) for r in runs]
     rows = [row for r, v in zip(runs, values, strict=True)
             for row in _estimate_rows(r, v, stat_defs)]
-    schema = {"statistic": pl.String, "key": pl.String, "group": pl.String, "kind": pl.String,
-              "run": pl.String, "unit": pl.String, "n": pl.Int64, "count": pl.Int64,
-              "estimate": pl.Float64, "se": pl.Float64, "ci_low": pl.Float64,
-              "ci_high": pl.Float64, "interval": pl.String}
-    long = pl.DataFrame(rows, schema=schema)
+    long = pl.DataFrame(rows, schema=_STATS_SCHEMA)
     present = [s for s in stat_defs if s.key in set(long["key"].to_list())]
     base, va = runs[0], values[0]
     drows = []

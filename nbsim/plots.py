@@ -7,6 +7,7 @@ fan_distribution.png), tai_items.png (tai variants), payments.png.
 Comparisons: compare.png (estimates per run), compare_diff.png (differences
 against the first run, "paired" or "independent" beside each interval).
 Sweeps: sweep.png (each statistic against the swept value).
+Tune studies: tune.png (every trial against each target and varied key).
 
 Rules every figure follows (issue 9, "plots people trust"):
 - every estimate is drawn with its 95% interval from the table;
@@ -408,6 +409,81 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
     fig.suptitle(f"Sweep of {x_name}: estimates with 95% intervals (same seed: shared walls)",
                  fontsize=10)
     return _save(fig, path, caption)
+
+
+def plot_tune(trials, targets, keys: list[str], path: Path, recommended: dict | None = None,
+              caption: str | None = None) -> Path:
+    """tune.png: the trials of a ``nbsim tune`` study against each target
+    (rows) and each varied key (columns): each trial's estimate with its
+    95% interval (complete trials as dots, pruned ones as grey crosses at
+    their partial run), the target range shaded, the search's recommended
+    setting circled in red. ``trials``: ``TuneResult.trials``; ``targets``:
+    ``tune.Target``s. Numeric values get a numeric x axis, others one tick
+    each."""
+    import polars as pl
+    nrow, ncol = max(1, len(targets)), max(1, len(keys))
+    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, 3.0 * nrow + 0.6), dpi=110,
+                          squeeze=False)
+    for j, key in enumerate(keys):
+        texts = sorted(set(trials[key].to_list()), key=_value_order)
+        numeric = all(_as_number(v) is not None for v in texts)
+        pos = {v: (_as_number(v) if numeric else i) for i, v in enumerate(texts)}
+        for i, t in enumerate(targets):
+            ax = axes[i][j]
+            if t.low is not None or t.high is not None:
+                lo = t.low if t.low is not None else -1e300
+                hi = t.high if t.high is not None else 1e300
+                ax.axhspan(lo, hi, color="#2a9d8f", alpha=0.15, lw=0,
+                           label=f"target {t.text().split(' ', 1)[1]}")
+            for state, style in (("complete", dict(fmt="o", color="#1f4e79", ms=4)),
+                                 ("pruned", dict(fmt="x", color="#999999", ms=5))):
+                sub = trials.filter(pl.col("state") == state)
+                if not sub.height:
+                    continue
+                xs = [pos[v] for v in sub[key].to_list()]
+                est = sub[t.key].to_list()
+                lo_, hi_ = sub[f"{t.key}_ci_low"].to_list(), sub[f"{t.key}_ci_high"].to_list()
+                err = [[max(0.0, e - lo) for e, lo in zip(est, lo_, strict=True)],
+                       [max(0.0, hi - e) for e, hi in zip(est, hi_, strict=True)]]
+                ax.errorbar(xs, est, yerr=err, capsize=3, lw=1, ls="none", label=state,
+                            **style)
+            if recommended is not None and key in recommended:
+                rec = trials.filter(pl.all_horizontal(
+                    [pl.col(k) == v for k, v in recommended.items() if k in trials.columns])
+                    & (pl.col("state") == "complete"))
+                if rec.height:
+                    ax.plot([pos[recommended[key]]], [rec[t.key][0]], "o", ms=11, mfc="none",
+                            mec="#c1121f", mew=1.6, label="recommended")
+            ys = [v for c in (t.key, f"{t.key}_ci_low", f"{t.key}_ci_high")
+                  for v in trials[c].to_list() if v is not None and v == v]
+            ys += [v for v in (t.low, t.high) if v is not None]
+            if ys:
+                pad = (max(ys) - min(ys)) * 0.1 or 0.05
+                ax.set_ylim(min(ys) - pad, max(ys) + pad)
+            ax.set_xticks(sorted(set(pos.values())))
+            ax.set_xticklabels([v for v in texts] if not numeric else
+                               [str(v) for v in sorted(set(pos.values()))], fontsize=7)
+            ax.set_xlabel(key, fontsize=8)
+            ax.set_ylabel(t.key, fontsize=8)
+            ax.grid(alpha=0.3)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=7)
+    fig.suptitle("Tune: every trial's estimate with its 95% interval against each target and "
+                 "varied key (same seed in every trial)", fontsize=10)
+    return _save(fig, path, caption)
+
+
+def _as_number(text):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return int(v) if v == int(v) else v
+
+
+def _value_order(text):
+    v = _as_number(text)
+    return (0, v, "") if v is not None else (1, 0, str(text))
 
 
 def draw_all(tables: dict, out: Path, caption: str | None = None) -> list[Path]:
