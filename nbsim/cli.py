@@ -1,9 +1,12 @@
-"""The ``nbsim`` command line (click). Each command parses its options and
-calls one library function; every ``NbsimError`` becomes a one-line message
-and exit status 2, never a traceback. ``run`` runs a command in this process
-for the client (``nbsim.client``) and the warm server (``nbsim.server``);
-the ``nbsim server`` commands talk to the servers through
-``nbsim.protocol``, so this module imports neither of the two."""
+"""The ``nbsim`` command line (click): the command group ``cli`` with the
+run commands (rules, simulate, report, compare, sweep, replay, duel,
+ladder, band, policies) and the registration of the commands defined
+elsewhere (``nbsim.cli_hand``: score, advise; ``nbsim.cli_server``: server
+start|stop|status). Each command parses its options and calls one library
+function; every ``NbsimError`` becomes a one-line message and exit status
+2, never a traceback (``nbsim.cli_options.CommandGroup``). ``run`` runs a
+command in this process for the client (``nbsim.client``) and the warm
+server (``nbsim.server``); this module imports neither of the two."""
 from __future__ import annotations
 
 import sys
@@ -11,71 +14,22 @@ import sys
 import click
 
 from nbsim.args import stderr_is_terminal
+from nbsim.cli_hand import advise_cmd, score_cmd
+from nbsim.cli_options import (
+    CommandGroup,
+    config_argument,
+    os_error_text,
+    policy_options,
+    set_option,
+)
+from nbsim.cli_server import server_group
 from nbsim.errors import NbsimError
 
-
-class _Group(click.Group):
-    """The nbsim command group: every NbsimError a command raises, and every
-    OSError but a broken pipe, becomes one "Error: ..." line and exit status
-    2, never a traceback."""
-
-    def invoke(self, ctx):
-        """Run the command, turning NbsimError into click's usage-style error."""
-        try:
-            return super().invoke(ctx)
-        except NbsimError as e:
-            err = click.ClickException(str(e))
-            err.exit_code = 2
-            raise err from None
-        except BrokenPipeError:
-            raise                       # a closed pipe ends the command like any tool's
-        except OSError as e:            # a path too long, stdout on a full device, ...
-            err = click.ClickException(os_error_text(e))
-            err.exit_code = 2
-            raise err from None
+__all__ = ["cli", "main", "run", "config_argument", "set_option", "policy_options",
+           "os_error_text"]
 
 
-def os_error_text(e: OSError) -> str:
-    """One line for an operating-system error: its reason and the path it
-    names (shortened to 80 characters)."""
-    name = str(e.filename) if e.filename is not None else ""
-    if len(name) > 80:
-        name = name[:38] + "..." + name[-39:]
-    reason = e.strerror or str(e)
-    return f"{reason}: {name!r}" if name else reason
-
-
-def config_argument(f):
-    """CONFIG argument shared by the commands: a path or a shipped config name."""
-    return click.argument("config", metavar="CONFIG")(f)
-
-
-def set_option(f):
-    """Repeatable ``--set TABLE.KEY=VALUE`` override, validated like the file."""
-    return click.option(
-        "--set", "overrides", multiple=True, metavar="TABLE.KEY=VALUE",
-        help="Override one config option for this run, e.g. --set win.min_tai=5 "
-             "(repeatable; validated like the file).")(f)
-
-
-def _policy_names() -> str:
-    from nbsim.kernels.policies.table import DEFAULT_POLICY, NAMES
-    return ", ".join(f"{n} (default)" if n == DEFAULT_POLICY else n for n in NAMES)
-
-
-def policy_options(f):
-    """--policy SPEC (all seats) / --policies A,B,C,D (seat by seat from the
-    dealer). A SPEC is a policy name with optional parameters,
-    NAME[:key=value...] (nbsim.policies; `nbsim policies` lists them)."""
-    f = click.option("--policies", default=None, metavar="A,B,C,D",
-                     help="Policy per seat from the dealer (E,S,W,N), e.g. "
-                          "defend,value,value,value or defend:caution=0.8,value,value,value.")(f)
-    return click.option("--policy", default=None, metavar="NAME[:key=value...]",
-                        help=f"Bot policy for every seat: {_policy_names()}; parameters as "
-                             f"in defend:caution=0.8 (see `nbsim policies`).")(f)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nbsim")
 def cli():
     """nbsim: simulation and statistics for Ningbo mahjong and its neighbours.
@@ -161,7 +115,7 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
                  cluster, progress, policy, policies, events, fmt, overrides):
     """Simulate DEALS deals of CONFIG with SEED into the run folder OUT.
 
-    Deal i of a seed always has the same wall (RULES.md section 2), whatever
+    Deal i of a seed always has the same wall (docs/rules.md §2), whatever
     --shard-size, --workers and --cluster. Writes shard-*.parquet and
     manifest.json; Ctrl-C, a full disk or a killed process keep the finished
     shards, and --resume completes the run. Read the result with
@@ -299,117 +253,9 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
     click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
 
 
-def _seat_counts_option(values, what):
-    out = {}
-    for v in values:
-        if "=" not in v:
-            raise click.BadParameter(f"{v!r}: expected SEAT=N, e.g. W=3", param_hint=what)
-        k, n = v.split("=", 1)
-        k = k.strip().upper()
-        if k in out:
-            raise click.BadParameter(f"seat {k} given twice", param_hint=what)
-        try:
-            out[k] = int(n)
-        except ValueError:
-            raise click.BadParameter(f"{v!r}: N must be a whole number", param_hint=what) from None
-    return out or None
-
-
 def _shards(res) -> str:
     n = len(res.shards)
     return f"{n} shard" if n == 1 else f"{n} shards"
-
-
-@cli.command("score")
-@click.argument("config", metavar="CONFIG", required=False)
-@click.option("--cases", "cases_file", type=click.Path(dir_okay=False), default=None,
-              help="Score every line of a JSONL cases file (format: README, 'Scoring cases').")
-@click.option("--check", is_flag=True,
-              help="With --cases: compare each result with the line's 'expect'; exit 1 on any "
-                   "mismatch.")
-@click.option("--hand", default=None, help="Concealed tiles before the winning tile, e.g. "
-                                           "234m567p345s67s55m (wilds as their own tile).")
-@click.option("--win-tile", default=None, help="The winning tile, e.g. 8s.")
-@click.option("--self-draw", "self_draw", is_flag=True, help="Self-drawn win.")
-@click.option("--discard", "on_discard", is_flag=True, help="Win on a discard (the default).")
-@click.option("--robbing-kong", "robbing_kong", is_flag=True, help="Robbing a kong.")
-@click.option("--seat", default="E", show_default=True, help="Winner's seat wind: E S W N.")
-@click.option("--round", "round_wind", default="E", show_default=True,
-              help="Round wind: E S W N.")
-@click.option("--indicator", default=None, help="The flipped indicator tile (wild variants).")
-@click.option("--flowers", default="", help="Flowers set aside, e.g. 2f6f.")
-@click.option("--meld", "melds", multiple=True,
-              help="Declared meld (repeatable): chow:345s, pung:777z, kong:7777z, ckong:9999s.")
-@click.option("--context", "context", multiple=True,
-              type=click.Choice(["after_kong", "last_tile", "heavenly", "earthly"]),
-              help="Context of the win (repeatable).")
-@click.option("--discarder", default=None, help="Seat that discarded the winning tile "
-                                                "(robbing: the robbed seat).")
-@click.option("--fed", multiple=True, metavar="SEAT=N",
-              help="Melds the winner claimed from SEAT's discards (repeatable), e.g. W=3.")
-@click.option("--fed-by-winner", multiple=True, metavar="SEAT=N",
-              help="Melds SEAT claimed from the winner's discards (repeatable).")
-@click.option("--kong-from", default=None,
-              help="With after_kong: seat whose discard the winner konged.")
-@set_option
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.pass_context
-def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_discard, robbing_kong,
-              seat, round_wind, indicator, flowers, melds, context, discarder, fed,
-              fed_by_winner, kong_from, overrides, as_json):
-    """Score a winning hand of CONFIG, or every line of --cases FILE.
-
-    Single hand: prints the tai items (Ningbo) or fan, fu and points
-    (Ninghai), the total, the legal-win decision with its reason and the
-    payments (RULES.md sections 5-8 and 10).
-
-    --cases FILE: one JSON result per input line, in order; a malformed line
-    prints {"id": ..., "error": "..."} and the rest are still scored. With
-    --check each result is compared with the line's "expect" and a summary
-    "N passed, M failed" goes to stderr.
-
-    Exit status: 0 ok, 1 a --check mismatch, 2 bad input (in --cases mode
-    without --check: some line could not be scored).
-    """
-    import json
-
-    from nbsim.rules import load_rules
-    from nbsim.scoring import check_cases, format_result, read_case_lines, score_hand
-
-    if cases_file is not None:
-        if config is not None or hand is not None:
-            raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
-
-        def show(case):
-            click.echo(case.json_line())
-            if case.mismatch_line():
-                click.echo(case.mismatch_line(), err=True)
-
-        tally = check_cases(read_case_lines(cases_file), check=check, on_case=show)
-        click.echo(tally.summary(), err=True)
-        ctx.exit(tally.exit_code())
-    if check:
-        raise click.UsageError("--check needs --cases FILE")
-    given = [name for name, on in (("self_draw", self_draw), ("discard", on_discard),
-                                   ("robbing_kong", robbing_kong)) if on]
-    if len(given) > 1:
-        raise click.UsageError("--self-draw, --discard and --robbing-kong exclude each other; "
-                               "give at most one (default: --discard)")
-    win_by = given[0] if given else "discard"
-    if config is None or hand is None or win_tile is None:
-        raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
-                               "(or use --cases FILE)")
-    res = score_hand(config, hand, win_tile, melds=melds, win_by=win_by, seat=seat,
-                     round_wind=round_wind, indicator=indicator, flowers=flowers,
-                     context=context, discarder=discarder,
-                     fed=_seat_counts_option(fed, "--fed"),
-                     fed_by_winner=_seat_counts_option(fed_by_winner, "--fed-by-winner"),
-                     kong_from=kong_from, overrides=overrides)
-    if as_json:
-        click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        click.echo(format_result(res, load_rules(config, overrides), win_by=win_by,
-                                 indicator=indicator, context=context))
 
 
 @cli.command("replay")
@@ -427,7 +273,7 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
     replacement, every draw, discard, claim, kong and flower, the end, the
     tai items (or Ninghai fan/fu/points) and the payments, in tile notation.
     The deal is played exactly as `nbsim simulate --mode game` plays it, so
-    its row equals the simulated row (RULES.md sections 2-8).
+    its row equals the simulated row (docs/rules.md §2-§8).
     """
     from nbsim.policies import parse_policies
     from nbsim.replays import format_json, format_text, replay
@@ -555,149 +401,9 @@ def policies_cmd():
     click.echo(describe())
 
 
-@cli.command("advise")
-@click.argument("config", metavar="VARIANT")
-@click.option("--hand", default=None, metavar="TILES",
-              help="Own concealed tiles, e.g. 123m456p789s1155z3p: 14 - 3 x melds to discard "
-                   "(the drawn tile included), 13 - 3 x melds with --offered.")
-@click.option("--melds", "melds", multiple=True, metavar="[SEAT:]TYPE:TILES[@FROM]",
-              help="A declared meld (repeatable; comma-separated within a seat): chow:345s, "
-                   "pung:777z, kong:7777z, ckong:9999s. SEAT E S W N (default: --seat); "
-                   "@FROM the seat whose discard was claimed (default: the seat before); "
-                   "another seat's concealed kong lies face down: N:ckong.")
-@click.option("--discards", multiple=True, metavar="[SEAT:]TILES",
-              help="A seat's discards in order (repeatable, once per seat), e.g. E:19m(5p)3s*: "
-                   "(5p) was claimed by a meld, * follows a tile discarded as drawn.")
-@click.option("--seat", default=None, help="The deciding seat: E S W N (E the dealer; "
-                                           "default E).")
-@click.option("--round", "round_wind", default=None, help="Round wind: E S W N (default E).")
-@click.option("--indicator", default=None,
-              help="The indicator tile (variants with wilds), e.g. 5m.")
-@click.option("--wall-left", "wall_left", type=int, default=None,
-              help="Tiles still to be drawn (default: all the table as given leaves unseen, "
-                   "less Ninghai's reserve).")
-@click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
-              help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
-@click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
-@click.option("--offered", default=None,
-              help="A discard offered to the seat: advise pass, pung, kong or chow instead of "
-                   "a discard (the tile is not written in --discards).")
-@click.option("--from", "offered_from", default=None,
-              help="Seat that discarded --offered (default: the seat before --seat).")
-@click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
-              help="The table state as a JSON file (README, 'Advice for players'); the "
-                   "options given replace its keys.")
-@click.option("--samples", type=int, default=400, show_default=True,
-              help="Sampled deals per candidate, 0 .. 100,000 (0: no simulation, ranked by "
-                   "shanten and tile acceptance).")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the sampled deals: the same seed gives the same advice.")
-@click.option("--base", default="defend", show_default=True,
-              help="Policy that plays the rest of the deal for every seat: greedy, value or "
-                   "defend.")
-@set_option
-@click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
-@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
-              help="Also write a PNG bar chart of each candidate's expected payment with its "
-                   "95% interval.")
-def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
-               drawn, offered, offered_from, state_file, samples, seed, base, overrides,
-               as_json, plot):
-    """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
-
-    For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
-    kong, chow of --offered) prints the shanten and tile acceptance (unseen
-    tiles that lower it) toward the open hand, the flushes and all pungs
-    (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
-    --base: P(win), the expected payment in points per deal for the seat
-    with its 95% interval, the paired difference to the best, the chance of
-    dealing in to each opponent (probabilities per deal), and for a hand
-    left ready the exact chance of completing it by its own draws (no
-    opponents). The recommendation is the best; candidates whose difference
-    interval holds 0 are within the noise. A claim is ranked by shanten and
-    acceptance: a pung or chow shows the simulation of its best discard after
-    it, pass and kong are not simulated. Rules: docs/rules.md §1-§5.
-    Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
-    --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
-    """
-    import json
-
-    from nbsim.advice import (
-        advice_json,
-        advise,
-        format_advice,
-        plot_advice,
-        position_from_state,
-        read_state,
-        table_state,
-    )
-    from nbsim.rules import load_rules
-
-    rs = load_rules(config, overrides)
-    state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,
-                        discards=discards, seat=seat, round_wind=round_wind,
-                        indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
-                        offered=offered, offered_from=offered_from)
-    adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base)
-    written = plot_advice(adv, plot) if plot else None
-    if as_json:
-        click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))
-    else:
-        click.echo(format_advice(adv))
-    if written is not None:
-        click.echo(f"wrote {written}", err=as_json)
-
-
-@cli.group("server")
-def server_group():
-    """The warm server that makes every ``nbsim`` call start in tenths of a
-    second instead of about 3 s (``nbsim.client``, ``nbsim.server``).
-
-    The ``nbsim`` command starts one by itself after a call that found none,
-    and hands it the later calls; it stops after NBSIM_SERVER_IDLE seconds
-    without a command (default 900). NBSIM_SERVER=0 runs every command in
-    its own process instead."""
-
-
-@server_group.command("status")
-def server_status_cmd():
-    """List the running servers of this user: pid, commands served and
-    running, kernels preloaded, seconds idle; '*' marks the one in use."""
-    from nbsim.protocol import servers
-
-    found = servers()
-    if not found:
-        click.echo("no nbsim server is running")
-    for st in found:
-        click.echo(f"{'*' if st['current'] else ' '} pid {st['pid']}: {st['requests']} commands, "
-                   f"{st['running']} running, preloaded {', '.join(st['preloaded']) or 'none'}, "
-                   f"idle {st['idle_s']:.0f} s of {st['idle_limit_s']:.0f} s "
-                   f"({st['socket']})")
-
-
-@server_group.command("start")
-def server_start_cmd():
-    """Start the server the ``nbsim`` command uses now (if none runs) and
-    wait until it answers (at most 60 s)."""
-    from nbsim.protocol import start
-
-    st = start()
-    if st is None:
-        raise click.ClickException("the server did not answer within 60 s; its log is next "
-                                   "to its socket (nbsim server status lists the folder)")
-    click.echo(f"server pid {st['pid']} at {st['socket']}, preloaded "
-               f"{', '.join(st['preloaded']) or 'no kernels'}")
-
-
-@server_group.command("stop")
-def server_stop_cmd():
-    """Stop every nbsim server of this user (each lets its running commands
-    finish first)."""
-    from nbsim.protocol import stop_all
-
-    pids = stop_all()
-    click.echo(f"asked {len(pids)} server(s) to stop" + (f": pid {', '.join(map(str, pids))}"
-                                                          if pids else ""))
+cli.add_command(score_cmd)
+cli.add_command(advise_cmd)
+cli.add_command(server_group)
 
 
 cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)   # issue 22

@@ -1,34 +1,39 @@
-"""The ``nbsim`` command's entry point: hand the command to a warm server.
+"""The ``nbsim`` command's entry point: run the command in this process,
+or in a warm server the user started.
 
-A fresh Python process pays 2.5 to 3 s before nbsim does any work (imports of
-numba, polars and pyarrow, numba's first cached call; measured by ``make
-bench``). The warm server (``nbsim.server``) has paid that once: for each
-command it forks a copy of itself that runs the command with this process's
+By default every command runs in this process (``nbsim.cli.run``). A warm
+server (``nbsim.server``) is opt-in: once ``nbsim server start`` has started
+one, or with ``NBSIM_SERVER=1``, the command is handed to it (the
+libraries' start-up is then paid once, by the server; docs/layout.md). The
+server forks a copy of itself that runs the command with this process's
 arguments, terminal (its standard input, output and error are passed over
 a Unix socket) and process settings (``process_settings``: working
 directory, environment, umask, nice value, CPU affinity, resource limits,
-ignored signals), so a warm call costs tenths of a second. The command, its
-output, its exit status and its handling of signals are those of the same
-command run in this process.
+ignored signals). The command, its output, its exit status and its
+handling of signals are those of the same command run in this process.
 
 This module imports the standard library and ``nbsim.protocol`` only (a few
 milliseconds). ``nbsim.protocol`` (standard library and ``nbsim.errors``)
 holds what the client shares with the server and the ``nbsim server``
-commands: the sockets' folder and names, the wire format and the starting
-of a server. ``nbsim.cli`` is imported only to run a command here; neither
-``nbsim.cli`` nor ``nbsim.server`` imports this module.
+commands: the sockets' folder and names, the wire format, ``server_mode``
+and the starting of a server. ``nbsim.cli`` is imported only to run a
+command here; neither ``nbsim.cli`` nor ``nbsim.server`` imports this
+module.
 
-1. ``NBSIM_SERVER=0`` (or ``off``), ``nbsim server ...``, a failed
+1. ``NBSIM_SERVER`` (``protocol.server_mode``): unset (the default), the
+   command runs in the server of this setup if one is running, else here,
+   and no server is started; ``1`` (on, yes, true) starts that server first
+   when none answers (waiting up to ``START_WAIT_S`` seconds) and runs the
+   command in it; ``0`` (off, no, false) always runs it here.
+2. ``nbsim server ...``, a missing or unsafe sockets' folder, a failed
    connection, a server that does not start the command within
    ``FIRST_REPLY_S`` seconds or refuses it, and a working directory that no
-   longer exists all run the command in this process (``nbsim.cli.run``).
-2. When no server answers, the command runs here and a server is started in
-   the background afterwards for the next call (unless ``NBSIM_SERVER=0``).
-   It stops after ``NBSIM_SERVER_IDLE`` seconds without a command (default
-   900) and when any nbsim source file, installed package or setting of
-   ``protocol.KEY_ENV_PREFIXES`` changes (they name its socket, so a changed setup
-   gets a new server; the old one idles out).
-3. Signals sent to this process (``RELAYED``: Ctrl-C, SIGTERM, SIGHUP,
+   longer exists all run the command here.
+3. A server serves one setup: any nbsim source file, installed package or
+   setting of ``protocol.KEY_ENV_PREFIXES`` names its socket, so a changed
+   setup finds no server (and ``NBSIM_SERVER=1`` starts a new one; the old
+   one idles out after ``NBSIM_SERVER_IDLE`` seconds, default 900).
+4. Signals sent to this process (``RELAYED``: Ctrl-C, SIGTERM, SIGHUP,
    SIGQUIT, ...) are sent on to the command's process, except those this
    process ignores, which the command ignores too; Ctrl-Z stops both. If
    this process is killed, the command's process ends too, as if both were
@@ -52,11 +57,13 @@ from nbsim.protocol import (
     RELAYED,
     ServerUnavailable,
     connect,
-    enabled,
     send_request,
+    server_mode,
     socket_path,
-    start_server,
+    start,
 )
+
+START_WAIT_S = 60.0      # NBSIM_SERVER=1: how long a call waits for the server it starts
 
 
 def closed_std_fds() -> list[int]:
@@ -125,7 +132,8 @@ def run_remote(conn: socket.socket, argv: list[str], closed: list[int]) -> int:
             line = b""
         if not line:
             print("nbsim: the warm server's command process ended without an exit status "
-                  "(set NBSIM_SERVER=0 to run commands without the server)", file=sys.stderr)
+                  "(nbsim server stop, or NBSIM_SERVER=0, runs commands without the server)",
+                  file=sys.stderr)
             return 1
         msg = json.loads(line)
         if "exit" in msg:
@@ -188,18 +196,35 @@ def _in_process(argv: list[str]) -> int:
     return run(argv)
 
 
-def main() -> None:
-    """Console entry point (``nbsim``): run the command in the warm server,
-    or here (module doc). Exits with the command's status."""
-    argv = sys.argv[1:]
-    if not enabled() or argv[:1] == ["server"]:
-        sys.exit(_in_process(argv))
+def _server_connection(mode: str) -> socket.socket | None:
+    """A connection to the server of this setup, or None (the command then
+    runs here): in mode ``"running"`` only to one already running; in mode
+    ``"on"`` one is started first when none answers (``protocol.start``)."""
     try:
-        path = socket_path()
+        path = socket_path(create=mode == "on")
     except ServerUnavailable:
-        sys.exit(_in_process(argv))
-    closed = closed_std_fds()
+        return None
     conn = connect(path)
+    if conn is None and mode == "on":
+        try:
+            started = start(START_WAIT_S, path)
+        except (OSError, ServerUnavailable):
+            return None
+        if started is not None:
+            conn = connect(path)
+    return conn
+
+
+def main() -> None:
+    """Console entry point (``nbsim``): run the command here, or in the warm
+    server when one is running or ``NBSIM_SERVER=1`` asks for one (module
+    doc). Exits with the command's status."""
+    argv = sys.argv[1:]
+    mode = server_mode()
+    if mode == "off" or argv[:1] == ["server"]:
+        sys.exit(_in_process(argv))
+    closed = closed_std_fds()                  # before any socket takes descriptor 0-2
+    conn = _server_connection(mode)
     if conn is not None:
         try:
             with conn:
@@ -208,10 +233,4 @@ def main() -> None:
             pass
     for fd in closed:                          # as this process started
         os.close(fd)
-    try:
-        code = _in_process(argv)
-    finally:
-        if conn is None:
-            with contextlib.suppress(OSError):
-                start_server(path)
-    sys.exit(code)
+    sys.exit(_in_process(argv))

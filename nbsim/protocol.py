@@ -1,6 +1,6 @@
 """How to find, start and talk to a warm server: what the client
 (``nbsim.client``), the server (``nbsim.server``) and the ``nbsim server
-start|stop|status`` commands (``nbsim.cli``) share.
+start|stop|status`` commands (``nbsim.cli_server``) share.
 
 This module imports the standard library only (and ``nbsim.errors``), and
 no other module of the three, so none of them imports another through it:
@@ -12,6 +12,8 @@ no other module of the three, so none of them imports another through it:
 * the wire format: a request is JSON, preceded by its length (``HEADER``)
   sent with the caller's file descriptors (``send_request``,
   ``read_request``); every answer is one JSON line;
+* whether the ``nbsim`` command uses a server at all (``server_mode``:
+  ``NBSIM_SERVER``; by default only one that is running already);
 * the control requests 'status' and 'stop' (``ask``) and what the
   ``nbsim server`` commands do with them (``servers``, ``stop_all``,
   ``start``), and starting a server in the background (``start_server``);
@@ -50,9 +52,26 @@ class ServerUnavailable(NbsimError):
     """No usable server (none listening, or it broke off before the command started)."""
 
 
-def enabled() -> bool:
-    """False when ``NBSIM_SERVER`` is 0, off, no or false (any case)."""
-    return os.environ.get("NBSIM_SERVER", "").strip().lower() not in ("0", "off", "no", "false")
+_OFF = ("0", "off", "no", "false")
+_ON = ("1", "on", "yes", "true")
+
+
+def server_mode() -> str:
+    """How the ``nbsim`` command uses a warm server, from ``NBSIM_SERVER``
+    (any case, spaces ignored):
+
+    * ``"off"`` (0, off, no, false): every command runs in its own process;
+    * ``"on"`` (1, on, yes, true): the command runs in the server of this
+      setup, which is started first (as ``nbsim server start`` does) when
+      none answers;
+    * ``"running"`` (unset, empty or any other value; the default): the
+      command runs in the server of this setup if one is running (started
+      by ``nbsim server start`` or an ``"on"`` call), else in its own
+      process; no server is ever started."""
+    value = os.environ.get("NBSIM_SERVER", "").strip().lower()
+    if value in _OFF:
+        return "off"
+    return "on" if value in _ON else "running"
 
 
 def server_dir(create: bool = True) -> str:
@@ -111,9 +130,12 @@ def fingerprint(pkg: str | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-def socket_path() -> str:
-    """The socket of the server for this interpreter, code and settings."""
-    return os.path.join(server_dir(), f"server-{fingerprint()}.sock")
+def socket_path(create: bool = True) -> str:
+    """The socket of the server for this interpreter, code and settings.
+    ``create``: create the sockets' folder when missing (else a missing
+    folder raises ServerUnavailable, as ``server_dir`` does for an unsafe
+    one)."""
+    return os.path.join(server_dir(create), f"server-{fingerprint()}.sock")
 
 
 def connect(path: str, timeout: float = 5.0) -> socket.socket | None:
@@ -211,11 +233,14 @@ def stop_all() -> list[int]:
     return [st["pid"] for st in servers() if ask(st["socket"], "stop") is not None]
 
 
-def start(wait_s: float = 60.0) -> dict | None:
-    """Start the server the ``nbsim`` command would use, unless it runs,
-    and wait up to ``wait_s`` seconds for it to answer; its status, or None
-    if it did not answer in time (its log, ``<socket>.log``, says why)."""
-    path = socket_path()
+def start(wait_s: float = 60.0, path: str | None = None) -> dict | None:
+    """Start the server at socket ``path`` (default: the one the ``nbsim``
+    command of this setup uses, ``socket_path``), unless it runs, and wait
+    up to ``wait_s`` seconds for it to answer; its status, or None if it did
+    not answer in time (its log, ``<socket>.log``, says why). Raises
+    ServerUnavailable for an unusable sockets' folder, OSError when the log
+    cannot be opened."""
+    path = path or socket_path()
     st = ask(path, "status")
     if st is not None:
         return st

@@ -1,10 +1,11 @@
-"""The warm server behind the ``nbsim`` command (``nbsim.client`` explains the
-client's side; ``nbsim.protocol`` holds what both sides share: the sockets'
-folder, the wire format, and the ``status`` and ``stop`` requests the
-``nbsim server`` commands send). This module imports ``nbsim.protocol`` and
-the modules it preloads (among them ``nbsim.cli``, which runs the commands),
-never ``nbsim.client``; no module imports this one (a server is started as
-a process: ``python -m nbsim.server``).
+"""The opt-in warm server of the ``nbsim`` command (``nbsim server start``,
+or ``NBSIM_SERVER=1``; ``nbsim.client`` explains the client's side and
+when it uses a server; ``nbsim.protocol`` holds what both sides share: the
+sockets' folder, the wire format, and the ``status`` and ``stop`` requests
+the ``nbsim server`` commands send). This module imports ``nbsim.protocol``
+and the modules it preloads (among them ``nbsim.cli``, which runs the
+commands), never ``nbsim.client``; no module imports this one (a server is
+started as a process: ``python -m nbsim.server``).
 
 ``python -m nbsim.server SOCKET`` imports nbsim's modules and libraries once,
 loads the compiled kernels of ``warmup.LOADABLE`` and the lookup tables, and
@@ -413,9 +414,10 @@ def _exit_handlers() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m nbsim.server SOCKET``: serve at SOCKET (started by the
-    client; ``nbsim server start`` starts one too). Exit status 0, or 1 when
-    another server holds SOCKET's lock."""
+    """``python -m nbsim.server SOCKET``: serve at SOCKET (started by
+    ``nbsim server start``, or by a call with ``NBSIM_SERVER=1``, through
+    ``nbsim.protocol.start_server``). Exit status 0, 1 when another server
+    holds SOCKET's lock, 2 for a bad command line."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not args[0].endswith(".sock"):
         print("usage: python -m nbsim.server PATH.sock", file=sys.stderr)

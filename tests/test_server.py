@@ -1,11 +1,14 @@
-"""The warm server behind the ``nbsim`` command (nbsim.client, nbsim.server,
-nbsim.protocol).
+"""The opt-in warm server of the ``nbsim`` command (nbsim.client,
+nbsim.server, nbsim.protocol).
 
 Each test runs the installed ``nbsim`` console script as a user would, with
 its own server folder (NBSIM_SERVER_DIR), and stops its servers afterwards.
-What a command prints, writes and exits with must be the same through the
-server as in its own process; signals reach the command; a killed client
-takes its command with it; a changed setup gets a new server.
+By default a command runs in its own process and starts no server; a
+server started with ``nbsim server start`` (or by NBSIM_SERVER=1) serves
+the later calls. What a command prints, writes and exits with must be the
+same through the server as in its own process; signals reach the command;
+a killed client takes its command with it; a changed setup gets a new
+server.
 """
 from __future__ import annotations
 
@@ -32,7 +35,9 @@ pytestmark = pytest.mark.skipif(not NBSIM.exists(), reason="the nbsim console sc
 
 @pytest.fixture()
 def env(tmp_path):
-    """The environment of a user whose calls go through a server in tmp_path/srv."""
+    """The environment of a user with the default NBSIM_SERVER (unset) and
+    the server folder tmp_path/srv: calls go through a server there once
+    one is started."""
     e = {k: v for k, v in os.environ.items() if k != "NBSIM_SERVER"}
     e["NBSIM_SERVER_DIR"] = str(tmp_path / "srv")
     yield e
@@ -74,6 +79,22 @@ def _frame(run: Path) -> pl.DataFrame:
 
 def _no_timing(text: str) -> str:
     return re.sub(r"in [\d.]+ s \([\d,]+ deals/s\)", "in T", text)
+
+
+def test_by_default_a_command_runs_in_its_own_process(env, tmp_path):
+    """With no server started, a call runs in its own process, starts no
+    server and does not even create the server folder; NBSIM_SERVER=1
+    starts the server first and runs the call in it."""
+    out = _nbsim(["simulate", "ningbo-3baida", "--seed", "1", "--deals", "10", "--no-progress",
+                  "--out", str(tmp_path / "own")], env)
+    assert out.returncode == 0, out.stderr
+    time.sleep(1)
+    assert not Path(env["NBSIM_SERVER_DIR"]).exists()
+    assert not _status(env)
+    out = _nbsim(["rules", "ninghai", "--json"], dict(env, NBSIM_SERVER="1"))
+    assert out.returncode == 0 and json.loads(out.stdout)
+    (st,) = _status(env)
+    assert st["requests"] == 1
 
 
 def test_commands_through_the_server_match_their_own_process(env, tmp_path):
@@ -215,12 +236,13 @@ def test_stop_idle_and_a_stale_socket(env, tmp_path):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(str(path))                  # a socket file nobody listens on
     s.close()
-    out = _nbsim(["rules", "ningbo-3baida", "--json"], env)   # runs here, starts a server
+    out = _nbsim(["rules", "ningbo-3baida", "--json"], env)   # runs here, starts no server
     assert out.returncode == 0 and json.loads(out.stdout)
-    t0 = time.monotonic()
-    while not _status(env) and time.monotonic() - t0 < 60:
-        time.sleep(0.2)
-    assert _status(env)
+    assert not _status(env)
+    out = _nbsim(["rules", "ningbo-3baida", "--json"], dict(env, NBSIM_SERVER="1"))
+    assert out.returncode == 0 and json.loads(out.stdout)      # a new server at that socket
+    (st,) = _status(env)
+    assert st["requests"] == 1
 
 
 def _socket_for(env) -> str:
@@ -230,13 +252,12 @@ def _socket_for(env) -> str:
 
 
 def test_an_unsafe_folder_runs_commands_in_their_own_process(tmp_path):
-    """A server folder others may open is refused: the command still runs
-    (in its own process) and no server starts."""
+    """A server folder others may open is refused, even with NBSIM_SERVER=1:
+    the command still runs (in its own process) and no server starts."""
     srv = tmp_path / "open"
     srv.mkdir(mode=0o755)
     srv.chmod(0o755)
-    e = {k: v for k, v in os.environ.items() if k != "NBSIM_SERVER"}
-    e["NBSIM_SERVER_DIR"] = str(srv)
+    e = dict(os.environ, NBSIM_SERVER="1", NBSIM_SERVER_DIR=str(srv))
     out = _nbsim(["rules", "ninghai", "--json"], e)
     assert out.returncode == 0 and json.loads(out.stdout)
     time.sleep(1)
@@ -321,8 +342,9 @@ def test_nice_affinity_and_odd_settings_are_the_clients(env, tmp_path):
     proc.wait(timeout=30)
     assert nice == 5
     assert len(_status(env)) == 2                # a server per nice value
-    # the byte 0xff, not UTF-8; the server this call starts exits once idle for 1 s
-    odd = dict(env, NBSIM_ODD_SETTING="\udcff", NBSIM_SERVER_IDLE="1")
+    # the byte 0xff, not UTF-8: the call starts a server of its own (a setting
+    # names the setup) and runs in it; that server exits once idle for 1 s
+    odd = dict(env, NBSIM_ODD_SETTING="\udcff", NBSIM_SERVER="1", NBSIM_SERVER_IDLE="1")
     out = subprocess.run([os.fsencode(str(NBSIM)), b"--version"],
                          env={os.fsencode(k): os.fsencode(v) for k, v in odd.items()},
                          capture_output=True, timeout=120)

@@ -1,0 +1,211 @@
+"""The ``nbsim`` commands about one hand at the table: ``nbsim score`` (a
+winning hand, or a file of scoring cases) and ``nbsim advise`` (the
+discards or claims of one position). Each parses its options and calls the
+library (``nbsim.scoring``, ``nbsim.scoring_cases``, ``nbsim.advice``);
+``nbsim.cli`` registers them."""
+from __future__ import annotations
+
+import click
+
+from nbsim.cli_options import set_option
+
+
+def _seat_counts_option(values, what):
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise click.BadParameter(f"{v!r}: expected SEAT=N, e.g. W=3", param_hint=what)
+        k, n = v.split("=", 1)
+        k = k.strip().upper()
+        if k in out:
+            raise click.BadParameter(f"seat {k} given twice", param_hint=what)
+        try:
+            out[k] = int(n)
+        except ValueError:
+            raise click.BadParameter(f"{v!r}: N must be a whole number", param_hint=what) from None
+    return out or None
+
+
+@click.command("score")
+@click.argument("config", metavar="CONFIG", required=False)
+@click.option("--cases", "cases_file", type=click.Path(dir_okay=False), default=None,
+              help="Score every line of a JSONL cases file (format: README, 'Scoring cases').")
+@click.option("--check", is_flag=True,
+              help="With --cases: compare each result with the line's 'expect'; exit 1 on any "
+                   "mismatch.")
+@click.option("--hand", default=None, help="Concealed tiles before the winning tile, e.g. "
+                                           "234m567p345s67s55m (wilds as their own tile).")
+@click.option("--win-tile", default=None, help="The winning tile, e.g. 8s.")
+@click.option("--self-draw", "self_draw", is_flag=True, help="Self-drawn win.")
+@click.option("--discard", "on_discard", is_flag=True, help="Win on a discard (the default).")
+@click.option("--robbing-kong", "robbing_kong", is_flag=True, help="Robbing a kong.")
+@click.option("--seat", default="E", show_default=True, help="Winner's seat wind: E S W N.")
+@click.option("--round", "round_wind", default="E", show_default=True,
+              help="Round wind: E S W N.")
+@click.option("--indicator", default=None, help="The flipped indicator tile (wild variants).")
+@click.option("--flowers", default="", help="Flowers set aside, e.g. 2f6f.")
+@click.option("--meld", "melds", multiple=True,
+              help="Declared meld (repeatable): chow:345s, pung:777z, kong:7777z, ckong:9999s.")
+@click.option("--context", "context", multiple=True,
+              type=click.Choice(["after_kong", "last_tile", "heavenly", "earthly"]),
+              help="Context of the win (repeatable).")
+@click.option("--discarder", default=None, help="Seat that discarded the winning tile "
+                                                "(robbing: the robbed seat).")
+@click.option("--fed", multiple=True, metavar="SEAT=N",
+              help="Melds the winner claimed from SEAT's discards (repeatable), e.g. W=3.")
+@click.option("--fed-by-winner", multiple=True, metavar="SEAT=N",
+              help="Melds SEAT claimed from the winner's discards (repeatable).")
+@click.option("--kong-from", default=None,
+              help="With after_kong: seat whose discard the winner konged.")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_discard, robbing_kong,
+              seat, round_wind, indicator, flowers, melds, context, discarder, fed,
+              fed_by_winner, kong_from, overrides, as_json):
+    """Score a winning hand of CONFIG, or every line of --cases FILE.
+
+    Single hand: prints the tai items (Ningbo) or fan, fu and points
+    (Ninghai), the total, the legal-win decision with its reason and the
+    payments (docs/rules.md §5-§8 and §10).
+
+    --cases FILE: one JSON result per input line, in order; a malformed line
+    prints {"id": ..., "error": "..."} and the rest are still scored. With
+    --check each result is compared with the line's "expect" and a summary
+    "N passed, M failed" goes to stderr.
+
+    Exit status: 0 ok, 1 a --check mismatch, 2 bad input (in --cases mode
+    without --check: some line could not be scored).
+    """
+    import json
+
+    from nbsim.rules import load_rules
+    from nbsim.scoring import check_cases, format_result, read_case_lines, score_hand
+
+    if cases_file is not None:
+        if config is not None or hand is not None:
+            raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
+
+        def show(case):
+            click.echo(case.json_line())
+            if case.mismatch_line():
+                click.echo(case.mismatch_line(), err=True)
+
+        tally = check_cases(read_case_lines(cases_file), check=check, on_case=show)
+        click.echo(tally.summary(), err=True)
+        ctx.exit(tally.exit_code())
+    if check:
+        raise click.UsageError("--check needs --cases FILE")
+    given = [name for name, on in (("self_draw", self_draw), ("discard", on_discard),
+                                   ("robbing_kong", robbing_kong)) if on]
+    if len(given) > 1:
+        raise click.UsageError("--self-draw, --discard and --robbing-kong exclude each other; "
+                               "give at most one (default: --discard)")
+    win_by = given[0] if given else "discard"
+    if config is None or hand is None or win_tile is None:
+        raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
+                               "(or use --cases FILE)")
+    res = score_hand(config, hand, win_tile, melds=melds, win_by=win_by, seat=seat,
+                     round_wind=round_wind, indicator=indicator, flowers=flowers,
+                     context=context, discarder=discarder,
+                     fed=_seat_counts_option(fed, "--fed"),
+                     fed_by_winner=_seat_counts_option(fed_by_winner, "--fed-by-winner"),
+                     kong_from=kong_from, overrides=overrides)
+    if as_json:
+        click.echo(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_result(res, load_rules(config, overrides), win_by=win_by,
+                                 indicator=indicator, context=context))
+
+
+@click.command("advise")
+@click.argument("config", metavar="VARIANT")
+@click.option("--hand", default=None, metavar="TILES",
+              help="Own concealed tiles, e.g. 123m456p789s1155z3p: 14 - 3 x melds to discard "
+                   "(the drawn tile included), 13 - 3 x melds with --offered.")
+@click.option("--melds", "melds", multiple=True, metavar="[SEAT:]TYPE:TILES[@FROM]",
+              help="A declared meld (repeatable; comma-separated within a seat): chow:345s, "
+                   "pung:777z, kong:7777z, ckong:9999s. SEAT E S W N (default: --seat); "
+                   "@FROM the seat whose discard was claimed (default: the seat before); "
+                   "another seat's concealed kong lies face down: N:ckong.")
+@click.option("--discards", multiple=True, metavar="[SEAT:]TILES",
+              help="A seat's discards in order (repeatable, once per seat), e.g. E:19m(5p)3s*: "
+                   "(5p) was claimed by a meld, * follows a tile discarded as drawn.")
+@click.option("--seat", default=None, help="The deciding seat: E S W N (E the dealer; "
+                                           "default E).")
+@click.option("--round", "round_wind", default=None, help="Round wind: E S W N (default E).")
+@click.option("--indicator", default=None,
+              help="The indicator tile (variants with wilds), e.g. 5m.")
+@click.option("--wall-left", "wall_left", type=int, default=None,
+              help="Tiles still to be drawn (default: all the table as given leaves unseen, "
+                   "less Ninghai's reserve).")
+@click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
+              help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
+@click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
+@click.option("--offered", default=None,
+              help="A discard offered to the seat: advise pass, pung, kong or chow instead of "
+                   "a discard (the tile is not written in --discards).")
+@click.option("--from", "offered_from", default=None,
+              help="Seat that discarded --offered (default: the seat before --seat).")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
+              help="The table state as a JSON file (README, 'Advice for players'); the "
+                   "options given replace its keys.")
+@click.option("--samples", type=int, default=400, show_default=True,
+              help="Sampled deals per candidate, 0 .. 100,000 (0: no simulation, ranked by "
+                   "shanten and tile acceptance).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the sampled deals: the same seed gives the same advice.")
+@click.option("--base", default="defend", show_default=True,
+              help="Policy that plays the rest of the deal for every seat: greedy, value or "
+                   "defend.")
+@set_option
+@click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="Also write a PNG bar chart of each candidate's expected payment with its "
+                   "95% interval.")
+def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
+               drawn, offered, offered_from, state_file, samples, seed, base, overrides,
+               as_json, plot):
+    """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
+
+    For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
+    kong, chow of --offered) prints the shanten and tile acceptance (unseen
+    tiles that lower it) toward the open hand, the flushes and all pungs
+    (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
+    --base: P(win), the expected payment in points per deal for the seat
+    with its 95% interval, the paired difference to the best, the chance of
+    dealing in to each opponent (probabilities per deal), and for a hand
+    left ready the exact chance of completing it by its own draws (no
+    opponents). The recommendation is the best; candidates whose difference
+    interval holds 0 are within the noise. A claim is ranked by shanten and
+    acceptance: a pung or chow shows the simulation of its best discard after
+    it, pass and kong are not simulated. Rules: docs/rules.md §1-§5.
+    Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
+    --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
+    """
+    import json
+
+    from nbsim.advice import (
+        advice_json,
+        advise,
+        format_advice,
+        plot_advice,
+        position_from_state,
+        read_state,
+        table_state,
+    )
+    from nbsim.rules import load_rules
+
+    rs = load_rules(config, overrides)
+    state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,
+                        discards=discards, seat=seat, round_wind=round_wind,
+                        indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
+                        offered=offered, offered_from=offered_from)
+    adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base)
+    written = plot_advice(adv, plot) if plot else None
+    if as_json:
+        click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_advice(adv))
+    if written is not None:
+        click.echo(f"wrote {written}", err=as_json)
