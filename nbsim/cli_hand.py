@@ -80,7 +80,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     import json
 
     from nbsim.rules import load_rules
-    from nbsim.scoring import check_cases, format_result, read_case_lines, score_hand
+    from nbsim.scoring import format_result, score_hand
+    from nbsim.scoring_cases import check_cases, read_case_lines
 
     if cases_file is not None:
         if config is not None or hand is not None:

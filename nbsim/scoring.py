@@ -1,57 +1,35 @@
-"""Score one winning situation from notation: ``score_hand`` and the JSONL
-case format of ``cases/README.md`` (``score_case``, ``case_output``,
-``check_case``, and ``check_cases`` for a whole file: ``nbsim score --cases``).
+"""Score one winning situation from notation: ``score_hand`` -> ``ScoreResult``,
+and its text view (``format_result``: ``nbsim score``).
 
-Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (RULES.md sections
-3, 5-8 and 10): parses and checks the notation, loads the rules and the hand
-tables once, and turns kernel error codes into one ``HandError`` message that
-names what is wrong and what is allowed.
+Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (docs/rules.md
+§3, §5-§8 and §10) in steps: load the rules and the hand tables once
+(``cached_rules``), parse and check the notation (``_parse``: hand and
+winning tile, melds, seats, indicator, flowers, context), score, then turn a
+kernel error code into one ``HandError`` message that names what is wrong
+and what is allowed (``_error_message``) or the result array into a
+``ScoreResult`` (``_result``). The JSONL case format (``nbsim score
+--cases``) is ``nbsim.scoring_cases``.
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nbsim.errors import ConfigError, HandError, NbsimError, TileError
+from nbsim.errors import ConfigError, HandError, TileError
 from nbsim.kernels import codes as C
 from nbsim.rules import RuleSet, as_rules, load_rules
 from nbsim.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
 
-__all__ = ["ScoreResult", "score_hand", "score_case", "case_output", "check_case",
-           "check_expect", "check_cases", "CaseResult", "CaseTally", "CASE_FIELDS",
-           "EXPECT_FIELDS"]
+__all__ = ["ScoreResult", "score_hand", "cached_rules", "present_items", "format_result",
+           "why_text", "absent_items", "display_width"]
 
 WIN_BY_NAMES = C.WIN_BY_NAMES
-CASE_FIELDS = ("id", "config", "hand", "melds", "win_tile", "win_by", "seat", "round",
-               "indicator", "flowers", "context", "discarder", "fed", "fed_by_winner",
-               "kong_from", "expect")
-_REQUIRED = ("config", "hand", "win_tile", "win_by")
-# expect field -> (allowed JSON types, description) for ``check_expect``
-EXPECT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
-    "win": ((bool,), "true or false"),
-    "why": ((str,), "a reason name such as 'below_min_tai'"),
-    "tai": ((int, type(None)), "an integer or null"),
-    "items": ((dict,), "an object item id -> tai"),
-    "present": ((list,), "a list of the tai item ids that apply (0-tai items included)"),
-    "fan": ((int,), "an integer"),
-    "fu": ((int,), "an integer"),
-    "points": ((dict,), "an object scheme -> points"),
-    "fan_items": ((dict,), "an object fan item id -> fan"),
-    "fu_items": ((dict,), "an object fu item id -> fu"),
-    "silver": ((int, float, dict), "a number or an object"),
-    "payments": ((dict,), "an object seat -> points"),
-    "error": ((bool,), "true or false"),
-}
-
-
 @dataclass(frozen=True)
 class ScoreResult:
-    """The scored situation (RULES.md sections 5-8, 10).
+    """The scored situation (docs/rules.md §5-§8, §10).
 
     config: variant name. complete: the 14 tiles form 4 melds + pair.
     win: a legal win under every rule of the variant; why: the reason when
@@ -98,7 +76,10 @@ class ScoreResult:
 _rules_cache: dict[tuple, RuleSet] = {}
 
 
-def _rules(config, overrides=()) -> RuleSet:
+def cached_rules(config, overrides=()) -> RuleSet:
+    """The RuleSet of ``config`` (a loaded RuleSet, a shipped name or a TOML
+    path) with ``overrides``, loaded once per name and overrides in this
+    process. Raises ConfigError as ``rules.load_rules`` does."""
     if isinstance(config, RuleSet):
         return as_rules(config, overrides)
     from nbsim.args import config_name
@@ -142,20 +123,24 @@ def _seat_counts(value, what: str) -> np.ndarray:
     return out
 
 
-def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
-           context, discarder, fed, fed_by_winner, kong_from):
-    """Notation -> kernel arguments. Raises TileError / HandError."""
+def _parse_hand(hand, win_tile) -> tuple[np.ndarray, int]:
+    """The concealed tiles as counts (int8[N_KINDS]) and the winning tile's
+    kind. Raises TileError / HandError."""
     if not isinstance(hand, str):
         raise HandError(f"hand: expected tile notation text such as '123m55z', got {hand!r}")
-    hand_kinds = parse_tiles(hand, what="hand")
     counts = np.zeros(C.N_KINDS, dtype=np.int8)
-    for k in hand_kinds:
+    for k in parse_tiles(hand, what="hand"):
         counts[k] += 1
     if not isinstance(win_tile, str):
         raise HandError(f"win_tile: expected one tile such as '5p', got {win_tile!r}")
-    wt = parse_tile(win_tile, what="win_tile")
-    marr = np.zeros((C.MAX_MELDS, 3), dtype=np.int8)
+    return counts, parse_tile(win_tile, what="win_tile")
+
+
+def _parse_melds(melds) -> tuple[np.ndarray, int]:
+    """Declared melds as rows (type, kind, -1) of int8[MAX_MELDS, 3] and
+    their number. Raises TileError / HandError."""
     from nbsim.args import text_items
+    marr = np.zeros((C.MAX_MELDS, 3), dtype=np.int8)
     melds = list(text_items(melds, "melds", "['pung:777z']", HandError))
     if len(melds) > C.MAX_MELDS:
         raise HandError(f"melds: {len(melds)} melds given, at most {C.MAX_MELDS}")
@@ -164,35 +149,65 @@ def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicat
             raise HandError(f"melds[{i}]: expected text such as 'pung:777z', got {m!r}")
         t, k = parse_meld(m)
         marr[i] = (t, k, -1)
+    return marr, len(melds)
+
+
+def _parse_indicator(indicator) -> int:
+    """The indicator's kind, -1 for None or ''. Raises TileError / HandError."""
+    if indicator is None or indicator == "":
+        return -1
+    if isinstance(indicator, str):
+        return parse_tile(indicator, what="indicator")
+    raise HandError(f"indicator: expected one tile such as '9m' or null, got {indicator!r}")
+
+
+def _parse_flowers(flowers) -> np.ndarray:
+    """Flowers set aside as int8[N_FLOWERS] (1 = set aside). Raises
+    TileError / HandError (not text, or a tile that is not a flower)."""
+    fl = np.zeros(C.N_FLOWERS, dtype=np.int8)
+    if not flowers:
+        return fl
+    if not isinstance(flowers, str):
+        raise HandError(f"flowers: expected flower notation such as '1f5f', got {flowers!r}")
+    for k in parse_tiles(flowers, what="flowers"):
+        if k < C.FLOWER0:
+            raise HandError(f"flowers {flowers!r}: {KIND_NAMES[k]} is not a flower "
+                            f"(flowers are 1f-8f)")
+        fl[k - C.FLOWER0] = 1
+    return fl
+
+
+def _parse_context(context) -> int:
+    """The context names as a bit mask (bit i = ``codes.CONTEXT_NAMES[i]``).
+    Raises HandError for an unknown name."""
+    from nbsim.args import text_items
+    ctx = 0
+    for c in text_items(context, "context", "['after_kong']", HandError) or ():
+        if c not in C.CONTEXT_NAMES:
+            raise HandError(f"context {c!r}: expected any of {', '.join(C.CONTEXT_NAMES)}")
+        ctx |= 1 << C.CONTEXT_NAMES.index(c)
+    return ctx
+
+
+def _parse(rs: RuleSet, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
+           context, discarder, fed, fed_by_winner, kong_from):
+    """Notation -> the kernel's arguments, checked in this order: hand and
+    winning tile, melds, win_by, seat, round, indicator, flowers, context,
+    discarder, kong_from, fed, fed_by_winner. Raises TileError / HandError
+    for the first bad one."""
+    counts, wt = _parse_hand(hand, win_tile)
+    marr, n_melds = _parse_melds(melds)
     if win_by not in WIN_BY_NAMES:
         raise HandError(f"win_by {win_by!r}: expected one of {', '.join(WIN_BY_NAMES)}")
     wb = WIN_BY_NAMES.index(win_by)
     s = _seat(seat, "seat")
     r = _seat(round_wind, "round")
-    if indicator is None or indicator == "":
-        ind = -1
-    elif isinstance(indicator, str):
-        ind = parse_tile(indicator, what="indicator")
-    else:
-        raise HandError(f"indicator: expected one tile such as '9m' or null, got {indicator!r}")
-    fl = np.zeros(C.N_FLOWERS, dtype=np.int8)
-    if flowers:
-        if not isinstance(flowers, str):
-            raise HandError(f"flowers: expected flower notation such as '1f5f', got {flowers!r}")
-        for k in parse_tiles(flowers, what="flowers"):
-            if k < C.FLOWER0:
-                raise HandError(f"flowers {flowers!r}: {KIND_NAMES[k]} is not a flower "
-                                f"(flowers are 1f-8f)")
-            fl[k - C.FLOWER0] = 1
-    context = text_items(context, "context", "['after_kong']", HandError)
-    ctx = 0
-    for c in context or ():
-        if c not in C.CONTEXT_NAMES:
-            raise HandError(f"context {c!r}: expected any of {', '.join(C.CONTEXT_NAMES)}")
-        ctx |= 1 << C.CONTEXT_NAMES.index(c)
+    ind = _parse_indicator(indicator)
+    fl = _parse_flowers(flowers)
+    ctx = _parse_context(context)
     disc = -1 if discarder is None else _seat(discarder, "discarder")
     kf = -1 if kong_from is None else _seat(kong_from, "kong_from")
-    return (counts, marr, len(melds), fl, wt, wb, ctx, s, r, ind, disc,
+    return (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc,
             _seat_counts(fed, "fed"), _seat_counts(fed_by_winner, "fed_by_winner"), kf)
 
 
@@ -327,7 +342,7 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
                discarder: str | None = None, fed: Mapping[str, int] | None = None,
                fed_by_winner: Mapping[str, int] | None = None, kong_from: str | None = None,
                overrides: Iterable[str] = ()) -> ScoreResult:
-    """Score a winning situation written in notation (RULES.md sections 5-8, 10).
+    """Score a winning situation written in notation (docs/rules.md §5-§8, §10).
 
     Args:
         config: shipped config name, TOML path, or a loaded ``RuleSet``.
@@ -356,7 +371,7 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
     """
     from nbsim.args import text_items
     from nbsim.kernels.score import score_win
-    rs = _rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
+    rs = cached_rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)
     (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fd, fbw, kf) = a
@@ -367,221 +382,6 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
         raise HandError(_error_message(int(code), rs, a))
     payments_known = wb == C.WIN_SELF_DRAW or disc >= 0
     return _result(rs, res, payments_known)
-
-
-# ---------------------------------------------------------------- JSONL cases
-def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> ScoreResult:
-    """Score one line of the case format (``cases/README.md``).
-
-    rules_cache: optional dict reused across calls ({config name: RuleSet}).
-    Raises NbsimError (HandError / TileError / ConfigError) for a malformed
-    case: unknown or missing field, bad tile, invalid situation."""
-    if not isinstance(case, Mapping):
-        raise HandError(f"a case must be a JSON object, got {type(case).__name__}")
-    unknown = [k for k in case if k not in CASE_FIELDS]
-    if unknown:
-        raise HandError(f"unknown field {', '.join(repr(k) for k in unknown)}; "
-                        f"allowed: {', '.join(CASE_FIELDS)}")
-    missing = [k for k in _REQUIRED if k not in case]
-    if missing:
-        raise HandError(f"missing field {', '.join(repr(k) for k in missing)}")
-    if "expect" in case:
-        check_expect(case["expect"])
-    cfg = case["config"]
-    if not isinstance(cfg, str):
-        raise HandError(f"config: expected a config name or path, got {cfg!r}")
-    if rules_cache is not None:
-        rs = rules_cache.get(cfg)
-        if rs is None:
-            rs = rules_cache[cfg] = _rules(cfg)
-    else:
-        rs = _rules(cfg)
-    return score_hand(rs, case["hand"], case["win_tile"], melds=case.get("melds") or (),
-                      win_by=case["win_by"], seat=case.get("seat", "E"),
-                      round_wind=case.get("round", "E"), indicator=case.get("indicator"),
-                      flowers=case.get("flowers") or "", context=case.get("context") or (),
-                      discarder=case.get("discarder"), fed=case.get("fed"),
-                      fed_by_winner=case.get("fed_by_winner"), kong_from=case.get("kong_from"))
-
-
-def case_output(case_id, result: ScoreResult) -> dict[str, Any]:
-    """The JSON object ``nbsim score --cases`` prints for a scored case.
-
-    Tai systems: id, win, why, tai, items (non-zero), present (the items
-    that apply, 0-tai ones included), payments; Ninghai: id, win, why, fan,
-    fu, points, silver, fan_items, fu_items, payments."""
-    out: dict[str, Any] = {"id": case_id, "win": result.win, "why": result.why}
-    if result.fan is None and (result.tai is not None or result.points is None):
-        out["tai"] = result.tai
-        out["items"] = dict(result.items)
-        out["present"] = list(result.present)
-    else:
-        out["fan"] = result.fan
-        out["fu"] = result.fu
-        out["points"] = result.points
-        out["silver"] = result.silver
-        out["fan_items"] = dict(result.fan_items)
-        out["fu_items"] = dict(result.fu_items)
-    out["payments"] = result.payments
-    return out
-
-
-def check_expect(expect: Any) -> None:
-    """Validate a case's ``expect`` object (format of the scoring cases:
-    tests/data/scoring_cases.jsonl and the README's case format). Raises
-    HandError naming the field and what it allows: expect must be a JSON
-    object whose keys are in ``EXPECT_FIELDS``, each of the listed type."""
-    if not isinstance(expect, dict):
-        raise HandError(f"expect: expected an object such as {{\"win\": true, \"tai\": 5}}, "
-                        f"got {expect!r}")
-    for key, value in expect.items():
-        if key not in EXPECT_FIELDS:
-            raise HandError(f"expect.{key}: unknown field; allowed: {', '.join(EXPECT_FIELDS)}")
-        types, what = EXPECT_FIELDS[key]
-        # JSON true/false are ints to Python: only accept bool where bool is meant
-        ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
-        if not ok:
-            raise HandError(f"expect.{key}: expected {what}, got {value!r}")
-
-
-def check_case(expect: Mapping[str, Any] | None, got: Mapping[str, Any]) -> list[str]:
-    """Compare a case's ``expect`` with the output object (``case_output``
-    or ``{"id", "error"}``). Returns a list of mismatch descriptions (empty
-    when everything named in expect matches)."""
-    expect = dict(expect or {})
-    bad: list[str] = []
-    if expect.get("error"):
-        if "error" not in got:
-            bad.append("error: expected an error, got a result")
-        return bad
-    if "error" in got:
-        return [f"error: expected a result, got error {got['error']!r}"]
-    for key in ("win", "why", "tai", "fan", "fu", "silver"):
-        if key in expect and expect[key] != got.get(key):
-            bad.append(f"{key}: expected {expect[key]!r}, got {got.get(key)!r}")
-    for family in ("items", "fan_items", "fu_items"):
-        if family in expect:
-            items = got.get(family) or {}
-            for k, v in expect[family].items():
-                if items.get(k, 0) != v:
-                    bad.append(f"{family}.{k}: expected {v!r}, got {items.get(k, 0)!r}")
-    if "present" in expect:
-        want, have = set(expect["present"]), set(got.get("present") or [])
-        if want != have:
-            bad.append(f"present: expected {sorted(want)!r}, got {sorted(have)!r}")
-    if "points" in expect:
-        pts = got.get("points") or {}
-        for k, v in expect["points"].items():
-            if pts.get(k) != v:
-                bad.append(f"points.{k}: expected {v!r}, got {pts.get(k)!r}")
-    if "payments" in expect and expect["payments"] != got.get("payments"):
-        bad.append(f"payments: expected {expect['payments']!r}, got {got.get('payments')!r}")
-    return bad
-
-
-def run_cases(lines: Iterable[str], rules_cache: dict | None = None):
-    """Score JSONL lines in order: yields (case_id, output object, expect or
-    None, error?) for every non-blank line; a malformed line yields
-    ``{"id": ..., "error": message}`` and the rest are still scored."""
-    cache = {} if rules_cache is None else rules_cache
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        case_id = f"line {n}"
-        expect = None
-        try:
-            case = json.loads(line)
-        except json.JSONDecodeError as e:
-            yield case_id, {"id": case_id, "error": f"line {n}: bad JSON: {e.msg} "
-                                                     f"(column {e.colno})"}, None, True
-            continue
-        if isinstance(case, dict):
-            case_id = case.get("id", case_id)
-            expect = case.get("expect")
-            try:
-                check_expect(expect if "expect" in case else {})
-            except HandError:
-                expect = None   # score_case reports it; --check counts a mismatch
-        try:
-            res = score_case(case, cache)
-        except NbsimError as e:
-            yield case_id, {"id": case_id, "error": str(e)}, expect, True
-            continue
-        yield case_id, case_output(case_id, res), expect, False
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """One scored line of a cases file (``check_cases``).
-
-    case_id: the case's "id" (or "line N"); output: the JSON object
-    ``nbsim score --cases`` prints (``case_output``, or {"id", "error"} for a
-    line that could not be scored); error: the line could not be scored;
-    mismatches: with checking, what differs from the line's "expect" (empty
-    when it matches or without checking)."""
-    case_id: Any
-    output: dict[str, Any]
-    error: bool
-    mismatches: tuple[str, ...] = ()
-
-    def json_line(self) -> str:
-        """The output object as one line of JSON (stdout of ``--cases``)."""
-        return json.dumps(self.output, ensure_ascii=False)
-
-    def mismatch_line(self) -> str | None:
-        """``MISMATCH <id>: ...`` (stderr of ``--cases --check``), or None."""
-        if not self.mismatches:
-            return None
-        return f"MISMATCH {self.case_id}: " + "; ".join(self.mismatches)
-
-
-@dataclass
-class CaseTally:
-    """Counts of a ``check_cases`` run: non-blank lines, lines that could not
-    be scored (errors) and, when checking, lines that matched / did not
-    match their "expect"."""
-    check: bool
-    lines: int = 0
-    errors: int = 0
-    passed: int = 0
-    failed: int = 0
-
-    def summary(self) -> str:
-        """"N passed, M failed" when checking, else "N scored, M errors"."""
-        if self.check:
-            return f"{self.passed} passed, {self.failed} failed"
-        return f"{self.lines - self.errors} scored, {self.errors} errors"
-
-    def exit_code(self) -> int:
-        """Exit status of ``nbsim score --cases``: checking, 1 on any mismatch;
-        otherwise 2 when some line could not be scored; else 0."""
-        if self.check:
-            return 1 if self.failed else 0
-        return 2 if self.errors else 0
-
-
-def check_cases(lines: Iterable[str], *, check: bool = False,
-                on_case: Callable[[CaseResult], None] | None = None,
-                rules_cache: dict | None = None) -> CaseTally:
-    """Score every line of a JSONL cases file in order (``run_cases``) and,
-    with ``check``, compare each output with the line's "expect"
-    (``check_case``). ``on_case`` receives each ``CaseResult`` as soon as
-    its line is scored (``nbsim score --cases`` prints it). Returns the
-    ``CaseTally``; a malformed line counts as an error, never raises."""
-    tally = CaseTally(check=check)
-    for case_id, out, expect, is_err in run_cases(lines, rules_cache):
-        tally.lines += 1
-        tally.errors += is_err
-        mismatches: tuple[str, ...] = ()
-        if check:
-            mismatches = tuple(check_case(expect, out))
-            if mismatches:
-                tally.failed += 1
-            else:
-                tally.passed += 1
-        if on_case is not None:
-            on_case(CaseResult(case_id, out, bool(is_err), mismatches))
-    return tally
 
 
 def display_width(text: str) -> int:
@@ -712,11 +512,3 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
     elif result.win:
         lines.append("payments: not computed (no discarder given)")
     return "\n".join(lines)
-
-
-def read_case_lines(path) -> list[str]:
-    """Lines of a JSONL cases file. Raises HandError when it cannot be read."""
-    try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise HandError(f"cases file {str(path)!r}: cannot read: {e}") from None

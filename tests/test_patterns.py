@@ -21,7 +21,8 @@ from nbsim.replays import format_text
 from nbsim.rules import load_rules
 from nbsim.runfiles import open_run
 from nbsim.schema import schema
-from nbsim.scoring import case_output, check_case, format_result, present_items, score_hand
+from nbsim.scoring import format_result, present_items, score_hand
+from nbsim.scoring_cases import case_output, check_case
 from nbsim.tiles import format_tiles, parse_tiles
 
 from reference_scorer import reference_score

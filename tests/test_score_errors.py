@@ -6,7 +6,8 @@ import pytest
 
 from nbsim.errors import ConfigError, HandError, TileError
 from nbsim.kernels import codes as C
-from nbsim.scoring import score_case, score_hand
+from nbsim.scoring import score_hand
+from nbsim.scoring_cases import score_case
 from nbsim.tiles import parse_counts
 
 ALL_CHOWS = dict(hand="234m567p345s67s55m", win_tile="8s", seat="S", round_wind="E")
