@@ -73,6 +73,7 @@ TUNE_HTML = "tune.html"
 TUNE_PNG = "tune.png"
 TUNE_TOML = "tune.toml"
 MEETS, MAY_MEET, MISSES = "meets", "may meet", "misses"
+MAX_ASKS = 5                  # trials asked at most per setting of the budget (repeats)
 PRUNE_ALPHA = 0.05            # family-wise error of the pruning rule over looks and targets
 SPEC_KEYS = ("config", "target", "vary", "policy", "set", "trials", "deals", "seed",
              "steps", "confirm_deals", "confirm_seed", "confirm_top")
@@ -365,6 +366,9 @@ def parse_search(vary, config, overrides=()) -> list[SearchKey]:
         if any(k.key == key for k in out):
             raise ConfigError(f"--vary {key} is given twice; give each option once")
         own = _lookup(base, key)
+        if own is None:              # an unknown key or table: the schema's own message
+            from nbsim.rules import apply_overrides
+            apply_overrides({}, [f"{key}=0"], source=f"--vary {e!r}:")
         if ".." in rest:
             sk = _int_range(e, key, rest, own)
         else:
@@ -538,8 +542,9 @@ class TuneResult:
     recommended: the best of them by the confirmation. confirmation: the
     ``nbsim.comparison.Comparison`` of the variant's own settings (run 1)
     and the candidates on the fresh seed. verdicts: target key -> verdict of
-    the recommended settings in the confirmation. text: as printed; files:
-    written."""
+    the recommended settings in the confirmation. n_trials: the study's
+    finished trials, repeats of a setting included (``trials`` has one row
+    per setting). text: as printed; files: written."""
     spec: TuneSpec
     trials: pl.DataFrame
     feasible: bool
@@ -548,6 +553,7 @@ class TuneResult:
     confirmation: Any
     verdicts: dict[str, str]
     closest: dict = field(default_factory=dict)
+    n_trials: int = 0
     text: str = ""
     files: list[Path] = field(default_factory=list)
 
@@ -618,6 +624,16 @@ class _Trials:
         self.z = _z_prune(spec)
         self.guard = threading.Lock()
         self.locks: dict[str, threading.Lock] = {}
+        self.first: dict[str, int] = {}      # setting -> the trial that played it first
+        self.repeats: set[int] = set()       # trials of a setting played before
+
+    def known(self, study) -> None:
+        """Learn the settings the study's finished trials played."""
+        from optuna.trial import TrialState
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,
+                                                          TrialState.PRUNED)):
+            if "setting" in t.user_attrs and "repeat_of" not in t.user_attrs:
+                self.first.setdefault(t.user_attrs["setting"], t.number)
 
     def _lock(self, name: str) -> threading.Lock:
         with self.guard:
@@ -639,6 +655,12 @@ class _Trials:
         ovs = [*spec.overrides, *point_overrides(spec.keys, values)]
         trial.set_user_attr("run_dir", str(folder))
         trial.set_user_attr("values", values)
+        trial.set_user_attr("setting", name)
+        with self.guard:
+            first = self.first.setdefault(name, trial.number)
+            if first != trial.number:          # the sampler proposed it again: its run reused
+                self.repeats.add(trial.number)
+                trial.set_user_attr("repeat_of", first)
         size = spec.shard_size
         with self._lock(name):
             kw = dict(deals=spec.deals, seed=spec.seed, out=folder, mode="game",
@@ -747,6 +769,11 @@ def _tried(study, params: dict) -> bool:
         deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED, TrialState.WAITING)))
 
 
+def _n_trials(study) -> int:
+    from optuna.trial import TrialState
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+
+
 def _budget(spec: TuneSpec) -> int:
     """Trials the study runs: ``trials``, or every setting once when the
     searched ranges hold fewer settings."""
@@ -754,18 +781,23 @@ def _budget(spec: TuneSpec) -> int:
 
 
 def _finished(study) -> int:
+    """Settings the study has played to the end or pruned (repeats once)."""
     from optuna.trial import TrialState
-    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+    return len({t.user_attrs.get("setting", t.number) for t in study.get_trials(
+        deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))})
 
 
 def _optimize(study, spec: TuneSpec, out: Path, workers: int, cluster: str | None,
               progress: bool) -> None:
-    """Ask and tell until the study has ``spec.trials`` finished trials:
+    """Ask and tell until the study has played ``_budget(spec)`` settings:
     ``workers`` trials at a time on local threads (each trial's simulate on
     one thread; the kernels release the GIL), or one at a time with
-    ``cluster`` (each look's shards on the cluster). Ctrl-C stops the
-    running trials at their next look (their run folders kept, their trials
-    failed and queued again by --resume) and raises RunInterrupted."""
+    ``cluster`` (each look's shards on the cluster). A trial of a setting
+    played before (the sampler may propose one again) reuses its run and
+    does not count; after ``MAX_ASKS`` x budget trials the search stops
+    however many settings it has played. Ctrl-C stops the running trials at
+    their next look (their run folders kept, their trials failed and queued
+    again by --resume) and raises RunInterrupted."""
     import optuna
     from optuna.trial import TrialState
     from tqdm import tqdm
@@ -773,20 +805,24 @@ def _optimize(study, spec: TuneSpec, out: Path, workers: int, cluster: str | Non
     stop = threading.Event()
     jobs = 1 if cluster is not None else workers
     runner = _Trials(spec, out, workers if cluster is not None else 1, cluster, stop)
-    count = threading.Lock()
-    started = [_finished(study)]
+    runner.known(study)
+    count, asking = threading.Lock(), threading.Lock()
+    done, running = [_finished(study)], [0]
+    asks = [len(study.trials) + MAX_ASKS * _budget(spec)]
     errors: list[BaseException] = []
     budget = _budget(spec)
-    bar = tqdm(total=budget, initial=started[0], unit="trial", disable=not progress,
+    bar = tqdm(total=budget, initial=done[0], unit="setting", disable=not progress,
                desc=f"tune {spec.config}", file=__import__("sys").stderr)
 
     def loop():
         while not stop.is_set():
             with count:
-                if started[0] >= budget:
+                if done[0] + running[0] >= budget or asks[0] <= 0:
                     return
-                started[0] += 1
-            trial = study.ask()
+                running[0] += 1
+                asks[0] -= 1
+            with asking:            # two threads must not take the same queued trial
+                trial = study.ask()
             try:
                 value = runner.run(trial)
             except optuna.TrialPruned:
@@ -798,7 +834,11 @@ def _optimize(study, spec: TuneSpec, out: Path, workers: int, cluster: str | Non
                 return
             else:
                 study.tell(trial, value)
-            bar.update(1)
+            with count:
+                running[0] -= 1
+                if trial.number not in runner.repeats:
+                    done[0] += 1
+                    bar.update(1)
 
     pool = ThreadPoolExecutor(max_workers=max(1, jobs - 1), thread_name_prefix="nbsim-tune")
     futures = [pool.submit(loop) for _ in range(jobs - 1)]
@@ -816,7 +856,7 @@ def _optimize(study, spec: TuneSpec, out: Path, workers: int, cluster: str | Non
     if errors:
         e = errors[0]
         if isinstance(e, (RunInterrupted, KeyboardInterrupt)):
-            raise RunInterrupted(f"interrupted: {_finished(study)} of {budget} trials "
+            raise RunInterrupted(f"interrupted: {_finished(study)} of {budget} settings "
                                  f"finished; the study ({out / STUDY_DB}) and the run folders "
                                  f"are kept: continue with --resume") from None
         raise e
@@ -827,7 +867,7 @@ def _trial_table(study, spec: TuneSpec) -> pl.DataFrame:
     rows = []
     for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)):
         ev = t.user_attrs.get("eval")
-        if not ev:
+        if not ev or "repeat_of" in t.user_attrs:
             continue
         values = t.user_attrs.get("values") or {k: str(v) for k, v in t.params.items()}
         row: dict[str, Any] = {"trial": t.number,
@@ -913,8 +953,11 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
             means in their unit: tai, points, turns, ...).
         vary: 'KEY=LOW..HIGH[:STEP]' / 'KEY=V1,V2,...' strings
             (``parse_search``).
-        trials: finished trials (complete or pruned) the study should have;
-            a resumed study runs the missing ones.
+        trials: settings the study should play to the end or prune (a
+            setting the sampler proposes again is a trial that reuses its
+            run and does not count; the searched ranges may hold fewer
+            settings: each is played once); a resumed study plays the
+            missing ones.
         deals: deals per trial (game mode, independent deals), all with
             ``seed`` (common random numbers).
         policy: the play style of every seat (a policy spec, default defend).
@@ -994,7 +1037,8 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     best = order[0]
     res = TuneResult(spec=spec, trials=table, feasible=feasible, candidates=cvals,
                      recommended=cvals[best], confirmation=comp,
-                     verdicts=evs[best]["verdicts"], closest=cands[0])
+                     verdicts=evs[best]["verdicts"], closest=cands[0],
+                     n_trials=_n_trials(study))
     res.text = _text(res, evs, best)
     res.files = _write(res, out, evs, best)
     return res
@@ -1085,7 +1129,9 @@ def _text(res: TuneResult, evs: list[dict], best: int) -> str:
             + (f" (--set {', '.join(spec.overrides)})" if spec.overrides else "")
             + f", policy {policy_text(list(spec.policies))}",
             f"targets: {'; '.join(t.text() for t in spec.targets)}",
-            f"{res.trials.height} trials ({n_pruned} pruned) of {spec.deals:,} deals, seed "
+            f"{res.trials.height} settings tried ({n_pruned} pruned) in {res.n_trials} trials"
+            f"{' (repeats reuse their run)' if res.n_trials > res.trials.height else ''} of "
+            f"{spec.deals:,} deals, seed "
             f"{spec.seed} (the same walls in every trial), {spec.steps} looks per trial",
             "", "Trials (95% intervals; meets: inside the range, may meet: overlaps it):",
             text_table(trials_view(res)), "",
@@ -1162,7 +1208,8 @@ def _write(res: TuneResult, out: Path, evs: list[dict], best: int) -> list[Path]
         note = ("95% intervals: Wilson for rates, t for means. meets: the interval lies "
                 "inside the target range; may meet: it overlaps the range; misses: it lies "
                 "outside.")
-        extra = [H.section("verdict", "Recommendation", None, " ".join(verdict)),
+        targets = "Targets: " + "; ".join(t.text() for t in spec.targets) + ". "
+        extra = [H.section("verdict", "Recommendation", None, targets + " ".join(verdict)),
                  H.section("confirm", "Confirmation: the best settings against the variant's "
                            "own (fresh seed)", cv, note),
                  H.section("trials", "Trials (same seed: the same walls in every trial)", tv,

@@ -1,0 +1,248 @@
+"""nbsim tune (issue 22): a study on a tiny budget finds the min_tai that a
+sweep says puts the win rate in a range; every trial is a run folder of the
+common seed; pruning; the confirmation on a fresh seed; resume after an
+interruption (Ctrl-C and a killed process); tune.html in a browser; the
+recommended TOML runs with nbsim simulate; one clear error per bad input."""
+from __future__ import annotations
+
+import json
+
+import optuna
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+import nbsim
+from nbsim import runs as SIM
+from nbsim import tune as T
+from nbsim.cli import cli
+from nbsim.errors import ConfigError, RunError, RunInterrupted
+from nbsim.policies import as_policies
+
+from test_html import _offline, browser_probe, needs_browser
+
+SEED = 3
+DEALS = 1_200
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory):
+    """A sweep of win.min_tai, then a study whose win-rate range is chosen
+    from the sweep so that exactly min_tai 6 lies inside it."""
+    base = tmp_path_factory.mktemp("tune")
+    sw = nbsim.sweep("ningbo-3baida", "win.min_tai=5,6,7", deals=DEALS, seed=SEED,
+                     out=base / "sweep", workers=2)
+    wr = dict(zip(sw.table["win.min_tai"].to_list(), sw.table["win_rate"].to_list(),
+                  strict=True))
+    low, high = (wr["7"] + wr["6"]) / 2, (wr["6"] + wr["5"]) / 2
+    assert wr["5"] > high > wr["6"] > low > wr["7"]
+    res = T.tune("ningbo-3baida", [f"win_rate={low:.4f}..{high:.4f}"], ["win.min_tai=3..8"],
+                 trials=6, deals=DEALS, seed=SEED, out=base / "study", workers=2,
+                 confirm_top=2)
+    return base / "study", res, (low, high)
+
+
+def test_finds_the_known_setting(known):
+    out, res, (low, high) = known
+    assert res.feasible
+    assert res.recommended == {"win.min_tai": "6"}
+    assert res.verdicts == {"win_rate": T.MEETS}
+    t = res.trials
+    assert sorted(t["win.min_tai"].to_list()) == ["3", "4", "5", "6", "7", "8"]   # each once
+    best = t.filter(pl.col("win.min_tai") == "6").row(0, named=True)
+    assert best["state"] == "complete" and best["objective"] == 0.0
+    assert low < best["win_rate_ci_low"] < best["win_rate_ci_high"] < high
+    # far settings are pruned on their first shards: a partial run, interval clearly outside
+    far = t.filter(pl.col("win.min_tai").is_in(["3", "8"]))
+    assert far["state"].to_list() == ["pruned", "pruned"]
+    assert (far["deals"] < DEALS).all()
+    assert far["win_rate_verdict"].to_list() == [T.MISSES, T.MISSES]
+    # every trial is an ordinary run folder of the common seed, with the deals it played
+    for r in t.iter_rows(named=True):
+        m = SIM.read_manifest(r["run_dir"])
+        assert m["seed"] == SEED and m["deals_done"] == r["deals"]
+        assert m["status"] == "complete"
+        assert m["overrides"] == [f"win.min_tai={r['win.min_tai']}"]
+        assert m["policies"] == [p.full for p in as_policies("defend")]
+    # the confirmation: fresh seed, more deals, the variant's own settings first
+    runs = res.confirmation.runs
+    assert [r["seed"] for r in runs] == [SEED + 1] * len(runs)
+    assert [r["deals_done"] for r in runs] == [4 * DEALS] * len(runs)
+    assert runs[0]["overrides"] == [] and runs[1]["overrides"] == ["win.min_tai=6"]
+    assert "meets every target" in res.text and "Confirmation on 4,800 fresh deals" in res.text
+
+
+def test_study_is_an_optuna_study(known):
+    """The study is read by Optuna's own tools: every trial, its settings,
+    state and, for a complete one, its objective; pruned trials reported
+    their intermediate gaps."""
+    out, res, _ = known
+    study = optuna.load_study(study_name=T.STUDY_NAME, storage=f"sqlite:///{out / T.STUDY_DB}")
+    states = {t.number: t.state.name for t in study.trials}
+    assert states == {r["trial"]: r["state"].upper() for r in res.trials.iter_rows(named=True)}
+    assert study.best_trial.params == {"win.min_tai": 6} and study.best_value == 0.0
+    pruned = [t for t in study.trials if t.state.name == "PRUNED"]
+    assert pruned and all(max(t.intermediate_values.values()) > 0 for t in pruned)
+
+
+def test_outputs_and_recommended_toml_runs(known, tmp_path):
+    out, res, (low, high) = known
+    for name in (T.TUNE_MD, T.TUNE_JSON, T.TUNE_HTML, T.TUNE_PNG, T.TUNE_TOML):
+        assert (out / name).is_file(), name
+    data = json.loads((out / T.TUNE_JSON).read_text())
+    assert data["recommended"] == {"win.min_tai": "6"} and data["feasible"] is True
+    assert len(data["trials"]) == 6
+    text = (out / T.TUNE_TOML).read_text()
+    assert "min_tai = 6" in text and 'name = "ningbo-3baida-tuned"' in text
+    r = CliRunner().invoke(cli, ["simulate", str(out / T.TUNE_TOML), "--mode", "game",
+                                 "--deals", "200", "--seed", "5", "--out", str(tmp_path / "r")])
+    assert r.exit_code == 0, r.output
+    m = SIM.read_manifest(tmp_path / "r")
+    assert m["rules"]["win"]["min_tai"] == 6 and m["config"]["name"] == "ningbo-3baida-tuned"
+    assert m["rules"] == nbsim.load_rules("ningbo-3baida", ["win.min_tai=6"]).to_dict() | {
+        "name": "ningbo-3baida-tuned", "description": m["rules"]["description"]}
+
+
+def test_html_is_self_contained(known):
+    out, res, _ = known
+    html = (out / T.TUNE_HTML).read_text(encoding="utf-8")
+    _offline(html)
+    for s in ("table-confirm", "table-trials", "table-headline", "meets", "pruned",
+              "win.min_tai", "win_rate in ["):
+        assert s in html, s
+
+
+@needs_browser
+def test_browser_renders_tune_html(known, tmp_path):
+    out, _, _ = known
+    html = (out / T.TUNE_HTML).read_text(encoding="utf-8")
+    tables, images, broken = browser_probe(html, tmp_path)
+    assert tables == html.count('class="nbsim-table"') and tables >= 4
+    assert images == html.count("<img ") and images >= 1       # tune.png among them
+    assert broken == "", f"images that did not load: {broken}"
+
+
+def test_resume_after_interruption(tmp_path, monkeypatch):
+    """Ctrl-C during a trial's second look keeps the study and the partial
+    run; --resume plays that setting again from its first shard, a trial a
+    killed process left running is failed, and the study ends with the
+    trials asked for. A different request or a missing --resume is refused."""
+    out = tmp_path / "study"
+
+    def run(**kw):
+        args = dict(trials=3, deals=600, seed=SEED, out=out, workers=1, confirm_top=1,
+                    confirm_deals=600) | kw
+        return T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..6"], **args)
+
+    real = SIM.simulate
+    looks: list[str] = []                  # folders of the second looks (300 of 600 deals)
+
+    def flaky(config, **kw):
+        if kw.get("seed") == SEED and kw["deals"] == 300:
+            looks.append(str(kw["out"]))
+            if len(looks) == 2:            # Ctrl-C in the second trial that gets that far
+                raise KeyboardInterrupt
+        return real(config, **kw)
+
+    monkeypatch.setattr(SIM, "simulate", flaky)
+    with pytest.raises(RunInterrupted, match="continue with --resume"):
+        run()
+    monkeypatch.setattr(SIM, "simulate", real)
+    cut = looks[1]
+    m = SIM.read_manifest(cut)
+    assert m["deals"] == 150 and m["deals_done"] == 150          # its first look only
+    storage = f"sqlite:///{out / T.STUDY_DB}"
+    study = optuna.load_study(study_name=T.STUDY_NAME, storage=storage)
+    failed = [t for t in study.trials if t.state.name == "FAIL"]
+    assert len(failed) == 1 and failed[0].user_attrs["run_dir"] == cut
+    killed = study.ask()                      # a trial a killed process left running
+    with pytest.raises(RunError, match="already holds a study"):
+        run()
+    with pytest.raises(RunError, match="holds a different study: deals is 900, the study's "
+                                       "is 600"):
+        run(deals=900, resume=True)
+    res = run(resume=True)
+    study = optuna.load_study(study_name=T.STUDY_NAME, storage=storage)
+    played = {t.user_attrs["setting"] for t in study.trials if t.state.name in ("COMPLETE",
+                                                                             "PRUNED")}
+    assert len(played) == 3 == res.trials.height                # three settings, repeats once
+    assert study.trials[killed.number].state.name == "FAIL"
+    again = [t for t in study.trials if t.user_attrs.get("run_dir") == cut
+             and t.state.name == "COMPLETE"]
+    assert again and again[0].user_attrs.get("resumed_from") == failed[0].number
+    m = SIM.read_manifest(cut)
+    assert m["deals_done"] == 600 and m["resumed"]                # the partial run completed
+
+
+def test_cli_file_request(tmp_path):
+    """A TOML file holds the same fields as the options; options replace them."""
+    spec = tmp_path / "study.toml"
+    spec.write_text('config = "ningbo-3baida"\ntarget = ["win_rate=0.5..0.99"]\n'
+                    'vary = { "win.min_tai" = [4, 5] }\ntrials = 2\ndeals = 300\nseed = 2\n'
+                    'confirm_top = 1\n', encoding="utf-8")
+    r = CliRunner().invoke(cli, ["tune", "--file", str(spec), "--deals", "400", "--out",
+                                 str(tmp_path / "s"), "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "2 trials" in r.output and "of 400 deals, seed 2" in r.output
+    assert "recommended: win.min_tai=" in r.output and "tune.toml" in r.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text('config = "ningbo-3baida"\ntargets = ["win_rate=0.5..0.9"]\n')
+    r = CliRunner().invoke(cli, ["tune", "--file", str(bad), "--out", str(tmp_path / "b")])
+    assert r.exit_code == 2 and "unknown key 'targets'; allowed: config, target" in r.output
+
+
+BAD = [
+    (["--target", "win_pct=0.1..0.2", "--vary", "win.min_tai=3..5"],
+     "unknown statistic 'win_pct'; allowed: win_rate, wall_exhausted_rate"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.nope=1..3"], "unknown key 'nope'"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "wilds.wilds=1..3"],
+     "a range LOW..HIGH needs a whole-number option, and wilds.wilds is text"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=3.5..6"],
+     "LOW..HIGH or LOW..HIGH:STEP of whole numbers"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=90..120"],
+     "the config schema refuses win.min_tai=120"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "wilds.wilds=3baida,8baida"],
+     "the config schema refuses wilds.wilds=8baida"),
+    (["--target", "win_rate=0.9..0.95", "--target", "wall_exhausted_rate=0.2..0.3",
+      "--vary", "win.min_tai=3..5"], "contradictory targets: wall_exhausted_rate in [0.2, 0.3] "
+                                     "and win_rate in [0.9, 0.95] cannot both hold"),
+    (["--target", "win_rate=0.95..0.9", "--vary", "win.min_tai=3..5"],
+     "LOW 0.95 is above HIGH 0.9"),
+    (["--target", "win_rate=90..95", "--vary", "win.min_tai=3..5"], "is a rate, a fraction"),
+    (["--target", "win_rate=0.9..0.95", "--target", "win_rate=0.8..",
+      "--vary", "win.min_tai=3..5"], "win_rate has a target already"),
+    (["--target", "mean_fan=3..5", "--vary", "win.min_tai=3..5"],
+     "ningbo-3baida has no statistic 'mean_fan'"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=5..5"],
+     "LOW 5 must be below HIGH 5"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=3..5", "--set",
+      "win.min_tai=4"], "also set by --set"),
+    (["--target", "win_rate=0.9..0.95"], "at least one --vary"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD, ids=[m[:30] for _, m in BAD])
+def test_bad_input_one_clear_error(tmp_path, argv, message):
+    out = tmp_path / "s"
+    r = CliRunner().invoke(cli, ["tune", "ningbo-3baida", *argv, "--trials", "2", "--deals",
+                                 "100", "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), r.output
+    assert message in lines[0], lines[0]
+    assert "Traceback" not in r.output and not out.exists()      # refused before any run
+
+
+def test_targets_and_keys_parse():
+    rs = nbsim.load_rules("ningbo-3baida")
+    tg = T.parse_targets({"win_rate": [0.9, None], "mean_score": "..5.5"}, rs)
+    assert [(t.key, t.low, t.high, t.kind) for t in tg] == [
+        ("win_rate", 0.9, None, "rate"), ("mean_score", None, 5.5, "mean")]
+    assert tg[0].verdict(0.91, 0.93) == T.MEETS and tg[0].verdict(0.89, 0.91) == T.MAY_MEET
+    assert tg[0].verdict(0.85, 0.89) == T.MISSES
+    keys = T.parse_search({"payments.cap": "50..200:50", "claims.allow_chow": [True, False]},
+                          "ningbo-3baida")
+    assert keys[0].values == ["50", "100", "150", "200"] and keys[0].own == "1000"
+    assert keys[1].values == ["true", "false"] and keys[1].own == "true"
+    with pytest.raises(ConfigError, match="not a multiple of STEP"):
+        T.parse_search(["payments.cap=50..200:40"], "ningbo-3baida")
