@@ -8,6 +8,7 @@ DEMO_VARIANTS ?= ningbo-3baida ningbo-7baida ninghai
 DEMO_OUT   ?= runs/demo
 LADDER_DEALS ?= 20000
 BAND_DEALS   ?= 100000
+EXPERT_DEALS ?= 5000
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
@@ -68,9 +69,11 @@ validate: setup
 ladder: setup
 	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out docs/ladder.md
 
-## band: every variant played by value, defend and cautious defend -> docs/band.md
+## band: every variant played by value, defend and cautious defend, and lookahead
+## (the expert reference, on the first EXPERT_DEALS walls; hours) -> docs/band.md
 band: setup
-	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 --out runs/band
+	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
+	    --expert lookahead --expert-deals $(EXPERT_DEALS) --out runs/band
 	cp runs/band/band.md docs/band.md
 
 clean:

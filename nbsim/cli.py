@@ -375,15 +375,25 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
               help="Folder for the runs and band.md (finished runs are reused).")
 @click.option("--workers", type=int, default=None,
               help="Worker threads of each run (default: every core).")
-def band_cmd(configs, styles, deals, duel_deals, seed, out, workers):
+@click.option("--expert", default=None, metavar="SPEC",
+              help="An expert reference style (e.g. lookahead), played on the first "
+                   "--expert-deals walls and compared paired with --expert-base.")
+@click.option("--expert-deals", type=int, default=5_000, show_default=True,
+              help="Game deals of the expert reference (and of its base on the same walls).")
+@click.option("--expert-base", default="defend", show_default=True, metavar="SPEC",
+              help="The style of the band the expert is compared with.")
+def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, expert_deals,
+             expert_base):
     """The play-style band: each CONFIG (default: every shipped variant) played
     once per style, its headline statistics side by side with 95% intervals
-    and each style's duel against value; writes OUT/band.md."""
+    and each style's duel against value; with --expert, which statistics move
+    from --expert-base to the expert (paired, same walls); writes OUT/band.md."""
     from nbsim.band import BAND_MD, band
     from nbsim.rules import shipped_configs
 
     res = band(list(configs) or shipped_configs(), deals=deals, seed=seed, out=out,
-               styles=styles, duel_deals=duel_deals, workers=workers)
+               styles=styles, duel_deals=duel_deals, workers=workers, expert=expert,
+               expert_deals=expert_deals, expert_base=expert_base)
     for vb in res:
         click.echo(vb.markdown())
     click.echo(f"wrote {out}/{BAND_MD}")
