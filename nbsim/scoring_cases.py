@@ -46,7 +46,7 @@ EXPECT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 
 
 def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> ScoreResult:
-    """Score one line of the case format (``cases/README.md``).
+    """Score one line of the case format (README, 'Scoring cases').
 
     rules_cache: optional dict reused across calls ({config name: RuleSet}).
     Raises NbsimError (HandError / TileError / ConfigError) for a malformed
