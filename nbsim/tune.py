@@ -535,8 +535,8 @@ class TuneResult:
     'complete' or 'pruned', deals played, the varied keys' values as TOML
     text, per target ``<stat>``, ``<stat>_ci_low``, ``<stat>_ci_high``
     (Float64) and ``<stat>_verdict``, ``objective`` (Float64: the
-    intervals' overhang out of the target ranges, 0 = inside; null for a
-    pruned trial), ``run_dir``). feasible: some trial meets or may meet
+    intervals' overhang out of the target ranges, 0 = inside; for a pruned
+    trial, that of its partial run), ``run_dir``). feasible: some trial meets or may meet
     every target. closest: the trial row the confirmation started from.
     candidates: the confirmed settings ({key: TOML text}), best first;
     recommended: the best of them by the confirmation. confirmation: the
@@ -882,7 +882,7 @@ def _trial_table(study, spec: TuneSpec) -> pl.DataFrame:
             row[f"{tg.key}_ci_low"] = lo
             row[f"{tg.key}_ci_high"] = hi
             row[f"{tg.key}_verdict"] = ev["verdicts"][tg.key]
-        row["objective"] = t.value if t.state == TrialState.COMPLETE else None
+        row["objective"] = t.value if t.state == TrialState.COMPLETE else ev["objective"]
         row["centre"] = ev["centre"]
         row["run_dir"] = t.user_attrs.get("run_dir")
         rows.append(row)
@@ -896,8 +896,10 @@ def _trial_table(study, spec: TuneSpec) -> pl.DataFrame:
 
 
 def _ranked(trials: pl.DataFrame, spec: TuneSpec) -> list[dict]:
-    """Complete trials best first (objective, then centre), one per setting."""
-    done = trials.filter(pl.col("state") == "complete").sort(["objective", "centre", "trial"])
+    """The settings best first: complete trials by objective, then centre;
+    after them the pruned ones by the objective of their partial run."""
+    done = trials.with_columns((pl.col("state") != "complete").alias("_pruned")).sort(
+        ["_pruned", "objective", "centre", "trial"]).drop("_pruned")
     seen, out = set(), []
     for r in done.iter_rows(named=True):
         key = tuple(r[k.key] for k in spec.keys)
@@ -1016,11 +1018,6 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     _optimize(study, spec, out, workers, cluster, progress)
     table = _trial_table(study, spec)
     ranked = _ranked(table, spec)
-    if not ranked:
-        raise RunError(f"every trial of the study was pruned (clearly outside a target after "
-                       f"{spec.shard_size:,} deals): the targets look infeasible within the "
-                       f"searched ranges ({', '.join(k.text() for k in spec.keys)}); widen them "
-                       f"or the targets")
     feasible = any(_feasible(r, spec) for r in ranked)
     cands = [r for r in ranked if _feasible(r, spec)] if feasible else ranked
     cands = cands[:spec.confirm_top]
@@ -1104,8 +1101,8 @@ def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
         miss = [t.text() for t in spec.targets if c[f"{t.key}_verdict"] == MISSES]
         return [f"INFEASIBLE within the searched ranges: no trial meets or may meet every "
                 f"target ({', '.join(miss)} missed even by the closest).",
-                f"closest: trial {c['trial']} ({_settings_label(c, spec)}), objective "
-                f"{c['objective']:.3g}; confirmed on {cd} as #{best + 1} ({rec})."]
+                f"closest in the search: trial {c['trial']} ({_settings_label(c, spec)}, "
+                f"{c['state']}), objective {c['objective']:.3g}; closest on {cd}: {rec}."]
     if all(x == MEETS for x in v.values()):
         head = f"recommended: {rec}: meets every target on {cd}."
     elif all(x != MISSES for x in v.values()):
@@ -1178,8 +1175,10 @@ def _write(res: TuneResult, out: Path, evs: list[dict], best: int) -> list[Path]
     from nbsim.comparison import comparison_html
     from nbsim.stats import json_safe, markdown_table
     spec = res.spec
+    from nbsim.report import policy_text
     caption = (f"{spec.config}{''.join(f' --set {o}' for o in spec.overrides)}; policy "
-               f"{','.join(spec.policies)}; seed {spec.seed}; {spec.deals:,} deals per trial")
+               f"{policy_text(list(spec.policies))}; seed {spec.seed}; {spec.deals:,} deals per "
+               f"trial")
     try:
         png = plots.plot_tune(res.trials, spec.targets, [k.key for k in spec.keys],
                               out / TUNE_PNG, recommended=res.recommended, caption=caption)

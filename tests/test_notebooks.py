@@ -28,7 +28,8 @@ def test_notebooks_exist():
                                            "02_game_statistics.ipynb",
                                            "03_compare_variants.ipynb",
                                            "04_play_styles.ipynb",
-                                           "05_advise.ipynb"]
+                                           "05_advise.ipynb",
+                                           "06_tune.ipynb"]
 
 
 @pytest.fixture(scope="module")

@@ -174,6 +174,22 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
     assert m["deals_done"] == 600 and m["resumed"]                # the partial run completed
 
 
+def test_infeasible_targets_are_said_so(tmp_path):
+    """No min_tai of 3 to 5 makes ningbo-3baida's win rate 30-40%: every
+    trial is pruned, the study says the targets are infeasible, names the
+    closest trial, confirms it and writes its settings marked as such."""
+    res = T.tune("ningbo-3baida", ["win_rate=0.3..0.4"], ["win.min_tai=3..5"], trials=3,
+                 deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1,
+                 confirm_deals=400)
+    assert not res.feasible
+    assert res.trials["state"].to_list() == ["pruned"] * 3
+    assert res.recommended == {"win.min_tai": "5"}            # the lowest win rate
+    assert res.verdicts == {"win_rate": T.MISSES}
+    assert "INFEASIBLE within the searched ranges" in res.text
+    assert "closest in the search: trial" in res.text and "win.min_tai=5, pruned" in res.text
+    assert "# INFEASIBLE" in (tmp_path / "s" / T.TUNE_TOML).read_text()
+
+
 def test_cli_file_request(tmp_path):
     """A TOML file holds the same fields as the options; options replace them."""
     spec = tmp_path / "study.toml"
