@@ -150,17 +150,25 @@ def _as_tuple(x, what: str) -> tuple:
         raise RunError(f"{what}: expected a list of text items, got {x!r}") from None
 
 
-def _check_not_a_run(out: Path) -> None:
-    """Refuse a sweep folder that is a run folder (a manifest in it, or a run
-    lock a live process holds): the sweep would write its runs and tables
-    into that run. Raises RunError naming the folder and its writer."""
+def folder_of_runs(out, what: str = "a sweep", holds: str = "one run folder per point") -> Path:
+    """``out`` as the Path of a folder that holds run folders (a sweep's or
+    a tune study's). Refuses a value that is not a path, a file, and a run
+    folder (a manifest in it, or a run lock a live process holds): the
+    runs and tables would be written into that run. Raises RunError naming
+    the folder (and its writer)."""
     from nbsim.runfiles import MANIFEST
     from nbsim.runlock import describe_holder, lock_holder
+    if not isinstance(out, (str, Path)):
+        raise RunError(f"out: expected a folder path, got {out!r}")
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {str(out)!r} exists and is not a folder")
     holder = lock_holder(out)
     if holder is not None or (out / MANIFEST).exists():
         who = f", being written by {describe_holder(holder)}" if holder is not None else ""
-        raise RunError(f"--out {str(out)!r} is a run folder ({MANIFEST}{who}); a sweep needs "
-                       f"a folder of its own, which holds one run folder per point")
+        raise RunError(f"--out {str(out)!r} is a run folder ({MANIFEST}{who}); {what} needs "
+                       f"a folder of its own, which holds {holds}")
+    return out
 
 
 def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
@@ -200,12 +208,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
                           f"{config!r}")
     if not isinstance(mode, str) or mode not in SWEEP_KEYS:
         raise RunError(f"unknown mode {mode!r}; allowed: {', '.join(SWEEP_KEYS)}")
-    if not isinstance(out, (str, Path)):
-        raise RunError(f"out: expected a folder path, got {out!r}")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {str(out)!r} exists and is not a folder")
-    _check_not_a_run(out)
+    out = folder_of_runs(out)
     keys = [k for k, _ in items]
     combos = itertools.product(*[vs for _, vs in items])
     grid = [list(zip(keys, combo, strict=True)) for combo in combos]

@@ -258,7 +258,7 @@ def _check_consistent(targets: list[Target]) -> None:
 def _rules_run(rules):
     """A stand-in ``comparison.Run`` carrying only the rules (for Stat.value)."""
     from nbsim.comparison import Run
-    return Run(Path("."), {"mode": "game", "rules": rules.to_dict()}, rules.name, None)  # type: ignore[arg-type]
+    return Run(Path("."), {"mode": "game", "rules": rules.to_dict()}, rules.name, None)
 
 
 def _rule_columns(rules) -> list[str]:
@@ -988,7 +988,7 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
 
     from nbsim.args import stderr_is_terminal
     from nbsim.runs import MAX_WORKERS, default_workers
-    from nbsim.sweeps import _check_not_a_run
+    from nbsim.sweeps import folder_of_runs
 
     spec = make_spec(config, targets, vary, trials=trials, deals=deals, seed=seed,
                      policy=policy, overrides=overrides, steps=steps,
@@ -1000,12 +1000,8 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     if cluster is not None:
         from nbsim.cluster import check_cluster_address
         check_cluster_address(cluster)
-    if not isinstance(out, (str, Path)):
-        raise RunError(f"out: expected a folder path, got {out!r}")
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {str(out)!r} exists and is not a folder")
-    _check_not_a_run(out)
+    out = folder_of_runs(out, "a tune study", "its study, one run folder per setting and the "
+                                              "confirmation runs")
     if progress is None:
         progress = stderr_is_terminal()
     try:

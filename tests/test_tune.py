@@ -262,3 +262,13 @@ def test_targets_and_keys_parse():
     assert keys[1].values == ["true", "false"] and keys[1].own == "true"
     with pytest.raises(ConfigError, match="not a multiple of STEP"):
         T.parse_search(["payments.cap=50..200:40"], "ningbo-3baida")
+
+
+def test_run_folder_is_not_a_study_folder(tmp_path):
+    run = tmp_path / "run"
+    nbsim.simulate("ningbo-3baida", deals=50, seed=1, out=run, workers=1)
+    with pytest.raises(RunError, match="is a run folder .manifest.json.; a tune study needs a "
+                                       "folder of its own"):
+        T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
+               deals=100, out=run)
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith("study")) == []
