@@ -99,11 +99,20 @@ def show_hand(kinds: list[int], wilds: frozenset) -> str:
 
 
 def final_hands(row: dict, events: list[dict]) -> dict[str, list[int]]:
-    """Each seat's concealed tiles (kinds) at the end of the deal, from the
-    hands after the flower replacement and the play events: draws and
-    replacements add a tile, discards and flowers set aside remove one,
+    """Each seat's concealed tiles (kinds) at the end of the deal
+    (``hands_at`` after every event). Raises RunError if the log does not
+    fit."""
+    return hands_at(row, events, len(events))
+
+
+def hands_at(row: dict, events: list[dict], upto: int) -> dict[str, list[int]]:
+    """Each seat's concealed tiles (sorted kinds) after ``events[:upto]``,
+    from the hands after the flower replacement and the play events: draws
+    and replacements add a tile, discards and flowers set aside remove one,
     claims remove the tiles they take from the hand, and the winner's hand
-    gets the winning tile. Raises RunError if the log does not fit."""
+    gets the winning tile. ``upto`` before the first play action gives the
+    hands after the flower replacement. Raises RunError if the log does not
+    fit."""
     from nbsim.tiles import parse_meld, parse_tile, parse_tiles
     hands = {s: parse_tiles(row[f"hand_{s.lower()}"], max_copies=None) for s in C.SEAT_NAMES}
 
@@ -114,7 +123,7 @@ def final_hands(row: dict, events: list[dict]) -> dict[str, list[int]]:
                 raise RunError(f"replay log: {seat} does not hold {tile}")
             hands[seat].remove(k)
 
-    for e in events[play_start(events):]:
+    for e in events[play_start(events):upto]:
         a, s, t = e["action"], e["seat"], e["tile"]
         if a in ("draw", "replace"):
             hands[s].append(parse_tile(t))

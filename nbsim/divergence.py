@@ -1,0 +1,247 @@
+"""Where two policies part ways: the first decision of each deal at which
+an expert policy (e.g. ``lookahead``) plays otherwise than a base policy
+(e.g. ``defend``), with what each chose.
+
+Both policies play every seat of the same deals (same seed: same walls,
+round wind and decision streams), so the two event logs agree up to the
+first decision where the expert overrules the base; that decision's state
+is the same in both games, which makes the pair (base's choice, expert's
+choice) a clean sample of what the expert knows that the base does not.
+This is how docs/lookahead.md reads lookahead's choices against defend's.
+
+Only the first divergence of a deal is a clean sample: after it the games
+differ. Discards are described by features a player would name (the
+standard-form shanten after the discard, honours and terminals, copies
+already visible, copies in the opponents' discards, copies held); the
+shanten is ``nbsim.kernels.hand.shanten`` with the seat's wilds as wilds
+(docs/rules.md, section 10).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from nbsim.errors import RunError
+from nbsim.kernels import codes as C
+from nbsim.rules import RuleSet, as_rules
+
+# feature -> (description, expression that is True when the expert's tile has
+# it and the base's has not, and the reverse): summarize's rows
+_CONTRASTS = (
+    ("shanten rises", "the discard leaves the hand further from ready (standard form)",
+     pl.col("expert_shanten") > pl.col("base_shanten"),
+     pl.col("base_shanten") > pl.col("expert_shanten")),
+    ("honour", "the discard is an honour tile (wind or dragon)",
+     pl.col("expert_honor") & ~pl.col("base_honor"),
+     pl.col("base_honor") & ~pl.col("expert_honor")),
+    ("terminal", "the discard is a 1 or a 9",
+     pl.col("expert_terminal") & ~pl.col("base_terminal"),
+     pl.col("base_terminal") & ~pl.col("expert_terminal")),
+    ("more copies visible", "more copies of the discard are visible (discards, melds, "
+     "indicator)",
+     pl.col("expert_visible") > pl.col("base_visible"),
+     pl.col("base_visible") > pl.col("expert_visible")),
+    ("in opponents' discards", "the discard is in more opponents' discards (safer)",
+     pl.col("expert_opp_discarded") > pl.col("base_opp_discarded"),
+     pl.col("base_opp_discarded") > pl.col("expert_opp_discarded")),
+    ("breaks a pair", "the seat held two or more copies of the discard",
+     (pl.col("expert_held") >= 2) & (pl.col("base_held") < 2),
+     (pl.col("base_held") >= 2) & (pl.col("expert_held") < 2)),
+)
+
+
+_CLAIMS = ("chow", "pung", "kong", "win")
+
+
+def _parse_kind(text: str) -> int:
+    from nbsim.tiles import parse_tile
+    return parse_tile(text)
+
+
+def _tile_features(k: int, hand: np.ndarray, wild: set[int], visible: np.ndarray,
+                   opp_discarded: int, n_melds: int, tables) -> dict:
+    from nbsim.kernels import hand as HK
+    c = hand.copy()
+    c[k] -= 1
+    n_wild = int(sum(int(c[w]) for w in wild))
+    for w in wild:
+        c[w] = 0
+    sh = int(HK.shanten(np.ascontiguousarray(c[:C.N_PLAY]), np.int64(n_wild),
+                        np.int64(n_melds), tables))
+    return {"shanten": sh, "wild": k in wild, "honor": 27 <= k < C.N_PLAY,
+            "terminal": k < 27 and k % 9 in (0, 8), "visible": int(visible[k]),
+            "opp_discarded": opp_discarded, "held": int(hand[k])}
+
+
+def _first_divergence(a: list[dict], b: list[dict]) -> int | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if ((x["seat"], x["action"], x["tile"], x["meld"])
+                != (y["seat"], y["action"], y["tile"], y["meld"])):
+            return i
+    return None
+
+
+def _public_state(events: list[dict], upto: int) -> tuple[np.ndarray, dict, dict, int]:
+    """Visible copies per kind (indicator, discards still in the pond and
+    every declared meld's tiles), each seat's discarded kinds, declared
+    melds and the draws made, after ``events[:upto]``."""
+    from nbsim.tiles import parse_tiles
+    visible = np.zeros(C.N_KINDS, np.int64)
+    discarded: dict[str, set[int]] = {s: set() for s in C.SEAT_NAMES}
+    melds = dict.fromkeys(C.SEAT_NAMES, 0)
+    draws = 0
+    for e in events[:upto]:
+        a, s, t = e["action"], e["seat"], e["tile"]
+        if a == "indicator":
+            visible[_parse_kind(t)] += 1
+        elif a == "draw":
+            draws += 1
+        elif a == "discard":
+            k = _parse_kind(t)
+            visible[k] += 1
+            discarded[s].add(k)
+        elif a in ("chow", "pung", "kong"):
+            visible[_parse_kind(t)] -= 1          # the claimed tile leaves the pond
+            for m in parse_tiles(e["meld"].split(":")[-1], max_copies=None):
+                visible[m] += 1
+            melds[s] += 1
+        elif a == "concealed_kong":
+            melds[s] += 1
+        elif a == "added_kong":
+            visible[_parse_kind(t)] += 1
+    return visible, discarded, melds, draws
+
+
+def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequence[int],
+                expert: str = "lookahead", base: str = "defend") -> pl.DataFrame:
+    """The first decision of each deal where ``expert`` (in every seat)
+    plays otherwise than ``base`` (in every seat) on the same walls.
+
+    Args:
+        config: a RuleSet, shipped name or TOML path.
+        seed: run seed, 0 .. 2**64 - 1.
+        deals: how many deals (0 .. deals - 1), or the deal indices.
+        expert, base: policy specs (``nbsim policies``), e.g. ``lookahead``
+            and ``defend:caution=0.5``.
+    Returns:
+        One row per deal whose play diverges. Columns: deal (i64), step
+        (event index), seat ('E' 'S' 'W' 'N'), base_action and
+        expert_action (e.g. 'discard', 'pung', 'pass'), draws (i64, wall
+        draws made before the decision), own_melds and opp_melds (declared
+        melds of the seat and the most of any opponent), hand (the seat's
+        concealed tiles, notation), base_tile and expert_tile (notation;
+        null when the action has no tile), and for discards on both sides,
+        per side (prefix base_ / expert_): shanten (standard form, wilds as
+        wilds, after the discard; i64), wild, honor, terminal (bool),
+        visible (copies visible before the decision), opp_discarded
+        (opponents who discarded that kind), held (copies held); then
+        base_pay and expert_pay (the seat's payment at the end of each game,
+        points; what followed the divergence, one noisy sample).
+    Raises:
+        ConfigError (config), RunError (seed, deals or a policy spec).
+    """
+    from nbsim.args import whole_number
+    from nbsim.game import game_frame
+    from nbsim.policies import as_policies
+    from nbsim.replays import hands_at
+    from nbsim.tables import load_tables
+    from nbsim.tiles import format_tiles
+
+    rs = as_rules(config)
+    seed = whole_number(seed, "seed", error=RunError)
+    if not 0 <= seed < 2**64:
+        raise RunError(f"seed must be 0 .. 2**64 - 1, got {seed}")
+    if isinstance(deals, int):
+        if deals < 1:
+            raise RunError(f"deals must be >= 1, got {deals}")
+        indices = list(range(deals))
+    else:
+        indices = sorted({int(d) for d in deals})
+        if not indices or indices[0] < 0:
+            raise RunError(f"deals: expected deal indices >= 0, got {deals!r}")
+    pa, pb = as_policies(base), as_policies(expert)
+    tables = load_tables()
+    rows = []
+    for lo, hi in _ranges(indices):
+        fa, ea = game_frame(rs, seed, lo, hi, pa, tables, with_events=True)
+        fb, eb = game_frame(rs, seed, lo, hi, pb, tables, with_events=True)
+        for d in range(lo, hi):
+            a = ea.filter(pl.col("deal") == d).drop("deal").to_dicts()
+            b = eb.filter(pl.col("deal") == d).drop("deal").to_dicts()
+            i = _first_divergence(a, b)
+            if i is None:
+                continue
+            ra = fa.filter(pl.col("deal") == d).row(0, named=True)
+            rb = fb.filter(pl.col("deal") == d).row(0, named=True)
+            rows.append(_row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles))
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _ranges(indices: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs of deal indices as [lo, hi) ranges."""
+    out: list[tuple[int, int]] = []
+    for d in indices:
+        if out and out[-1][1] == d:
+            out[-1] = (out[-1][0], d + 1)
+        else:
+            out.append((d, d + 1))
+    return out
+
+
+def _row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles) -> dict:
+    x, y = a[i], b[i]
+    # a claim (or win) made on one side and passed on the other shows as the
+    # passing side's next event: the deciding seat is the claimer
+    if x["seat"] == y["seat"] or y["action"] not in _CLAIMS and x["action"] not in _CLAIMS:
+        seat = y["seat"] or x["seat"]
+    else:
+        seat = y["seat"] if y["action"] in _CLAIMS else x["seat"]
+    hand_kinds = hands_at(ra, a, i)[seat]
+    hand = np.bincount(np.asarray(hand_kinds, dtype=np.int64), minlength=C.N_KINDS)
+    visible, discarded, melds, draws = _public_state(a, i)
+    wild = {_parse_kind(t) for t in (ra["wild_kinds"] or [])}
+    row = {"deal": d, "step": i, "seat": seat,
+           "base_action": x["action"] if x["seat"] == seat else "pass",
+           "expert_action": y["action"] if y["seat"] == seat else "pass",
+           "draws": draws, "own_melds": melds[seat],
+           "opp_melds": max(melds[o] for o in C.SEAT_NAMES if o != seat),
+           "hand": format_tiles(hand_kinds),
+           "base_tile": x["tile"] if x["seat"] == seat else None,
+           "expert_tile": y["tile"] if y["seat"] == seat else None}
+    if row["base_action"] == "discard" and row["expert_action"] == "discard":
+        for side, t in (("base", x["tile"]), ("expert", y["tile"])):
+            k = _parse_kind(t)
+            opp = sum(k in discarded[o] for o in C.SEAT_NAMES if o != seat)
+            feats = _tile_features(k, hand, wild, visible, opp, melds[seat], tables)
+            row.update({f"{side}_{n}": v for n, v in feats.items()})
+    row["base_pay"] = ra[f"pay_{seat.lower()}"]
+    row["expert_pay"] = rb[f"pay_{seat.lower()}"]
+    return row
+
+
+def summarize(df: pl.DataFrame) -> pl.DataFrame:
+    """How the expert's discards differ from the base's, over the rows of
+    ``divergences`` where both discarded: per feature, the share of those
+    decisions where only the expert's tile has it and where only the base's
+    has it, each with its 95% Wilson interval (``nbsim.stats.prop_row``).
+    Columns: feature, meaning, n, expert_only, expert_ci_low,
+    expert_ci_high, base_only, base_ci_low, base_ci_high (shares 0..1).
+    Raises RunError when ``df`` holds no discard divergence."""
+    from nbsim.stats import prop_row
+    if "base_shanten" not in df.columns:
+        raise RunError("no decision where both policies discarded: nothing to summarize")
+    both = df.filter(pl.col("base_shanten").is_not_null()
+                     & pl.col("expert_shanten").is_not_null())
+    n = both.height
+    rows = []
+    for name, meaning, exp_only, base_only in _CONTRASTS:
+        e = prop_row(both.filter(exp_only).height, n)
+        b = prop_row(both.filter(base_only).height, n)
+        rows.append({"feature": name, "meaning": meaning, "n": n,
+                     "expert_only": e["p"], "expert_ci_low": e["ci_low"],
+                     "expert_ci_high": e["ci_high"], "base_only": b["p"],
+                     "base_ci_low": b["ci_low"], "base_ci_high": b["ci_high"]})
+    return pl.DataFrame(rows)

@@ -1,0 +1,52 @@
+"""nbsim.divergence: the first decision where two policies part ways on the
+same walls, and the summary of how their discards differ."""
+import polars as pl
+import pytest
+
+from nbsim.divergence import divergences, summarize
+from nbsim.errors import RunError
+from nbsim.tiles import parse_tiles
+
+
+@pytest.fixture(scope="module")
+def cautious():
+    return divergences("ningbo-3baida", seed=1, deals=40, expert="defend:caution=0.9",
+                       base="defend")
+
+
+def test_a_policy_never_diverges_from_itself():
+    df = divergences("ningbo-3baida", seed=1, deals=10, expert="defend", base="defend")
+    assert df.height == 0
+
+
+def test_the_divergence_is_a_real_choice_between_held_tiles(cautious):
+    df = cautious
+    assert df.height >= 20                      # caution 0.9 folds far more often
+    both = df.filter((pl.col("base_action") == "discard")
+                     & (pl.col("expert_action") == "discard"))
+    assert both.height >= 10
+    for r in both.iter_rows(named=True):
+        hand = parse_tiles(r["hand"], max_copies=None)
+        assert len(hand) + 3 * r["own_melds"] == 14     # the seat holds 3k + 2
+        b, e = parse_tiles(r["base_tile"])[0], parse_tiles(r["expert_tile"])[0]
+        assert b != e and b in hand and e in hand
+        assert r["base_held"] == hand.count(b) and r["expert_held"] == hand.count(e)
+        assert 0 <= r["base_opp_discarded"] <= 3 and r["base_visible"] >= 0
+
+
+def test_summary_counts_each_side(cautious):
+    s = summarize(cautious)
+    n = cautious.filter(pl.col("base_shanten").is_not_null()).height
+    assert s["n"].to_list() == [n] * s.height
+    assert ((s["expert_only"] + s["base_only"]) <= 1.0 + 1e-12).all()
+    honour = s.filter(pl.col("feature") == "honour").row(0, named=True)
+    assert honour["expert_ci_low"] <= honour["expert_only"] <= honour["expert_ci_high"]
+
+
+def test_errors():
+    with pytest.raises(RunError, match="deals must be >= 1"):
+        divergences("ningbo-3baida", seed=1, deals=0)
+    with pytest.raises(RunError, match="policy|unknown"):
+        divergences("ningbo-3baida", seed=1, deals=2, expert="bogus")
+    with pytest.raises(RunError, match="nothing to summarize"):
+        summarize(pl.DataFrame({"deal": []}))
