@@ -368,7 +368,7 @@ def parse_search(vary, config, overrides=()) -> list[SearchKey]:
         own = _lookup(base, key)
         if own is None:              # an unknown key or table: the schema's own message
             from nbsim.rules import apply_overrides
-            apply_overrides({}, [f"{key}=0"], source=f"--vary {e!r}:")
+            apply_overrides({}, [e], source="--vary")
         if ".." in rest:
             sk = _int_range(e, key, rest, own)
         else:
