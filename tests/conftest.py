@@ -7,7 +7,8 @@
   file in configs/*.toml (``SHIPPED_CONFIGS``), so a new variant is tested
   without editing a list.
 * ``NBSIM_SERVER=0`` for every test process: no ``nbsim`` call of the suite
-  starts a warm server (``nbsim.client``) except those of test_server.py.
+  runs in a warm server the user may have started (``nbsim.client``),
+  except those of test_server.py.
 
 A module that defines a fixture of the same name uses its own (pytest's
 usual override), e.g. tests/test_hand.py's tables in a temporary cache.
@@ -19,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-# the tests run every command in its own process; tests/test_server.py
-# starts its warm servers explicitly, each in its own folder
+# the tests run every command in its own process, even while a user's warm
+# server runs; tests/test_server.py starts its servers, each in its own folder
 os.environ["NBSIM_SERVER"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
