@@ -18,6 +18,8 @@ shanten is ``nbsim.kernels.hand.shanten`` with the seat's wilds as wilds
 """
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -115,6 +117,59 @@ def _public_state(events: list[dict], upto: int) -> tuple[np.ndarray, dict, dict
     return visible, discarded, melds, draws
 
 
+def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
+    """The table state (``nbsim.advice_state``: the ``nbsim advise --state``
+    format) of ``seat`` after ``events[:upto]`` of a played deal: its own
+    concealed tiles, every seat's melds (with the seat each claim came from;
+    another seat's concealed kong face down), ponds (claimed tiles in
+    parentheses), flowers set aside, the indicator, seat and round winds.
+    The wall left is what the state leaves unseen (the default). ``row`` is
+    the deal's game-mode row. Raises RunError if the log does not fit."""
+    from nbsim.replays import hands_at
+    from nbsim.tiles import format_tiles
+    melds: dict[str, list[str]] = {s: [] for s in C.SEAT_NAMES}
+    ponds: dict[str, list[str]] = {s: [] for s in C.SEAT_NAMES}
+    flowers: dict[str, list[int]] = {s: [] for s in C.SEAT_NAMES}
+    indicator = None
+    for e in events[:upto]:
+        a, s, t = e["action"], e["seat"], e["tile"]
+        if a == "indicator":
+            indicator = t
+        elif a == "flower":
+            flowers[s].append(_parse_kind(t))
+        elif a == "discard":
+            ponds[s].append(t)
+        elif a in ("chow", "pung", "kong"):
+            src = e["from_seat"]
+            for i in range(len(ponds[src]) - 1, -1, -1):
+                if ponds[src][i] == t:
+                    ponds[src][i] = f"({t})"
+                    break
+            melds[s].append(f"{e['meld']}@{src}")
+        elif a == "concealed_kong":
+            melds[s].append(e["meld"] if s == seat else "ckong")
+        elif a == "added_kong":
+            for i, m in enumerate(melds[s]):
+                if m.startswith("pung:") and _parse_kind(t) in _meld_tiles(m):
+                    kinds = _meld_tiles(m) + [_parse_kind(t)]
+                    melds[s][i] = f"kong:{format_tiles(kinds)}@{m.split('@')[1]}"
+                    break
+    state = {"seat": seat, "round": C.SEAT_NAMES[int(row["round_wind"])]
+             if isinstance(row["round_wind"], int) else str(row["round_wind"]),
+             "hand": format_tiles(hands_at(row, events, upto)[seat]),
+             "melds": {s: m for s, m in melds.items() if m},
+             "discards": {s: "".join(p) for s, p in ponds.items() if p},
+             "flowers": {s: format_tiles(f) for s, f in flowers.items() if f}}
+    if indicator is not None:
+        state["indicator"] = indicator
+    return state
+
+
+def _meld_tiles(meld: str) -> list[int]:
+    from nbsim.tiles import parse_tiles
+    return parse_tiles(meld.split("@")[0].split(":")[-1], max_copies=None)
+
+
 def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequence[int],
                 expert: str = "lookahead", base: str = "defend") -> pl.DataFrame:
     """The first decision of each deal where ``expert`` (in every seat)
@@ -138,8 +193,10 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
         wilds, after the discard; i64), wild, honor, terminal (bool),
         visible (copies visible before the decision), opp_discarded
         (opponents who discarded that kind), held (copies held); then
-        base_pay and expert_pay (the seat's payment at the end of each game,
-        points; what followed the divergence, one noisy sample).
+        state (the seat's table state at the decision, JSON in the
+        ``nbsim advise --state`` format: ``state_at``), base_pay and
+        expert_pay (the seat's payment at the end of each game, points;
+        what followed the divergence, one noisy sample).
     Raises:
         ConfigError (config), RunError (seed, deals or a policy spec).
     """
@@ -217,6 +274,7 @@ def _row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles) -> dict:
             opp = sum(k in discarded[o] for o in C.SEAT_NAMES if o != seat)
             feats = _tile_features(k, hand, wild, visible, opp, melds[seat], tables)
             row.update({f"{side}_{n}": v for n, v in feats.items()})
+    row["state"] = json.dumps(state_at(ra, a, i, seat), ensure_ascii=False)
     row["base_pay"] = ra[f"pay_{seat.lower()}"]
     row["expert_pay"] = rb[f"pay_{seat.lower()}"]
     return row
@@ -245,3 +303,48 @@ def summarize(df: pl.DataFrame) -> pl.DataFrame:
                      "expert_ci_high": e["ci_high"], "base_only": b["p"],
                      "base_ci_low": b["ci_low"], "base_ci_high": b["ci_high"]})
     return pl.DataFrame(rows)
+
+
+def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_000,
+           seed: int = 0, playout: str = "defend") -> pl.DataFrame:
+    """Each discard divergence of ``divergences`` settled by the evaluator:
+    the base's and the expert's discard played to the end of the deal on
+    ``samples`` sampled worlds of the deciding seat's view (common random
+    numbers; ``nbsim.lookahead.evaluate`` with ``playout`` in every seat).
+
+    Returns the discard rows of ``df`` with gain (f64: the expert's discard
+    minus the base's, mean payment of the seat, points per deal), gain_se
+    (its standard error, paired) and gain_z (gain / gain_se). Over many
+    divergences, the mean gain says whether the expert's departures from
+    the base pay, free of the noise of one game's outcome; a mean near zero
+    with many |z| > 1 departures is the search chasing noise.
+    Raises RunError (no discard rows, a bad samples count or policy) and
+    HandError (a state that does not fit the rules)."""
+    from nbsim.advice_state import position_from_state
+    from nbsim.lookahead import evaluate
+    from nbsim.tiles import parse_tile
+    rs = as_rules(config)
+    if "state" not in df.columns or "base_shanten" not in df.columns:
+        raise RunError("assess needs the rows of divergences() with discards on both sides")
+    rows = df.filter(pl.col("base_shanten").is_not_null()
+                     & pl.col("expert_shanten").is_not_null())
+    if not rows.height:
+        raise RunError("no decision where both policies discarded: nothing to assess")
+    gains, ses = [], []
+    for r in rows.iter_rows(named=True):
+        pos = position_from_state(rs, json.loads(r["state"]))
+        kb, ke = parse_tile(r["base_tile"]), parse_tile(r["expert_tile"])
+        ev = evaluate(rs, pos, samples=samples, seed=seed + int(r["deal"]), base=playout,
+                      kinds=[kb, ke])
+        by = {c.kind: c for c in ev.candidates}
+        best = ev.candidates[0]
+        # diff is each candidate minus the evaluation's best (paired)
+        g = by[ke].diff - by[kb].diff
+        se = (by[kb].diff_se if best.kind == ke else by[ke].diff_se)
+        gains.append(g)
+        ses.append(se)
+    return rows.with_columns(
+        pl.Series("gain", gains, dtype=pl.Float64),
+        pl.Series("gain_se", ses, dtype=pl.Float64)).with_columns(
+        (pl.col("gain") / pl.when(pl.col("gain_se") > 0).then(pl.col("gain_se"))
+         .otherwise(math.nan)).alias("gain_z"))

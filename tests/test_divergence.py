@@ -1,10 +1,16 @@
 """nbsim.divergence: the first decision where two policies part ways on the
 same walls, and the summary of how their discards differ."""
+import json
+import math
+
 import polars as pl
 import pytest
 
-from nbsim.divergence import divergences, summarize
+from nbsim.advice_state import position_from_state
+from nbsim.divergence import assess, divergences, summarize
 from nbsim.errors import RunError
+from nbsim.lookahead import evaluate
+from nbsim.rules import as_rules
 from nbsim.tiles import parse_tiles
 
 
@@ -43,6 +49,31 @@ def test_summary_counts_each_side(cautious):
     assert honour["expert_ci_low"] <= honour["expert_only"] <= honour["expert_ci_high"]
 
 
+def test_the_state_at_each_divergence_is_a_legal_table(cautious):
+    """Every recorded state passes the advisor's checks (tile counts, copies,
+    melds and their sources) and holds the seat's hand."""
+    both = cautious.filter(pl.col("base_shanten").is_not_null())
+    for r in both.iter_rows(named=True):
+        state = json.loads(r["state"])
+        assert state["seat"] == r["seat"] and state["hand"] == r["hand"]
+        pos = position_from_state("ningbo-3baida", state)
+        assert int(pos.hand.sum()) == len(parse_tiles(r["hand"], max_copies=None))
+
+
+def test_assess_is_the_paired_evaluation_of_the_two_discards(cautious):
+    rows = cautious.filter(pl.col("base_shanten").is_not_null()).head(3)
+    a = assess("ningbo-3baida", rows, samples=40, seed=5)
+    assert a.height == 3
+    for r in a.iter_rows(named=True):
+        pos = position_from_state("ningbo-3baida", json.loads(r["state"]))
+        kb, ke = parse_tiles(r["base_tile"])[0], parse_tiles(r["expert_tile"])[0]
+        ev = evaluate(as_rules("ningbo-3baida"), pos, samples=40, seed=5 + r["deal"],
+                      kinds=[kb, ke])
+        by = {c.kind: c.mean_pay for c in ev.candidates}
+        assert r["gain"] == pytest.approx(by[ke] - by[kb], abs=1e-9)
+        assert r["gain_se"] > 0 and math.isfinite(r["gain_z"])
+
+
 def test_errors():
     with pytest.raises(RunError, match="deals must be >= 1"):
         divergences("ningbo-3baida", seed=1, deals=0)
@@ -50,3 +81,5 @@ def test_errors():
         divergences("ningbo-3baida", seed=1, deals=2, expert="bogus")
     with pytest.raises(RunError, match="nothing to summarize"):
         summarize(pl.DataFrame({"deal": []}))
+    with pytest.raises(RunError, match="needs the rows of divergences"):
+        assess("ningbo-3baida", pl.DataFrame({"deal": [1]}))
