@@ -456,12 +456,23 @@ def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
         for t in threading.enumerate():    # a thread a signal kept out of the pool's list
             if t.name.startswith(prefix) and t is not threading.current_thread():
-                t.join()
+                _join_started(t)
         collect(live)                      # shards that finished meanwhile
         for info in list(finished.values()):     # and any whose future a signal lost
             rec.record(info)
     if errors:
         raise errors[0]
+
+
+def _join_started(t: threading.Thread) -> None:
+    """Join ``t``, which a signal may have caught between its ``start()``
+    and its first instruction (``join`` then raises RuntimeError)."""
+    while True:
+        try:
+            t.join()
+            return
+        except RuntimeError:
+            time.sleep(0.001)
 
 
 def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
