@@ -202,8 +202,11 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
                            f"styles: {', '.join(specs)}")
         if expert == expert_base:
             raise RunError(f"the expert {expert!r} is its own base; name another style")
-        if not isinstance(expert_deals, int) or expert_deals < 2:
-            raise RunError(f"expert deals must be an integer >= 2, got {expert_deals!r}")
+        if (isinstance(expert_deals, bool) or not isinstance(expert_deals, int)
+                or not 2 <= expert_deals <= deals):
+            raise RunError(f"--expert-deals must be a whole number 2 .. --deals ({deals:,}): "
+                           f"the expert replays the first walls of the band's runs; got "
+                           f"{expert_deals!r}")
     out = Path(out)
     # four shards per run (at most the default 100,000 deals each), so that
     # every worker thread plays; the shard size changes no row

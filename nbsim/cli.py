@@ -391,6 +391,13 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
     from nbsim.band import BAND_MD, band
     from nbsim.rules import shipped_configs
 
+    if expert is None:
+        ctx = click.get_current_context()
+        given = [f"--{n.replace('_', '-')}" for n in ("expert_deals", "expert_base")
+                 if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"{' and '.join(given)} need --expert SPEC (the expert "
+                                   f"reference style, e.g. --expert lookahead)")
     res = band(list(configs) or shipped_configs(), deals=deals, seed=seed, out=out,
                styles=styles, duel_deals=duel_deals, workers=workers, expert=expert,
                expert_deals=expert_deals, expert_base=expert_base)

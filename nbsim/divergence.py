@@ -56,6 +56,12 @@ _CONTRASTS = (
 
 
 _CLAIMS = ("chow", "pung", "kong", "win")
+# the columns every row has (no divergence: an empty frame of these)
+_EMPTY_SCHEMA = {"deal": pl.Int64, "step": pl.Int64, "seat": pl.String,
+                 "base_action": pl.String, "expert_action": pl.String, "draws": pl.Int64,
+                 "own_melds": pl.Int64, "opp_melds": pl.Int64, "hand": pl.String,
+                 "base_tile": pl.String, "expert_tile": pl.String, "state": pl.String,
+                 "base_pay": pl.Int64, "expert_pay": pl.Int64}
 
 
 def _parse_kind(text: str) -> int:
@@ -211,14 +217,7 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
     seed = whole_number(seed, "seed", error=RunError)
     if not 0 <= seed < 2**64:
         raise RunError(f"seed must be 0 .. 2**64 - 1, got {seed}")
-    if isinstance(deals, int):
-        if deals < 1:
-            raise RunError(f"deals must be >= 1, got {deals}")
-        indices = list(range(deals))
-    else:
-        indices = sorted({int(d) for d in deals})
-        if not indices or indices[0] < 0:
-            raise RunError(f"deals: expected deal indices >= 0, got {deals!r}")
+    indices = _deal_indices(deals)
     pa, pb = as_policies(base), as_policies(expert)
     tables = load_tables()
     rows = []
@@ -234,7 +233,30 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
             ra = fa.filter(pl.col("deal") == d).row(0, named=True)
             rb = fb.filter(pl.col("deal") == d).row(0, named=True)
             rows.append(_row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles))
+    if not rows:
+        return pl.DataFrame(schema=_EMPTY_SCHEMA)
     return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _deal_indices(deals) -> list[int]:
+    """``deals`` as sorted deal indices: a count n (deals 0 .. n - 1) or a
+    sequence of indices >= 0. Raises RunError for anything else."""
+    from nbsim.runs import MAX_DEALS
+    what = "deals: expected a count >= 1 or a list of deal indices >= 0"
+    if isinstance(deals, (str, bytes, float, bool)) or deals is None:
+        raise RunError(f"{what}, got {deals!r}")
+    if isinstance(deals, int):
+        if not 1 <= deals <= MAX_DEALS:
+            raise RunError(f"deals must be 1 .. {MAX_DEALS:,}, got {deals}")
+        return list(range(deals))
+    try:
+        items = list(deals)
+    except TypeError:
+        raise RunError(f"{what}, got {deals!r}") from None
+    if not items or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d < MAX_DEALS
+                            for d in items):
+        raise RunError(f"{what}, got {deals!r}")
+    return sorted(set(items))
 
 
 def _ranges(indices: list[int]) -> list[tuple[int, int]]:
@@ -324,8 +346,11 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     from nbsim.lookahead import evaluate
     from nbsim.tiles import parse_tile
     rs = as_rules(config)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
+        raise RunError(f"seed must be a whole number 0 .. 2**62 - 1, got {seed!r}")
     if "state" not in df.columns or "base_shanten" not in df.columns:
-        raise RunError("assess needs the rows of divergences() with discards on both sides")
+        raise RunError("assess needs the rows of divergences() with discards on both sides "
+                       "(none here)")
     rows = df.filter(pl.col("base_shanten").is_not_null()
                      & pl.col("expert_shanten").is_not_null())
     if not rows.height:

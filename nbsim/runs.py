@@ -267,8 +267,25 @@ def manifest_identity(manifest: dict) -> dict:
             "seed": manifest.get("seed"), "mode": manifest.get("mode"),
             "game_format": manifest.get("game_format", "deals"),
             "events": bool(manifest.get("events", False)),
-            "policies": manifest.get("policies") or None,
+            "policies": _current_specs(manifest.get("policies")) or None,
             "nbsim_version": manifest.get("nbsim_version")}
+
+
+def _current_specs(policies):
+    """A manifest's policy specs in today's full form: a parameter added
+    since the run was written takes its default, which plays as the policy
+    did before it existed (the rule for a new parameter: docs/layout.md), so such
+    a run still resumes. Specs that no longer parse stay as written."""
+    from nbsim.policies import parse_policy
+    if not policies:
+        return policies
+    out = []
+    for p in policies:
+        try:
+            out.append(parse_policy(p).full)
+        except (TypeError, ValueError):       # NbsimError is a ValueError
+            out.append(p)
+    return out
 
 
 def differences(spec: RunSpec, manifest: dict) -> list[str]:

@@ -87,6 +87,18 @@ def test_band_expert_base_must_be_a_style(tmp_path):
     with pytest.raises(RunError, match="its own base"):
         band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
              expert="defend")
+    with pytest.raises(RunError, match=r"--expert-deals must be a whole number 2 \.\. --deals"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
+             expert="lookahead", expert_deals=500)
+
+
+def test_band_expert_options_need_expert(tmp_path):
+    from click.testing import CliRunner
+
+    from nbsim.cli import cli
+    r = CliRunner().invoke(cli, ["band", "ningbo-3baida", "--deals", "100", "--out",
+                                 str(tmp_path / "b"), "--expert-deals", "50"])
+    assert r.exit_code == 2 and "--expert-deals need --expert SPEC" in r.output
 
 
 def test_band_needs_two_different_styles(tmp_path):

@@ -22,7 +22,7 @@ def cautious():
 
 def test_a_policy_never_diverges_from_itself():
     df = divergences("ningbo-3baida", seed=1, deals=10, expert="defend", base="defend")
-    assert df.height == 0
+    assert df.height == 0 and {"deal", "seat", "state", "base_tile"} <= set(df.columns)
 
 
 def test_the_divergence_is_a_real_choice_between_held_tiles(cautious):
@@ -75,11 +75,32 @@ def test_assess_is_the_paired_evaluation_of_the_two_discards(cautious):
 
 
 def test_errors():
-    with pytest.raises(RunError, match="deals must be >= 1"):
+    with pytest.raises(RunError, match="deals must be 1 .. "):
         divergences("ningbo-3baida", seed=1, deals=0)
+    for bad in (2.5, "3", [1, -2], [], None):
+        with pytest.raises(RunError, match="a count >= 1 or a list of deal indices"):
+            divergences("ningbo-3baida", seed=1, deals=bad)
     with pytest.raises(RunError, match="policy|unknown"):
         divergences("ningbo-3baida", seed=1, deals=2, expert="bogus")
     with pytest.raises(RunError, match="nothing to summarize"):
         summarize(pl.DataFrame({"deal": []}))
     with pytest.raises(RunError, match="needs the rows of divergences"):
         assess("ningbo-3baida", pl.DataFrame({"deal": [1]}))
+    with pytest.raises(RunError, match="seed must be a whole number"):
+        assess("ningbo-3baida", pl.DataFrame({"deal": [1]}), seed=-1)
+
+
+def test_defend_hold_only_changes_throws_of_a_lone_scoring_honour():
+    """defend's ``hold`` charges for discarding a single honour tile whose
+    pung scores (a dragon, the seat's or the round's wind): the first
+    decision where defend:hold=2 leaves defend is always defend throwing
+    such a tile."""
+    df = divergences("ningbo-3baida", seed=4, deals=30, expert="defend:hold=2", base="defend")
+    assert df.height >= 5
+    winds = {"E": "1z", "S": "2z", "W": "3z", "N": "4z"}
+    for r in df.iter_rows(named=True):
+        assert r["base_action"] == "discard" and r["expert_action"] == "discard"
+        assert r["base_honor"] and r["base_held"] == 1 and not r["base_wild"]
+        state = json.loads(r["state"])
+        assert (r["base_tile"] in ("5z", "6z", "7z")
+                or r["base_tile"] in (winds[state["seat"]], winds[state["round"]]))

@@ -251,6 +251,23 @@ def _add4(a, b, c, d, x):
 
 
 @nrt_free
+def honor_pung_value(rules, k, seat, round_wind):
+    """What a pung of honour kind ``k`` scores for ``seat`` (tai, or fan in
+    Ninghai; docs/rules.md section 6): the dragon pung item for a dragon,
+    the seat wind and prevalent wind items for a wind that is the seat's or
+    the round's, 0 for another wind."""
+    system = rules[C.R_SYSTEM]
+    if k >= C.WHITE:
+        return _item(rules, system, C.T_DRAGON_PUNG, C.F_DRAGON_PUNG)
+    v = 0.0
+    if k - C.EAST == seat:
+        v += _item(rules, system, C.T_SEAT_WIND_PUNG, NO_ITEM)
+    if k - C.EAST == round_wind:
+        v += _item(rules, system, C.T_PREVALENT_WIND_PUNG, NO_ITEM)
+    return v
+
+
+@nrt_free
 def estimate_values(rules, nat, n_wilds, melds, n_melds, seat, round_wind, flowers):
     """``estimate_value`` of the open hand, a full flush, a half flush and
     all pungs, in one pass: each starts from its target's own item (none

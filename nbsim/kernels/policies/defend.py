@@ -20,12 +20,17 @@ is chosen by expected value:
 
     score(k) = gain x P(win | the hand after discarding k)
                - caution_weight(caution) x danger(k) - bind x feed(k)
+               - hold x [k is a single honour tile whose pung scores]
 
 with gain = the hand's estimated worth (T, from the variant's tai table) x
 what a win collects, P(win) from the shanten, the tile acceptance and the
 tiles left (``win_chance``, measured), danger(k) the expected points lost by
 dealing in and feed(k) those lost by feeding a binding third meld or a kong
-(``threat.fill_danger``).
+(``threat.fill_danger``). ``hold`` charges for throwing a lone honour
+tile whose pung would score (a dragon, the seat's or the round's wind,
+held once and not wild), which the Monte-Carlo evaluator prefers to keep
+early in the deal (docs/lookahead.md, "Where lookahead
+departs from defend").
 ``caution`` 0 pushes exactly like ``value`` plus the offence above; 1 folds
 (discards the safest tile) as soon as a threat shows.
 
@@ -46,6 +51,7 @@ from nbsim.kernels.policies.common import (
     claim_toward,
     held_counts,
     held_counts_less,
+    honor_pung_value,
     kind_in_target,
     kong_toward,
     pungs_shanten_counts,
@@ -63,6 +69,7 @@ P_BIND = param_index("defend", "bind")
 P_SPEED = param_index("defend", "speed")
 P_SHORT = param_index("defend", "short")
 P_WORTH = param_index("defend", "worth")
+P_HOLD = param_index("defend", "hold")
 
 # P(win) of the hand by its shanten after the discard (rows 0..6: 0 = ready)
 # and the tiles left (columns: 0-7, 8-15, ..., 88 and more). Measured on
@@ -466,6 +473,7 @@ def choose_discard(view, params, prng, scr, allowed):
     caution = params[P_CAUTION]
     bind = params[P_BIND]
     speed = params[P_SPEED]
+    hold = params[P_HOLD]
     lam = caution_weight(caution)
     w = split_hand(hand, wild, nat)
     target, value = _target(view, params, nat, w, scr.tmp)
@@ -539,6 +547,9 @@ def choose_discard(view, params, prng, scr, allowed):
             v -= lam * scr.danger[k]
         if bind > 0.0:
             v -= bind * scr.feed[k]
+        if (hold > 0.0 and k >= C.HONOR0 and k < C.N_PLAY and hand[k] == 1 and not wild[k]
+                and honor_pung_value(view.rules, k, seat, view.round_wind) > 0.0):
+            v -= hold
         acc[DV + i] = v
     best_k = np.int64(-1)
     best_v = -1e300

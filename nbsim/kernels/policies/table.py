@@ -44,7 +44,7 @@ class PolicySpec(NamedTuple):
     base: str | None = None
 
 
-MAX_PARAMS = 10
+MAX_PARAMS = 11
 
 # defend's parameters; lookahead takes them too, for its own defend
 DEFEND_PARAMS: tuple[Param, ...] = (
@@ -62,6 +62,10 @@ DEFEND_PARAMS: tuple[Param, ...] = (
           "(value: 1.5)"),
     Param("worth", 0.1, 0.0, 1.0,
           "target choice: cost saved per tai a target is worth (value: 0.1)"),
+    Param("hold", 0.0, 0.0, 2.0,
+          "points charged for discarding a single honour tile whose pung scores (a "
+          "dragon, the seat's or the round's wind), which lookahead's playouts keep "
+          "where defend throws it (docs/lookahead.md); 0 plays as before"),
 )
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
