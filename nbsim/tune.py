@@ -211,8 +211,10 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     table = trial_table(study, spec)
     ranked = ranked_settings(table, spec)
     feasible = any(_feasible(r, spec) for r in ranked)
-    cands = [r for r in ranked if _feasible(r, spec)] if feasible else ranked
-    cands = cands[:spec.confirm_top]
+    own = {k.key: k.own for k in spec.keys}
+    others = [r for r in ranked if any(r[k.key] != own[k.key] for k in spec.keys)]
+    cands = [r for r in others if _feasible(r, spec)] if feasible else others
+    cands = cands[:spec.confirm_top]      # the own settings are played once, as "own"
     cvals = [{k.key: r[k.key] for k in spec.keys} for r in cands]
     conf = out / CONFIRM_DIR
     jobs = [(conf / OWN, list(spec.overrides))]
@@ -221,13 +223,16 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     _play(jobs, spec, workers, cluster)
     from nbsim.comparison import compare, run_stats
     comp = compare([j[0] for j in jobs])
-    evs = [evaluate(run_stats(j[0]), spec.targets) for j in jobs[1:]]
-    order = sorted(range(len(cvals)), key=lambda i: (evs[i]["objective"], evs[i]["centre"], i))
-    best = order[0]
+    # every confirmation run competes, the own settings included (run 0): the
+    # recommendation is never worse than them on the confirmation
+    evs = [evaluate(run_stats(j[0]), spec.targets) for j in jobs]
+    best = min(range(len(jobs)), key=lambda i: (evs[i]["objective"], evs[i]["centre"], i))
+    feasible = feasible or any(all(v != MISSES for v in e["verdicts"].values()) for e in evs)
     res = TuneResult(spec=spec, trials=table, feasible=feasible, candidates=cvals,
-                     recommended=cvals[best], confirmation=comp,
-                     verdicts=evs[best]["verdicts"], closest=cands[0],
-                     n_trials=n_trials(study))
+                     recommended=own if best == 0 else cvals[best - 1], confirmation=comp,
+                     verdicts=evs[best]["verdicts"],
+                     closest=(cands or ranked)[0] if ranked else {},
+                     n_trials=n_trials(study), recommended_run=best)
     res.text = tune_text(res, evs, best)
     res.files = write_tune(res, out, evs, best)
     return res

@@ -40,8 +40,11 @@ class TuneResult:
     intervals' overhang out of the target ranges, 0 = inside; for a pruned
     trial, that of its partial run), ``run_dir``). feasible: some trial meets or may meet
     every target. closest: the trial row the confirmation started from.
-    candidates: the confirmed settings ({key: TOML text}), best first;
-    recommended: the best of them by the confirmation. confirmation: the
+    candidates: the confirmed settings ({key: TOML text}) other than the
+    variant's own, best first; recommended: the best confirmation run by
+    the objective, the own settings included ({key: its own TOML text, ''
+    when the variant lacks it}); recommended_run: its index in
+    ``confirmation.runs`` (0: the own settings). confirmation: the
     ``nbsim.comparison.Comparison`` of the variant's own settings (run 1)
     and the candidates on the fresh seed. verdicts: target key -> verdict of
     the recommended settings in the confirmation. n_trials: the study's
@@ -56,12 +59,26 @@ class TuneResult:
     verdicts: dict[str, str]
     closest: dict = field(default_factory=dict)
     n_trials: int = 0
+    recommended_run: int = 1
     text: str = ""
     files: list[Path] = field(default_factory=list)
 
 
 def _settings_label(values: dict, spec: TuneSpec) -> str:
-    return ", ".join(f"{k.key}={values[k.key]}" for k in spec.keys)
+    return ", ".join(f"{k.key}={values[k.key] or '(absent)'}" for k in spec.keys)
+
+
+def _recommended_label(res: TuneResult) -> str:
+    rec = _settings_label(res.recommended, res.spec)
+    return f"the variant's own settings ({rec})" if res.recommended_run == 0 else rec
+
+
+def _recommended_overrides(res: TuneResult) -> list[str]:
+    """The ``--set`` overrides of the recommended settings (the own ones: none)."""
+    spec = res.spec
+    if res.recommended_run == 0:
+        return list(spec.overrides)
+    return [*spec.overrides, *point_overrides(spec.keys, res.recommended)]
 
 
 def trials_view(res: TuneResult) -> pl.DataFrame:
@@ -111,14 +128,14 @@ def confirmation_view(res: TuneResult, evs: list[dict]) -> pl.DataFrame:
 
 def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
     spec = res.spec
-    rec = _settings_label(res.recommended, spec)
+    rec = _recommended_label(res)
     v = res.verdicts
     cd = f"{spec.confirm_deals:,} fresh deals (seed {spec.confirm_seed})"
     if not res.feasible:
         c = res.closest
         miss = [t.text() for t in spec.targets if c[f"{t.key}_verdict"] == MISSES]
-        return [f"INFEASIBLE within the searched ranges: no trial meets or may meet every "
-                f"target ({', '.join(miss)} missed even by the closest).",
+        return [f"INFEASIBLE within the searched ranges: no trial nor confirmation run meets or "
+                f"may meet every target ({', '.join(miss)} missed even by the closest).",
                 f"closest in the search: trial {c['trial']} ({_settings_label(c, spec)}, "
                 f"{c['state']}), objective {c['objective']:.3g}; closest on {cd}: {rec}."]
     if all(x == MEETS for x in v.values()):
@@ -137,8 +154,9 @@ def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
 
 def tune_text(res: TuneResult, evs: list[dict], best: int) -> str:
     """The study as printed: what was searched, the trials, the
-    confirmation and the verdict. ``evs``: ``evaluate`` of each confirmed
-    setting; ``best``: the index of the recommended one."""
+    confirmation and the verdict. ``evs``: ``evaluate`` of each
+    confirmation run (the own settings first); ``best``: the index of the
+    recommended one."""
     from nbsim.report import policy_text
     from nbsim.stats import text_table
     spec = res.spec
@@ -165,19 +183,21 @@ def recommended_toml(res: TuneResult) -> str:
     targets and the confirmation's estimates; ``nbsim simulate`` runs it."""
     import tomli_w
 
+    from nbsim.report import policy_text
     from nbsim.rules import load_rules
     spec = res.spec
-    ovs = [*spec.overrides, *point_overrides(spec.keys, res.recommended)]
+    ovs = _recommended_overrides(res)
     rs = load_rules(spec.config, ovs)
     data = rs.to_dict()
     data["name"] = f"{rs.name}-tuned"
-    data["description"] = (f"{rs.name} with {', '.join(ovs)} (nbsim tune: "
+    data["description"] = (f"{rs.name} with {', '.join(ovs) or 'its own settings'} (nbsim tune: "
                            f"{'; '.join(t.text() for t in spec.targets)})")
     stats = res.confirmation.stats
-    run = res.confirmation.runs[1 + res.candidates.index(res.recommended)]["label"]
-    lines = [f"# {rs.name} tuned by nbsim tune (docs/tune.md): {', '.join(ovs)}",
+    run = res.confirmation.runs[res.recommended_run]["label"]
+    lines = [f"# {rs.name} tuned by nbsim tune (docs/tune.md): "
+             f"{', '.join(ovs) or 'its own settings'}",
              f"# searched: {', '.join(k.text() for k in spec.keys)}; policy "
-             f"{','.join(spec.policies)}; {spec.deals:,} deals per trial, seed {spec.seed}",
+             f"{policy_text(list(spec.policies))}; {spec.deals:,} deals per trial, seed {spec.seed}",
              f"# confirmation on {spec.confirm_deals:,} deals, seed {spec.confirm_seed} "
              f"(95% intervals):"]
     for t in spec.targets:

@@ -272,3 +272,27 @@ def test_run_folder_is_not_a_study_folder(tmp_path):
         T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
                deals=100, out=run)
     assert sorted(p.name for p in run.iterdir() if p.name.startswith("study")) == []
+
+
+def test_own_settings_compete_in_the_confirmation(tmp_path):
+    """The variant's own settings (min_tai 4, not searched) meet the target
+    on the confirmation while the searched ones miss: they are recommended,
+    the targets are not called infeasible, and tune.toml keeps min_tai 4."""
+    res = T.tune("ningbo-3baida", ["win_rate=0.90..0.985"], ["win.min_tai=3,8"], trials=2,
+                 deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=800)
+    assert res.recommended == {"win.min_tai": "4"} and res.recommended_run == 0
+    assert res.feasible and res.verdicts == {"win_rate": T.MEETS}
+    assert "recommended: the variant's own settings (win.min_tai=4)" in res.text
+    assert "INFEASIBLE" not in res.text
+    toml = (tmp_path / "s" / T.TUNE_TOML).read_text()
+    assert "min_tai = 4" in toml and "its own settings" in toml
+
+
+def test_own_settings_played_once(tmp_path):
+    """A searched setting equal to the variant's own is not played twice in
+    the confirmation: the next best setting takes its place."""
+    res = T.tune("ningbo-3baida", ["win_rate=0.90..0.985"], ["win.min_tai=4,5"], trials=2,
+                 deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=400)
+    assert sorted(p.name for p in (tmp_path / "s" / T.CONFIRM_DIR).iterdir()) == [
+        "own", "win.min_tai=5"]
+    assert res.candidates == [{"win.min_tai": "5"}] and len(res.confirmation.runs) == 2
