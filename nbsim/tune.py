@@ -92,12 +92,21 @@ from nbsim.tune_study import (
     ranked_settings,
     trial_table,
 )
-from nbsim.tune_targets import MAY_MEET, MEETS, MISSES, Target, evaluate, parse_targets, prune_gap
+from nbsim.tune_targets import (
+    MAY_MEET,
+    MEETS,
+    MISSES,
+    Target,
+    evaluate,
+    parse_targets,
+    prune_gap,
+    prune_interval,
+)
 
 __all__ = ["tune", "CONFIRM_DIR", "OWN", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
            "PRUNE_ALPHA", "TUNE_MD", "TUNE_JSON", "TUNE_HTML", "TUNE_PNG", "TUNE_TOML",
            "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS", "Target", "parse_targets", "evaluate",
-           "prune_gap", "SearchKey", "parse_search", "point_overrides", "TuneSpec",
+           "prune_gap", "prune_interval", "SearchKey", "parse_search", "point_overrides", "TuneSpec",
            "read_spec_file", "make_spec", "TuneResult", "trials_view", "confirmation_view",
            "recommended_toml"]
 

@@ -31,12 +31,11 @@ MAX_ASKS = 5                  # trials asked at most per setting of the budget (
 PRUNE_ALPHA = 0.05            # family-wise error of the pruning rule over looks and targets
 
 
-def _z_prune(spec: TuneSpec) -> float:
-    """z of the pruning intervals: two-sided PRUNE_ALPHA split (Bonferroni)
-    over every partial look and target."""
-    from scipy.stats import norm
+def _prune_level(spec: TuneSpec) -> float:
+    """Confidence of the pruning intervals: two-sided PRUNE_ALPHA split
+    (Bonferroni) over every partial look and target."""
     looks = max(1, spec.steps - 1) * len(spec.targets)
-    return float(norm.ppf(1 - PRUNE_ALPHA / (2 * looks)))
+    return 1 - PRUNE_ALPHA / looks
 
 
 class _Trials:
@@ -47,7 +46,7 @@ class _Trials:
                  stop: threading.Event):
         self.spec, self.out, self.workers, self.cluster, self.stop = (spec, out, workers,
                                                                       cluster, stop)
-        self.z = _z_prune(spec)
+        self.level = _prune_level(spec)
         self.guard = threading.Lock()
         self.locks: dict[str, threading.Lock] = {}
         self.first: dict[str, int] = {}      # setting -> the trial that played it first
@@ -105,7 +104,7 @@ class _Trials:
                          overwrite=status == "different" and i == 0)
                 if n < spec.deals:
                     stats = run_stats(folder)
-                    gap = prune_gap(stats, spec.targets, self.z)
+                    gap = prune_gap(stats, spec.targets, self.level)
                     trial.report(max(gap, -1e6), n)
                     if trial.should_prune():
                         ev = evaluate(stats, spec.targets)

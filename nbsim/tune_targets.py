@@ -18,7 +18,7 @@ import polars as pl
 from nbsim.errors import ConfigError, RunError
 
 __all__ = ["MEETS", "MAY_MEET", "MISSES", "Target", "parse_targets", "evaluate", "prune_gap",
-           "as_float"]
+           "prune_interval", "as_float"]
 
 MEETS, MAY_MEET, MISSES = "meets", "may meet", "misses"
 _FLOAT_RANGE = re.compile(r"^\s*(?P<lo>[-+0-9.eE]*?)\s*\.\.\s*(?P<hi>[-+0-9.eE]*)\s*$")
@@ -244,15 +244,40 @@ def evaluate(stats: pl.DataFrame, targets: list[Target]) -> dict:
     return res
 
 
-def prune_gap(stats: pl.DataFrame, targets: list[Target], z: float) -> float:
-    """The largest gap between a target range and the estimate +- z x se
-    (the pruning interval), in units of the target's scale: positive when
-    some target is clearly missed."""
+def prune_interval(row: dict, confidence: float) -> tuple[float, float] | None:
+    """A statistic's interval at ``confidence`` from its ``run_stats`` row:
+    Wilson for a rate (valid at 0 and 1, as ``nbsim.stats.wilson``), t for a
+    mean (``nbsim.stats.t_interval``); None when the row has none."""
+    from nbsim.stats import t_interval, wilson
+    n, est = row.get("n"), row.get("estimate")
+    if not n or est is None or est != est:
+        return None
+    if row.get("kind") == "rate" and row.get("count") is not None:
+        lo, hi = wilson(int(row["count"]), int(n), confidence)
+    else:
+        se = row.get("se")
+        if se is None or se != se:
+            return None
+        lo, hi = t_interval(int(n), float(est), float(se) * math.sqrt(n), confidence)
+    return None if lo != lo or hi != hi else (lo, hi)
+
+
+def prune_gap(stats: pl.DataFrame, targets: list[Target], confidence: float) -> float:
+    """The largest gap between a target range and the pruning interval
+    (``prune_interval`` at ``confidence``), in units of the target's scale:
+    positive when some target is clearly missed. A target whose 95%
+    interval (the row's ci_low, ci_high) overlaps its range never counts as
+    missed, whatever the pruning interval says."""
     rows = _target_rows(stats, targets)
     gaps = []
     for t in targets:
         r = rows[t.key]
-        if r["estimate"] is None or r["se"] is None or r["se"] != r["se"]:
+        ci = prune_interval(r, confidence)
+        if ci is None:
             continue
-        gaps.append(t.gap(r["estimate"] - z * r["se"], r["estimate"] + z * r["se"]))
+        g = t.gap(*ci)
+        lo, hi = as_float(r["ci_low"]), as_float(r["ci_high"])
+        if lo == lo and hi == hi:
+            g = min(g, t.gap(lo, hi))
+        gaps.append(g)
     return max(gaps) if gaps else -math.inf

@@ -296,3 +296,16 @@ def test_own_settings_played_once(tmp_path):
     assert sorted(p.name for p in (tmp_path / "s" / T.CONFIRM_DIR).iterdir()) == [
         "own", "win.min_tai=5"]
     assert res.candidates == [{"win.min_tai": "5"}] and len(res.confirmation.runs) == 2
+
+
+def test_pruning_interval_is_valid_at_zero(tmp_path):
+    """A rate of 0 after the first look has standard error 0, but its
+    Wilson interval still reaches into a small target range: the trials are
+    not pruned (the normal approximation pruned them all)."""
+    row = {"kind": "rate", "n": 100, "count": 0, "estimate": 0.0, "se": 0.0}
+    lo, hi = T.prune_interval(row, 0.99)
+    assert lo == 0.0 and hi > 0.05
+    res = T.tune("ningbo-3baida", ["robbing_rate=0.002..0.004"], ["win.min_tai=4,5"], trials=2,
+                 deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=400)
+    assert res.trials["state"].to_list() == ["complete", "complete"]
+    assert res.trials["deals"].to_list() == [400, 400]
