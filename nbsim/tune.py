@@ -103,7 +103,7 @@ from nbsim.tune_targets import (
     prune_interval,
 )
 
-__all__ = ["tune", "CONFIRM_DIR", "OWN", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
+__all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
            "PRUNE_ALPHA", "TUNE_MD", "TUNE_JSON", "TUNE_HTML", "TUNE_PNG", "TUNE_TOML",
            "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS", "Target", "parse_targets", "evaluate",
            "prune_gap", "prune_interval", "SearchKey", "parse_search", "point_overrides", "TuneSpec",
@@ -118,30 +118,78 @@ def _feasible(row: dict, spec: TuneSpec) -> bool:
     return all(row[f"{t.key}_verdict"] != MISSES for t in spec.targets)
 
 
+CONFIRM_CHUNKS = 8            # a new confirmation run is played in this many shards
+
+
 def _play(jobs: list[tuple[Path, list[str]]], spec: TuneSpec, workers: int,
-          cluster: str | None) -> None:
+          cluster: str | None, out: Path) -> None:
     """The confirmation runs (fresh seed, ``confirm_deals``), reused when
-    finished, completed when partial: ``workers`` runs at a time locally,
-    one at a time on a cluster."""
-    from nbsim.runs import run_status, simulate
+    finished, completed when partial: ``workers`` runs at a time locally
+    (the main thread plays one too), one at a time on a cluster. Each run
+    is extended shard by shard, so that Ctrl-C stops every run at its next
+    shard (the finished ones kept) and raises RunInterrupted."""
+    import threading
 
-    def one(job):
-        folder, ovs = job
-        kw = dict(deals=spec.confirm_deals, seed=spec.confirm_seed, out=folder, mode="game",
-                  overrides=ovs, policies=spec.policies)
+    from nbsim.errors import RunInterrupted
+    from nbsim.runs import read_manifest, run_status, simulate
+
+    stop = threading.Event()
+    todo, guard = list(jobs), threading.Lock()
+    errors: list[BaseException] = []
+
+    def one(folder: Path, ovs: list[str]) -> None:
+        cd = spec.confirm_deals
+        kw = dict(deals=cd, seed=spec.confirm_seed, out=folder, mode="game", overrides=ovs,
+                  policies=spec.policies)
         status = run_status(spec.config, **kw)
-        if status != "complete":
-            simulate(spec.config, **kw, workers=workers if cluster else 1, cluster=cluster,
-                     progress=False, resume=status == "partial",
-                     overwrite=status == "different")
+        if status == "complete":
+            return
+        size, start = -(-cd // CONFIRM_CHUNKS), 0
+        if status == "partial":                 # the run's own shards, from where it stopped
+            m = read_manifest(folder)
+            size, start = m.get("shard_size") or size, m.get("deals", 0)
+        looks = [min(cd, k * size) for k in range(1, -(-cd // size) + 1)]
+        looks = [n for n in looks if n >= start] or [cd]
+        for i, n in enumerate(looks):
+            if stop.is_set():               # another run failed or was interrupted
+                return
+            simulate(spec.config, **(kw | {"deals": n}), shard_size=size,
+                     workers=workers if cluster else 1, cluster=cluster, progress=False,
+                     resume=status != "different" or i > 0,
+                     overwrite=status == "different" and i == 0)
 
-    if cluster is not None or workers == 1:
-        for j in jobs:
-            one(j)
-        return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nbsim-confirm") as pool:
-        for f in [pool.submit(one, j) for j in jobs]:
+    def loop() -> None:
+        while not stop.is_set():
+            with guard:
+                if not todo:
+                    return
+                job = todo.pop(0)
+            try:
+                one(*job)
+            except BaseException as e:  # noqa: BLE001 - the first error is raised by _play
+                stop.set()
+                errors.append(e)
+                return
+
+    jobs_at_once = 1 if cluster is not None else min(workers, len(jobs))
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs_at_once - 1),
+                              thread_name_prefix="nbsim-confirm")
+    futures = [pool.submit(loop) for _ in range(jobs_at_once - 1)]
+    try:
+        loop()
+        for f in futures:
             f.result()
+    except KeyboardInterrupt:
+        errors.insert(0, RunInterrupted("interrupted"))
+    finally:
+        stop.set()
+        pool.shutdown(wait=True)
+    if errors:
+        if any(isinstance(e, (RunInterrupted, KeyboardInterrupt)) for e in errors):
+            raise RunInterrupted(f"interrupted during the confirmation: the study "
+                                 f"({out / STUDY_DB}), the run folders and the confirmation's "
+                                 f"finished shards are kept: continue with --resume") from None
+        raise errors[0]
 
 
 def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
@@ -229,7 +277,7 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     jobs = [(conf / OWN, list(spec.overrides))]
     jobs += [(conf / setting_name(spec.keys, v), [*spec.overrides,
                                                   *point_overrides(spec.keys, v)]) for v in cvals]
-    _play(jobs, spec, workers, cluster)
+    _play(jobs, spec, workers, cluster, out)
     from nbsim.comparison import compare, run_stats
     comp = compare([j[0] for j in jobs])
     # every confirmation run competes, the own settings included (run 0): the

@@ -309,3 +309,35 @@ def test_pruning_interval_is_valid_at_zero(tmp_path):
                  deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=400)
     assert res.trials["state"].to_list() == ["complete", "complete"]
     assert res.trials["deals"].to_list() == [400, 400]
+
+
+def test_ctrl_c_in_the_confirmation(tmp_path, monkeypatch):
+    """Ctrl-C during the confirmation stops it at once, keeps its finished
+    shards and says how to continue (exit 130, as in the search); --resume
+    completes it."""
+    out = tmp_path / "s"
+    argv = ["tune", "ningbo-3baida", "--target", "win_rate=0.5..1", "--vary",
+            "win.min_tai=3,4", "--trials", "2", "--deals", "200", "--seed", str(SEED),
+            "--confirm-deals", "400", "--confirm-top", "1", "--workers", "1", "--out", str(out)]
+    real, calls = SIM.simulate, []
+
+    def flaky(config, **kw):
+        if kw.get("seed") == SEED + 1:
+            calls.append(kw["deals"])
+            if len(calls) == 2:             # the own run's second shard
+                raise KeyboardInterrupt
+        return real(config, **kw)
+
+    monkeypatch.setattr(SIM, "simulate", flaky)
+    r = CliRunner().invoke(cli, argv)
+    assert r.exit_code == 130, r.output
+    assert "interrupted during the confirmation" in r.output
+    assert "continue with --resume" in r.output and "Aborted" not in r.output
+    assert calls == [50, 100]               # stopped at once, the other run not started
+    m = SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)
+    assert m["deals_done"] == 50                # its first shard kept
+    monkeypatch.setattr(SIM, "simulate", real)
+    r = CliRunner().invoke(cli, [*argv, "--resume"])
+    assert r.exit_code == 0, r.output
+    m = SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)
+    assert m["deals_done"] == 400 and m["resumed"]
