@@ -80,10 +80,13 @@ class RunLock:
 
     ``acquire()`` raises RunError naming the holding process if a live
     process holds the lock; ``release()`` drops it (the lock file stays,
-    holding the last holder's details). The folder must exist."""
+    holding the last holder's details). The folder must exist. ``file``:
+    the lock file's name (another name locks the folder for another kind of
+    writer, e.g. a tune study's)."""
 
-    def __init__(self, folder: str | Path, command: str = "nbsim simulate"):
-        self.path = Path(folder) / LOCK_FILE
+    def __init__(self, folder: str | Path, command: str = "nbsim simulate",
+                 file: str = LOCK_FILE):
+        self.path = Path(folder) / file
         self.command = command
         self._fd: int | None = None
 

@@ -103,7 +103,7 @@ from nbsim.tune_targets import (
     prune_interval,
 )
 
-__all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
+__all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_LOCK", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
            "PRUNE_ALPHA", "TUNE_MD", "TUNE_JSON", "TUNE_HTML", "TUNE_PNG", "TUNE_TOML",
            "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS", "Target", "parse_targets", "evaluate",
            "prune_gap", "prune_interval", "SearchKey", "parse_search", "point_overrides", "TuneSpec",
@@ -112,6 +112,7 @@ __all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_DB", "STUDY_NA
 
 CONFIRM_DIR = "confirm"
 OWN = "own"
+STUDY_LOCK = ".nbsim-tune.lock"      # the study's writer lock (nbsim.runlock)
 
 
 def _feasible(row: dict, spec: TuneSpec) -> bool:
@@ -234,7 +235,8 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
         ConfigError (unknown key or statistic, a range of the wrong type, a
         value the schema refuses, contradictory targets; all before any
         run), RunError (bad counts, a folder holding another study or a
-        run, ``--resume`` of a different study), RunInterrupted (Ctrl-C:
+        run, a study another process is writing, ``--resume`` of a
+        different study), RunInterrupted (Ctrl-C:
         the study and run folders are kept; ``resume=True`` continues).
     """
     import optuna
@@ -263,6 +265,16 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
         raise RunError(f"--out {str(out)!r}: cannot create the folder ({e.strerror or e})") \
             from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    from nbsim.runlock import RunLock
+    lock = RunLock(out, "nbsim tune", file=STUDY_LOCK).acquire()  # one process per study
+    try:
+        return _tune_locked(spec, out, workers, cluster, resume, overwrite, progress)
+    finally:
+        lock.release()
+
+
+def _tune_locked(spec: TuneSpec, out: Path, workers: int, cluster: str | None, resume: bool,
+                 overwrite: bool, progress: bool) -> TuneResult:
     study = open_study(spec, out, resume, overwrite)
     optimize(study, spec, out, workers, cluster, progress)
     table = trial_table(study, spec)

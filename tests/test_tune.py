@@ -341,3 +341,17 @@ def test_ctrl_c_in_the_confirmation(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     m = SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)
     assert m["deals_done"] == 400 and m["resumed"]
+
+
+def test_one_process_per_study(tmp_path):
+    """A second tune of a study folder another process is writing is
+    refused up front: its --overwrite does not delete the running study."""
+    from nbsim.runlock import RunLock
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / T.STUDY_DB).write_text("the running study")
+    with RunLock(out, "nbsim tune", file=T.STUDY_LOCK):
+        with pytest.raises(RunError, match=r"is being written by process \d+ \(nbsim tune"):
+            T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
+                   deals=100, out=out, overwrite=True)
+    assert (out / T.STUDY_DB).read_text() == "the running study"
