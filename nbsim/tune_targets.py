@@ -125,9 +125,10 @@ def parse_targets(targets, rules) -> list[Target]:
     Raises ConfigError: malformed option, unknown statistic (the message
     lists them), a statistic the variant does not have, LOW > HIGH, a rate
     range outside 0..1, a statistic given twice, or targets that contradict
-    each other (the same statistic under two names, or win and
-    wall-exhausted rates, which add up to 1, with ranges that cannot both
-    hold)."""
+    each other (the same statistic under two names; win and
+    wall-exhausted rates, which add up to 1; the four seats' net points,
+    which add up to 0; the four seats' win rates, which add up to the win
+    rate; with ranges that cannot all hold), a range of width 0."""
     defs = _stat_defs()
     items: list[tuple[str, str]] = []
     if isinstance(targets, dict):
@@ -167,6 +168,10 @@ def parse_targets(targets, rules) -> list[Target]:
             raise ConfigError(f"{what}: give LOW, HIGH or both, e.g. {key}=0.90..0.95")
         if lo is not None and hi is not None and lo > hi:
             raise ConfigError(f"{what}: LOW {lo:g} is above HIGH {hi:g}")
+        if lo is not None and lo == hi:
+            raise ConfigError(f"{what}: LOW and HIGH are both {lo:g}: a range of width 0 "
+                              f"never holds a 95% interval, so no setting could meet it; give "
+                              f"a range, e.g. {key}={lo:g}..{hi + max(abs(hi) / 20, 0.01):g}")
         if st.kind == "rate" and ((lo is not None and lo > 1) or (hi is not None and hi < 0)):
             raise ConfigError(f"{what}: {key} is a rate, a fraction 0..1 (e.g. 0.90 for 90%); "
                               f"the range holds no rate")
@@ -174,6 +179,7 @@ def parse_targets(targets, rules) -> list[Target]:
             raise ConfigError(f"{what}: {key} has a target already; give each statistic once")
         out.append(Target(key, lo, hi, st.label, st.kind))
     _check_consistent(out)
+    _check_sums(out)
     return out
 
 
@@ -196,6 +202,47 @@ def _check_consistent(targets: list[Target]) -> None:
         if lo > hi:
             raise ConfigError(f"contradictory targets: {ta.text()} and {tb.text()} cannot both "
                               f"hold ({why})")
+
+
+_SEATS = "ESWN"
+
+
+def _check_sums(targets: list[Target]) -> None:
+    """Statistics that add up: the four seats' mean net points add up to 0
+    (payments sum to zero); the four seats' win rates add up to the win
+    rate (1 - the wall-exhausted rate). Ranges whose sums cannot meet are
+    contradictory."""
+    by = {t.key: t for t in targets}
+    inf = math.inf
+
+    def check(parts: list[str], lo_default: float, hi_default: float, total: tuple,
+              given: list[Target], why: str) -> None:
+        got = [by[p] for p in parts if p in by]
+        if not got:
+            return
+        lo = sum(by[p].low if p in by and by[p].low is not None else lo_default
+                 for p in parts)
+        hi = sum(by[p].high if p in by and by[p].high is not None else hi_default
+                 for p in parts)
+        if lo > total[1] or hi < total[0]:
+            names = " and ".join(t.text() for t in got + given)
+            raise ConfigError(f"contradictory targets: {names} cannot all hold ({why}: the "
+                              f"ranges allow a sum of {lo:g} .. {hi:g} only)")
+
+    check([f"net_{s}" for s in _SEATS], -inf, inf, (0.0, 0.0), [],
+          "net_E + net_S + net_W + net_N = 0: the payments sum to zero")
+    wr_lo, wr_hi, given = 0.0, 1.0, []
+    if "win_rate" in by:
+        t = by["win_rate"]
+        wr_lo, wr_hi = max(wr_lo, t.low or 0.0), min(wr_hi, 1.0 if t.high is None else t.high)
+        given.append(t)
+    if "wall_exhausted_rate" in by:
+        t = by["wall_exhausted_rate"]
+        wr_lo = max(wr_lo, 1 - (1.0 if t.high is None else t.high))
+        wr_hi = min(wr_hi, 1 - (t.low or 0.0))
+        given.append(t)
+    check([f"win_{s}" for s in _SEATS], 0.0, 1.0, (wr_lo, wr_hi), given,
+          "win_E + win_S + win_W + win_N = win_rate = 1 - wall_exhausted_rate")
 
 
 def _rules_run(rules):

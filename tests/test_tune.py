@@ -234,6 +234,14 @@ BAD = [
     (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=3..5", "--set",
       "win.min_tai=4"], "also set by --set"),
     (["--target", "win_rate=0.9..0.95"], "at least one --vary"),
+    ([*(x for s in "ESWN" for x in ("--target", f"net_{s}=1..2")), "--vary",
+      "win.min_tai=3..5"], "net_W in [1, 2] and net_N in [1, 2] cannot all hold (net_E + net_S "
+                           "+ net_W + net_N = 0"),
+    (["--target", "win_rate=..0.5", "--target", "win_E=0.3..0.4", "--target", "win_S=0.3..0.4",
+      "--vary", "win.min_tai=3..5"], "win_S in [0.3, 0.4] and win_rate <= 0.5 cannot all hold "
+                                     "(win_E + win_S + win_W + win_N = win_rate"),
+    (["--target", "win_rate=0.9..0.9", "--vary", "win.min_tai=3..5"],
+     "LOW and HIGH are both 0.9: a range of width 0 never holds a 95% interval"),
 ]
 
 
