@@ -96,6 +96,7 @@ def parse_search(vary, config, overrides=()) -> list[SearchKey]:
     of such strings, or a mapping KEY -> 'LOW..HIGH' or [V1, V2, ...].
 
     Raises ConfigError: malformed option, unknown key (from the schema), a
+    label such as ``name`` or ``description`` (it changes no play), a
     range on an option that is not a whole number (or a range of
     non-integers), LOW >= HIGH, a step that is not a positive whole number,
     a value the schema refuses, a key given twice, fewer than two values."""
@@ -124,6 +125,11 @@ def parse_search(vary, config, overrides=()) -> list[SearchKey]:
         key, rest = (x.strip() for x in e.split("=", 1))
         if any(k.key == key for k in out):
             raise ConfigError(f"--vary {key} is given twice; give each option once")
+        tables = [k for k, v in base.items() if isinstance(v, dict)]
+        if key.split(".")[0] in base and key.split(".")[0] not in tables:
+            raise ConfigError(f"--vary {key}: a label of the config, not a rule option: it "
+                              f"changes neither play nor scoring; vary an option of "
+                              f"{', '.join(tables)} (docs/rules.md §9)")
         own = _lookup(base, key)
         if own is None:              # an unknown key or table: the schema's own message
             from nbsim.rules import apply_overrides

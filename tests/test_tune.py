@@ -240,6 +240,11 @@ BAD = [
     (["--target", "win_rate=..0.5", "--target", "win_E=0.3..0.4", "--target", "win_S=0.3..0.4",
       "--vary", "win.min_tai=3..5"], "win_S in [0.3, 0.4] and win_rate <= 0.5 cannot all hold "
                                      "(win_E + win_S + win_W + win_N = win_rate"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "name=a,b"],
+     "--vary name: a label of the config, not a rule option: it changes neither play nor "
+     "scoring; vary an option of wall, wilds, flowers, claims, win, scoring, payments"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "description=a,b"], "--vary description: a "
+                                                                     "label of the config"),
     (["--target", "win_rate=0.9..0.9", "--vary", "win.min_tai=3..5"],
      "LOW and HIGH are both 0.9: a range of width 0 never holds a 95% interval"),
 ]
