@@ -193,6 +193,24 @@ def _play(jobs: list[tuple[Path, list[str]]], spec: TuneSpec, workers: int,
         raise errors[0]
 
 
+def _check_confirm_deals(spec: TuneSpec, conf: Path) -> None:
+    """Refuse a --confirm-deals below that of the confirmation runs a
+    resumed study already has: they would be replaced by smaller ones."""
+    from nbsim.runs import read_manifest
+    have = []
+    for m in sorted(conf.glob("*/manifest.json")) if conf.is_dir() else []:
+        try:
+            man = read_manifest(m.parent)
+        except RunError:
+            continue
+        if man.get("seed") == spec.confirm_seed and isinstance(man.get("deals"), int):
+            have.append(man["deals"])
+    if have and max(have) > spec.confirm_deals:
+        raise RunError(f"--confirm-deals {spec.confirm_deals:,} is below the {max(have):,} "
+                       f"deals of the confirmation runs in {conf}: give --confirm-deals "
+                       f"{max(have)} (or more) to keep them, or --overwrite to start again")
+
+
 def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
          policy=None, overrides=(), steps: int = 4, confirm_deals: int | None = None,
          confirm_seed: int | None = None, confirm_top: int = 3, workers: int | None = None,
@@ -276,6 +294,8 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
 def _tune_locked(spec: TuneSpec, out: Path, workers: int, cluster: str | None, resume: bool,
                  overwrite: bool, progress: bool) -> TuneResult:
     study = open_study(spec, out, resume, overwrite)
+    if not overwrite:
+        _check_confirm_deals(spec, out / CONFIRM_DIR)
     optimize(study, spec, out, workers, cluster, progress)
     table = trial_table(study, spec)
     ranked = ranked_settings(table, spec)

@@ -162,6 +162,10 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
                                        "is 600"):
         run(deals=900, resume=True)
     res = run(resume=True)
+    with pytest.raises(RunError, match="--confirm-deals 300 is below the 600 deals of the "
+                                       "confirmation runs"):
+        run(resume=True, confirm_deals=300)        # the finished confirmation is kept
+    assert SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)["deals_done"] == 600
     study = optuna.load_study(study_name=T.STUDY_NAME, storage=storage)
     played = {t.user_attrs["setting"] for t in study.trials if t.state.name in ("COMPLETE",
                                                                              "PRUNED")}
