@@ -14,6 +14,12 @@ _FILE_KEYS = {"config": "config", "targets": "target", "vary": "vary", "policy":
               "confirm_seed": "confirm_seed", "confirm_top": "confirm_top"}
 
 
+def _is_relative_path(config: str) -> bool:
+    """A config given as a relative TOML path (not a shipped name)."""
+    from pathlib import Path
+    return (config.endswith(".toml") or "/" in config) and not Path(config).is_absolute()
+
+
 @click.command("tune")
 @click.argument("config", metavar="CONFIG", required=False)
 @click.option("--target", "targets", multiple=True, metavar="STAT=LOW..HIGH",
@@ -24,9 +30,10 @@ _FILE_KEYS = {"config": "config", "targets": "target", "vary": "vary", "policy":
                    "payments.cap=50..500:50) or values (claims.allow_chow=true,false) "
                    "(repeatable).")
 @click.option("--file", "spec_file", type=click.Path(dir_okay=False), default=None,
-              help="The request as a TOML file: config, target, vary, policy, set, trials, "
-                   "deals, seed, steps, confirm_deals, confirm_seed, confirm_top; options "
-                   "given here replace its keys.")
+              help="The request as a TOML file: config (a relative path is relative to "
+                   "the file's folder), target, vary, policy, set, trials, deals, seed, steps, "
+                   "confirm_deals, confirm_seed, confirm_top; options given here replace its "
+                   "keys.")
 @click.option("--trials", type=int, default=None, help="Finished trials the study should "
                                                        "have (default 20).")
 @click.option("--deals", type=int, default=None, help="Deals per trial (default 20,000).")
@@ -94,6 +101,10 @@ def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy,
         for opt, key in _FILE_KEYS.items():
             if given[opt] is None and key in data:
                 given[opt] = data[key]
+        cfg = data.get("config")
+        if given["config"] is cfg and isinstance(cfg, str) and _is_relative_path(cfg):
+            from pathlib import Path        # relative to the request file's folder
+            given["config"] = str(Path(spec_file).parent / cfg)
     if not given["config"]:
         raise NbsimError("give CONFIG (a shipped config name or a TOML path), or config in "
                          "--file")

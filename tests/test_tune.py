@@ -372,3 +372,23 @@ def test_one_process_per_study(tmp_path):
             T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
                    deals=100, out=out, overwrite=True)
     assert (out / T.STUDY_DB).read_text() == "the running study"
+
+
+def test_file_config_path_is_relative_to_the_file(tmp_path, monkeypatch):
+    """A relative config path in a --file request is read from the file's
+    folder, not the working folder; a shipped name stays a name."""
+    seen = []
+
+    def fake(config, targets, vary, **kw):
+        seen.append(config)
+        raise RunError("stop here")
+
+    monkeypatch.setattr(T, "tune", fake)
+    (tmp_path / "sub").mkdir()
+    for cfg, want in [("variants/mine.toml", str(tmp_path / "sub" / "variants" / "mine.toml")),
+                      ("ningbo-3baida", "ningbo-3baida")]:
+        spec = tmp_path / "sub" / "study.toml"
+        spec.write_text(f'config = "{cfg}"\ntarget = ["win_rate=0.5..0.99"]\n'
+                        f'vary = ["win.min_tai=4,5"]\n', encoding="utf-8")
+        r = CliRunner().invoke(cli, ["tune", "--file", str(spec), "--out", str(tmp_path / "s")])
+        assert "stop here" in r.output and seen[-1] == want
