@@ -22,6 +22,7 @@ from nbsim.tune_spec import TuneSpec, point_overrides, setting_name
 from nbsim.tune_targets import evaluate, prune_gap
 
 __all__ = ["STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS", "PRUNE_ALPHA", "open_study",
+           "identity_differences",
            "optimize", "trial_table", "ranked_settings", "n_trials"]
 
 STUDY_DB = "study.db"
@@ -162,9 +163,7 @@ def open_study(spec: TuneSpec, out: Path, resume: bool, overwrite: bool):
                                       sampler=_sampler(spec), pruner=pruner)
         except KeyError:
             raise RunError(f"--resume: {db} holds no nbsim tune study") from None
-        have = study.user_attrs.get("identity", {})
-        diffs = [f"{k} is {ident[k]!r}, the study's is {have.get(k)!r}" for k in ident
-                 if have.get(k) != ident[k]]
+        diffs = identity_differences(ident, study.user_attrs.get("identity", {}))
         if diffs:
             raise RunError(f"--resume: {out} holds a different study: " + "; ".join(diffs)
                            + " (use the study's own arguments, or --overwrite)")
@@ -191,6 +190,38 @@ def open_study(spec: TuneSpec, out: Path, resume: bool, overwrite: bool):
                 study.enqueue_trial(params)
                 done.add(key)
     return study
+
+
+def _policies_text(policies) -> str:
+    """A study's policy specs: once when every seat plays the same."""
+    if isinstance(policies, list) and policies and len(set(policies)) == 1:
+        return f"{policies[0]} (every seat)"
+    return repr(policies)
+
+
+def identity_differences(ident: dict, have: dict) -> list[str]:
+    """How a request's ``TuneSpec.identity`` differs from a study's (empty:
+    --resume continues it), one phrase per key. The study's policy specs are
+    compared in today's full form (a parameter added since takes its
+    default, which plays as before); a changed config is said to be one."""
+    from nbsim.runs import _current_specs
+    have = dict(have)
+    have["policies"] = _current_specs(have.get("policies"))
+    diffs = []
+    for k in ident:
+        if have.get(k) == ident[k]:
+            continue
+        if k == "rules_hash":
+            if have.get("config") == ident["config"]:
+                diffs.append(f"the content of config {ident['config']!r} changed since the "
+                             f"study started (its rules hash is {str(ident[k])[:8]}, the "
+                             f"study's {str(have.get(k))[:8]})")
+        elif k == "policies":
+            diffs.append(f"policies is {_policies_text(ident[k])}, the study's is "
+                         f"{_policies_text(have.get(k))}")
+        else:
+            diffs.append(f"{k} is {ident[k]!r}, the study's is {have.get(k)!r}")
+    return diffs
 
 
 def _tried(study, params: dict) -> bool:

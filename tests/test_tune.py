@@ -392,3 +392,34 @@ def test_file_config_path_is_relative_to_the_file(tmp_path, monkeypatch):
                         f'vary = ["win.min_tai=4,5"]\n', encoding="utf-8")
         r = CliRunner().invoke(cli, ["tune", "--file", str(spec), "--out", str(tmp_path / "s")])
         assert "stop here" in r.output and seen[-1] == want
+
+
+def test_resume_messages_and_old_policy_specs(tmp_path):
+    """--resume: a study whose policy specs lack a parameter added since
+    (defend's hold, default 0) continues; a changed config is said to be
+    one; a different policy is shown once for the four seats."""
+    import tomli_w
+    cfg = tmp_path / "mine.toml"
+    rules = nbsim.load_rules("ningbo-3baida").to_dict()
+    cfg.write_text(tomli_w.dumps(rules), encoding="utf-8")
+    out = tmp_path / "s"
+
+    def run(**kw):
+        args = dict(trials=2, deals=100, seed=SEED, out=out, workers=2, confirm_top=1,
+                    confirm_deals=100) | kw
+        return T.tune(str(cfg), ["win_rate=0.5..1"], ["win.min_tai=4,5"], **args)
+
+    run()
+    study = optuna.load_study(study_name=T.STUDY_NAME, storage=f"sqlite:///{out / T.STUDY_DB}")
+    ident = study.user_attrs["identity"]
+    old = [p.replace(":hold=0", "") for p in ident["policies"]]
+    assert old != ident["policies"]
+    study.set_user_attr("identity", ident | {"policies": old})     # written before hold
+    assert run(resume=True).trials.height == 2
+    with pytest.raises(RunError) as e:
+        run(resume=True, policy="defend:caution=0.8")
+    assert str(e.value).count("defend:") == 2 and "(every seat)" in str(e.value)
+    cfg.write_text(tomli_w.dumps(rules | {"win": rules["win"] | {"min_tai": 3}}))
+    with pytest.raises(RunError, match=r"the content of config '.*mine.toml' changed since "
+                                       r"the study started"):
+        run(resume=True)
