@@ -296,6 +296,9 @@ def _tune_locked(spec: TuneSpec, out: Path, workers: int, cluster: str | None, r
     study = open_study(spec, out, resume, overwrite)
     if not overwrite:
         _check_confirm_deals(spec, out / CONFIRM_DIR)
+    if cluster is None:          # once here, not in each trial thread at the same time
+        from nbsim.warmup import ensure_compiled
+        ensure_compiled("game", clock=progress)
     optimize(study, spec, out, workers, cluster, progress)
     table = trial_table(study, spec)
     ranked = ranked_settings(table, spec)

@@ -423,3 +423,19 @@ def test_resume_messages_and_old_policy_specs(tmp_path):
     with pytest.raises(RunError, match=r"the content of config '.*mine.toml' changed since "
                                        r"the study started"):
         run(resume=True)
+
+
+def test_compile_notice_once(tmp_path, monkeypatch, capsys):
+    """Two trial threads starting on kernels not yet compiled: the compile
+    notice is printed once."""
+    import time
+
+    from nbsim import warmup
+    done: set[str] = set()
+    monkeypatch.setattr(warmup, "is_compiled", lambda group: group in done)
+    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None: time.sleep(0.2))
+    monkeypatch.setattr(warmup, "_mark", done.add)
+    T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=4,5"], trials=2, deals=100,
+           seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1, confirm_deals=100,
+           progress=False)
+    assert capsys.readouterr().err.count("compiling the game kernels") == 1
