@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from nbsim.errors import RunError
 from nbsim.tune_output import (
@@ -103,12 +104,12 @@ from nbsim.tune_targets import (
     prune_interval,
 )
 
-__all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_LOCK", "STUDY_DB", "STUDY_NAME", "RUNS_DIR", "MAX_ASKS",
-           "PRUNE_ALPHA", "TUNE_MD", "TUNE_JSON", "TUNE_HTML", "TUNE_PNG", "TUNE_TOML",
-           "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS", "Target", "parse_targets", "evaluate",
-           "prune_gap", "prune_interval", "SearchKey", "parse_search", "point_overrides", "TuneSpec",
-           "read_spec_file", "make_spec", "TuneResult", "trials_view", "confirmation_view",
-           "recommended_toml"]
+__all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_LOCK", "STUDY_DB",
+           "STUDY_NAME", "RUNS_DIR", "MAX_ASKS", "PRUNE_ALPHA", "TUNE_MD", "TUNE_JSON",
+           "TUNE_HTML", "TUNE_PNG", "TUNE_TOML", "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS",
+           "Target", "parse_targets", "evaluate", "prune_gap", "prune_interval", "SearchKey",
+           "parse_search", "point_overrides", "TuneSpec", "read_spec_file", "make_spec",
+           "TuneResult", "trials_view", "confirmation_view", "recommended_toml"]
 
 CONFIRM_DIR = "confirm"
 OWN = "own"
@@ -140,8 +141,8 @@ def _play(jobs: list[tuple[Path, list[str]]], spec: TuneSpec, workers: int,
 
     def one(folder: Path, ovs: list[str]) -> None:
         cd = spec.confirm_deals
-        kw = dict(deals=cd, seed=spec.confirm_seed, out=folder, mode="game", overrides=ovs,
-                  policies=spec.policies)
+        kw: dict[str, Any] = dict(deals=cd, seed=spec.confirm_seed, out=folder, mode="game",
+                                  overrides=ovs, policies=spec.policies)
         status = run_status(spec.config, **kw)
         if status == "complete":
             return

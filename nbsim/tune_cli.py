@@ -103,8 +103,8 @@ def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy,
                 given[opt] = data[key]
         cfg = data.get("config")
         if given["config"] is cfg and isinstance(cfg, str) and _is_relative_path(cfg):
-            from pathlib import Path        # relative to the request file's folder
-            given["config"] = str(Path(spec_file).parent / cfg)
+            from pathlib import Path
+            given["config"] = str(Path(spec_file).parent / cfg)   # the file's folder
     if not given["config"]:
         raise NbsimError("give CONFIG (a shipped config name or a TOML path), or config in "
                          "--file")

@@ -197,7 +197,8 @@ def recommended_toml(res: TuneResult) -> str:
     lines = [f"# {rs.name} tuned by nbsim tune (docs/tune.md): "
              f"{', '.join(ovs) or 'its own settings'}",
              f"# searched: {', '.join(k.text() for k in spec.keys)}; policy "
-             f"{policy_text(list(spec.policies))}; {spec.deals:,} deals per trial, seed {spec.seed}",
+             f"{policy_text(list(spec.policies))}; {spec.deals:,} deals per trial, seed "
+             f"{spec.seed}",
              f"# confirmation on {spec.confirm_deals:,} deals, seed {spec.confirm_seed} "
              f"(95% intervals):"]
     for t in spec.targets:

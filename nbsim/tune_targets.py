@@ -220,10 +220,10 @@ def _check_sums(targets: list[Target]) -> None:
         got = [by[p] for p in parts if p in by]
         if not got:
             return
-        lo = sum(by[p].low if p in by and by[p].low is not None else lo_default
-                 for p in parts)
-        hi = sum(by[p].high if p in by and by[p].high is not None else hi_default
-                 for p in parts)
+        lows = [by[p].low if p in by else None for p in parts]
+        highs = [by[p].high if p in by else None for p in parts]
+        lo = math.fsum(lo_default if v is None else v for v in lows)
+        hi = math.fsum(hi_default if v is None else v for v in highs)
         if lo > total[1] or hi < total[0]:
             names = " and ".join(t.text() for t in got + given)
             raise ConfigError(f"contradictory targets: {names} cannot all hold ({why}: the "

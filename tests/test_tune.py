@@ -367,10 +367,10 @@ def test_one_process_per_study(tmp_path):
     out = tmp_path / "s"
     out.mkdir()
     (out / T.STUDY_DB).write_text("the running study")
-    with RunLock(out, "nbsim tune", file=T.STUDY_LOCK):
-        with pytest.raises(RunError, match=r"is being written by process \d+ \(nbsim tune"):
-            T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
-                   deals=100, out=out, overwrite=True)
+    with RunLock(out, "nbsim tune", file=T.STUDY_LOCK), pytest.raises(
+            RunError, match=r"is being written by process \d+ \(nbsim tune"):
+        T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
+               deals=100, out=out, overwrite=True)
     assert (out / T.STUDY_DB).read_text() == "the running study"
 
 
