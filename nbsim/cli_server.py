@@ -23,15 +23,19 @@ def server_group():
 
 @server_group.command("status")
 def server_status_cmd():
-    """List the running servers of this user: pid, commands served and
-    running, kernels preloaded, seconds idle; '*' marks the one in use."""
-    from nbsim.protocol import servers
+    """List the running servers in the servers' folder (NBSIM_SERVER_DIR,
+    else $XDG_RUNTIME_DIR/nbsim, else <tmp>/nbsim-<uid>): pid, commands
+    served and running, kernels preloaded, seconds idle; '*' marks the one
+    this shell's calls use (none with NBSIM_SERVER=0)."""
+    from nbsim.protocol import server_mode, servers
 
     found = servers()
+    used = server_mode() != "off"
     if not found:
         click.echo("no nbsim server is running")
     for st in found:
-        click.echo(f"{'*' if st['current'] else ' '} pid {st['pid']}: {st['requests']} commands, "
+        mark = "*" if st["current"] and used else " "
+        click.echo(f"{mark} pid {st['pid']}: {st['requests']} commands, "
                    f"{st['running']} running, preloaded {', '.join(st['preloaded']) or 'none'}, "
                    f"idle {st['idle_s']:.0f} s of {st['idle_limit_s']:.0f} s "
                    f"({st['socket']})")
@@ -54,8 +58,9 @@ def server_start_cmd():
 
 @server_group.command("stop")
 def server_stop_cmd():
-    """Stop every nbsim server of this user (each lets its running commands
-    finish first)."""
+    """Stop every nbsim server in the servers' folder (NBSIM_SERVER_DIR,
+    else $XDG_RUNTIME_DIR/nbsim, else <tmp>/nbsim-<uid>); each lets its
+    running commands finish first."""
     from nbsim.protocol import stop_all
 
     pids = stop_all()
