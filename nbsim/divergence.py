@@ -29,6 +29,7 @@ import polars as pl
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.rules import RuleSet, as_rules
+from nbsim.tiles import parse_tile
 
 # feature -> (description, expression that is True when the expert's tile has
 # it and the base's has not, and the reverse): summarize's rows
@@ -64,11 +65,6 @@ _EMPTY_SCHEMA = {"deal": pl.Int64, "step": pl.Int64, "seat": pl.String,
                  "base_pay": pl.Int64, "expert_pay": pl.Int64}
 
 
-def _parse_kind(text: str) -> int:
-    from nbsim.tiles import parse_tile
-    return parse_tile(text)
-
-
 def _tile_features(k: int, hand: np.ndarray, wild: set[int], visible: np.ndarray,
                    opp_discarded: int, n_melds: int, tables) -> dict:
     from nbsim.kernels import hand as HK
@@ -92,37 +88,6 @@ def _first_divergence(a: list[dict], b: list[dict]) -> int | None:
     return None
 
 
-def _public_state(events: list[dict], upto: int) -> tuple[np.ndarray, dict, dict, int]:
-    """Visible copies per kind (indicator, discards still in the pond and
-    every declared meld's tiles), each seat's discarded kinds, declared
-    melds and the draws made, after ``events[:upto]``."""
-    from nbsim.tiles import parse_tiles
-    visible = np.zeros(C.N_KINDS, np.int64)
-    discarded: dict[str, set[int]] = {s: set() for s in C.SEAT_NAMES}
-    melds = dict.fromkeys(C.SEAT_NAMES, 0)
-    draws = 0
-    for e in events[:upto]:
-        a, s, t = e["action"], e["seat"], e["tile"]
-        if a == "indicator":
-            visible[_parse_kind(t)] += 1
-        elif a == "draw":
-            draws += 1
-        elif a == "discard":
-            k = _parse_kind(t)
-            visible[k] += 1
-            discarded[s].add(k)
-        elif a in ("chow", "pung", "kong"):
-            visible[_parse_kind(t)] -= 1          # the claimed tile leaves the pond
-            for m in parse_tiles(e["meld"].split(":")[-1], max_copies=None):
-                visible[m] += 1
-            melds[s] += 1
-        elif a == "concealed_kong":
-            melds[s] += 1
-        elif a == "added_kong":
-            visible[_parse_kind(t)] += 1
-    return visible, discarded, melds, draws
-
-
 def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     """The table state (``nbsim.advice_state``: the ``nbsim advise --state``
     format) of ``seat`` after ``events[:upto]`` of a played deal: its own
@@ -142,7 +107,7 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
         if a == "indicator":
             indicator = t
         elif a == "flower":
-            flowers[s].append(_parse_kind(t))
+            flowers[s].append(parse_tile(t))
         elif a == "discard":
             ponds[s].append(t)
         elif a in ("chow", "pung", "kong"):
@@ -156,8 +121,8 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
             melds[s].append(e["meld"] if s == seat else "ckong")
         elif a == "added_kong":
             for i, m in enumerate(melds[s]):
-                if m.startswith("pung:") and _parse_kind(t) in _meld_tiles(m):
-                    kinds = _meld_tiles(m) + [_parse_kind(t)]
+                if m.startswith("pung:") and parse_tile(t) in _meld_tiles(m):
+                    kinds = _meld_tiles(m) + [parse_tile(t)]
                     melds[s][i] = f"kong:{format_tiles(kinds)}@{m.split('@')[1]}"
                     break
     state = {"seat": seat, "round": C.SEAT_NAMES[int(row["round_wind"])]
@@ -280,8 +245,10 @@ def _row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles) -> dict:
         seat = y["seat"] if y["action"] in _CLAIMS else x["seat"]
     hand_kinds = hands_at(ra, a, i)[seat]
     hand = np.bincount(np.asarray(hand_kinds, dtype=np.int64), minlength=C.N_KINDS)
-    visible, discarded, melds, draws = _public_state(a, i)
-    wild = {_parse_kind(t) for t in (ra["wild_kinds"] or [])}
+    state = state_at(ra, a, i, seat)
+    melds = {o: len(state["melds"].get(o, [])) for o in C.SEAT_NAMES}
+    draws = sum(e["action"] == "draw" for e in a[:i])
+    wild = {parse_tile(t) for t in (ra["wild_kinds"] or [])}
     row = {"deal": d, "step": i, "seat": seat,
            "base_action": x["action"] if x["seat"] == seat else "pass",
            "expert_action": y["action"] if y["seat"] == seat else "pass",
@@ -291,12 +258,21 @@ def _row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles) -> dict:
            "base_tile": x["tile"] if x["seat"] == seat else None,
            "expert_tile": y["tile"] if y["seat"] == seat else None}
     if row["base_action"] == "discard" and row["expert_action"] == "discard":
+        # what the seat sees, as the advisor counts it (the state is checked
+        # against the rules on the way)
+        from nbsim.advice_state import position_from_state, seen_copies
+        pos = position_from_state(rs, state)
+        seen = seen_copies(pos.hand, pos.melds, pos.n_melds, pos.pond, pos.pond_flags,
+                           pos.n_pond, pos.flowers, pos.indicator)
+        visible = seen["melds"] + seen["discards"] + seen["indicator"]
+        me = C.SEAT_NAMES.index(seat)
+        ponds = [set(pos.pond[j, :pos.n_pond[j]].tolist()) for j in range(4)]
         for side, t in (("base", x["tile"]), ("expert", y["tile"])):
-            k = _parse_kind(t)
-            opp = sum(k in discarded[o] for o in C.SEAT_NAMES if o != seat)
+            k = parse_tile(t)
+            opp = sum(k in ponds[j] for j in range(4) if j != me)
             feats = _tile_features(k, hand, wild, visible, opp, melds[seat], tables)
             row.update({f"{side}_{n}": v for n, v in feats.items()})
-    row["state"] = json.dumps(state_at(ra, a, i, seat), ensure_ascii=False)
+    row["state"] = json.dumps(state, ensure_ascii=False)
     row["base_pay"] = ra[f"pay_{seat.lower()}"]
     row["expert_pay"] = rb[f"pay_{seat.lower()}"]
     return row
@@ -344,7 +320,6 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     HandError (a state that does not fit the rules)."""
     from nbsim.advice_state import position_from_state
     from nbsim.lookahead import evaluate
-    from nbsim.tiles import parse_tile
     rs = as_rules(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
         raise RunError(f"seed must be a whole number 0 .. 2**62 - 1, got {seed!r}")
