@@ -142,7 +142,7 @@ def _engine_rate(rs, tables, policy: str, n: int) -> float:
 
 
 def bench(quick: bool = False) -> list[Result]:
-    from nbsim.kernels.policies.table import NAMES, SEARCH
+    from nbsim.kernels.policies.catalog import NAMES, SEARCH
     from nbsim.rules import load_rules
     from nbsim.tables import load_tables
 

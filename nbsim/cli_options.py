@@ -57,7 +57,7 @@ def set_option(f):
 
 
 def _policy_names() -> str:
-    from nbsim.kernels.policies.table import DEFAULT_POLICY, NAMES
+    from nbsim.kernels.policies.catalog import DEFAULT_POLICY, NAMES
     return ", ".join(f"{n} (default)" if n == DEFAULT_POLICY else n for n in NAMES)
 
 

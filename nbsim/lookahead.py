@@ -20,7 +20,7 @@ import numpy as np
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.kernels.policies.table import code_of
+from nbsim.kernels.policies.catalog import code_of
 from nbsim.position import MAX_POND, Position
 from nbsim.rules import RuleSet
 

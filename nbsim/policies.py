@@ -1,7 +1,7 @@
 """Bot policies by name and parameters: parse, validate, describe.
 
 Everything here is read from the one policy table,
-``nbsim/kernels/policies/table.py`` (names, kernel modules, parameters with
+``nbsim/kernels/policies/catalog.py`` (names, kernel modules, parameters with
 defaults and ranges), so the command line, the manifest, the docs and the
 engine agree. A policy is written ``NAME`` or ``NAME:key=value[:key=value]``
 (``defend:caution=0.8``); ``--policies`` takes four of them separated by
@@ -24,7 +24,7 @@ import numpy as np
 import pydantic
 
 from nbsim.errors import RunError
-from nbsim.kernels.policies.table import (
+from nbsim.kernels.policies.catalog import (
     DEFAULT_POLICY,
     MAX_PARAMS,
     NAMES,

@@ -18,7 +18,7 @@ def test_every_benchmark_module_imports():
 
 def test_game_benchmark_plays_every_policy(tables):
     from benchmarks.bench_game import _engine_rate
-    from nbsim.kernels.policies.table import NAMES, SEARCH
+    from nbsim.kernels.policies.catalog import NAMES, SEARCH
     rs = load_rules("ningbo-3baida")
     for pol in NAMES:
         # a search policy (slow by design) plays few deals and searches little

@@ -18,7 +18,7 @@ import pytest
 
 from nbsim.kernels import engine as KE
 from nbsim.kernels import games as KG
-from nbsim.kernels.policies.table import NAMES, SEARCH
+from nbsim.kernels.policies.catalog import NAMES, SEARCH
 from nbsim.policies import as_policies, kernel_arrays
 from nbsim.rules import load_rules
 

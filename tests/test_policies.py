@@ -1,4 +1,4 @@
-"""The policy table and policy specs (nbsim.policies, kernels/policies/table.py)."""
+"""The policy table and policy specs (nbsim.policies, kernels/policies/catalog.py)."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
-from nbsim.kernels.policies import table as T
+from nbsim.kernels.policies import catalog as T
 from nbsim.policies import (
     DEFAULT_POLICY,
     Policy,

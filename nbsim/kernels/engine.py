@@ -84,7 +84,7 @@ from nbsim.kernels.policies.common import (
     split_hand,
     suit_of,
 )
-from nbsim.kernels.policies.table import MAX_PARAMS
+from nbsim.kernels.policies.catalog import MAX_PARAMS
 from nbsim.kernels.policies.view import (
     MAX_POND,
     POND_CLAIMED,
@@ -1239,7 +1239,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, p
     deal: int (the wall is deal mode's wall of (seed, deal)); round_wind: 0..3;
     restrict_first: bool, apply the first go-around limits of
     ``first_round_restrictions`` to this deal; policies: int64[4] policy codes
-    per seat (seat 0 = the dealer; ``policies.table``); params:
+    per seat (seat 0 = the dealer; ``policies.catalog``); params:
     float64[4, MAX_PARAMS] each seat's policy parameters; g: ``new_state()``;
     out: int64[OUT_LEN] (written); log: int32[m, EV_LEN] event rows (m = 0: no
     log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the

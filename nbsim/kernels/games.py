@@ -68,7 +68,7 @@ def game_batch(rules, tables, seed, start, policies, params, with_events, out, m
     """Independent deals ``start .. start + n - 1`` of ``seed`` played out.
 
     policies: int64[4] policy codes per seat (seat 0 = dealer;
-    ``policies.table``); params: float64[4, MAX_PARAMS] their parameters
+    ``policies.catalog``); params: float64[4, MAX_PARAMS] their parameters
     per seat. Outputs (n rows):
     out int64[n, engine.OUT_LEN]; melds_out int8[n, 4, 4, 3] final declared
     melds per seat; round_winds int8[n]; dealt_hands int8[n, 4, 42],

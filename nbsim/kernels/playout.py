@@ -30,7 +30,7 @@ from nbsim.kernels import engine as E
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.policies.table import MAX_PARAMS, POLICY_TABLE
+from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE
 from nbsim.kernels.policies.view import MAX_POND
 
 # statistics per candidate (float64[n, engine.SEARCH_STATS])

@@ -1,6 +1,6 @@
-"""Bot policies (Numba), one module each, registered in ``table.py``.
+"""Bot policies (Numba), one module each, registered in ``catalog.py``.
 
-``table`` (plain Python): the policy table, read by the engine, the command
+``catalog`` (plain Python): the policy table, read by the engine, the command
 line, the manifest and the docs. ``view``: what a deciding player sees
 (``View``) and the policies' scratch. ``registry``: the engine's dispatch of
 the four decisions (win, kong, claim, discard). ``common``: helpers shared by

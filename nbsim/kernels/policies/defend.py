@@ -60,7 +60,7 @@ from nbsim.kernels.policies.common import (
     target_fit_classes,
     usefulness,
 )
-from nbsim.kernels.policies.table import param_index
+from nbsim.kernels.policies.catalog import param_index
 from nbsim.kernels.policies.threat import caution_weight, fill_danger
 from nbsim.kernels.policies.view import MEMO_W, fill_unseen
 

@@ -28,7 +28,7 @@ from nbsim.kernels import rng
 from nbsim.kernels.engine import SEARCH_CANDS, SEARCH_SAMPLES
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import defend as D
-from nbsim.kernels.policies.table import param_index
+from nbsim.kernels.policies.catalog import param_index
 
 P_SAMPLES = param_index("lookahead", "samples")
 P_TOP_K = param_index("lookahead", "top_k")

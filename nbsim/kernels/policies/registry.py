@@ -48,7 +48,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.extending import overload
 
 from nbsim.kernels.policies.common import CLAIM_PASS
-from nbsim.kernels.policies.table import POLICY_TABLE
+from nbsim.kernels.policies.catalog import POLICY_TABLE
 
 # numba types a tuple of compiled functions through its first-class function
 # machinery and warns that it is experimental; the calls below are direct
