@@ -16,7 +16,7 @@ claims are defend's.
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
 no-leak test covers it). Decision signatures: ``registry.py``; parameters:
-``table.py``.
+``catalog.py``.
 """
 import math
 
@@ -25,7 +25,7 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
-from nbsim.kernels.engine import SEARCH_CANDS, SEARCH_SAMPLES
+from nbsim.kernels.engine_state import SEARCH_CANDS, SEARCH_SAMPLES
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import defend as D
 from nbsim.kernels.policies.catalog import param_index
