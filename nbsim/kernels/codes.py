@@ -6,11 +6,12 @@ wrappers), so Numba freezes them as compile-time constants. The layout of the
 flat rules array (``R_*``) is defined here once; ``nbsim.rules`` fills it and
 the kernels read it.
 
-Tile kinds (RULES.md section 1):
+Tile kinds (docs/rules.md §1):
     0-8   1m..9m (characters)      9-17  1p..9p (dots)
     18-26 1s..9s (bamboo)          27-30 East South West North (1z..4z)
     31-33 White Green Red (5z..7z) 34-41 flowers 1f..8f
 """
+from nbsim.kernels.tai_items import FAN_ITEM_TABLE, FU_ITEM_TABLE, TAI_ITEM_TABLE
 
 # ---------------------------------------------------------------- kinds
 N_KINDS = 42          # all kinds, flowers included
@@ -92,7 +93,7 @@ PAT_ALL_HONORS = 4
 PAT_ALL_PUNGS = 8
 PATTERN_NAMES = ("full_flush", "half_flush", "all_honors", "all_pungs")
 
-# points schemes (RULES.md section 8)
+# points schemes (docs/rules.md §8)
 SCHEME_YAO_BAN_SAN = 0
 SCHEME_YAO_BAN_LIU = 1
 SCHEME_YAO_ER_LIU = 2
@@ -107,17 +108,11 @@ SCHEME_CAP = (300, 500, 1000, 800)
 SCHEME_SILVER_ROUND = (0, 1, 1, 0)
 
 # ---------------------------------------------------------------- tai items
-# RULES.md section 6, in table order. A variant's [scoring.tai] maps id -> tai;
-# an id it omits does not exist in the variant (stored as TAI_ABSENT).
-TAI_ITEMS = (
-    "self_drawn", "chicken_hand", "all_chows", "edge_wait", "closed_wait",
-    "single_wait", "dual_pung_wait", "big_single_wait", "all_pungs",
-    "out_with_replacement", "no_wilds", "three_wilds", "robbing_the_kong",
-    "last_tile_draw", "heavenly_hand", "earthly_hand", "full_flush",
-    "half_flush", "all_honors", "seat_flower", "flower_set", "all_flowers",
-    "dragon_pung", "seat_wind_pung", "prevalent_wind_pung",
-    "wild_single_wait", "wild_drawn",
-)
+# docs/rules.md §6. The ids and their order are the rows of the item registry
+# (``tai_items.TAI_ITEM_TABLE``); the numbers below are their indices there
+# (checked at import). A variant's [scoring.tai] maps id -> tai; an id it
+# omits does not exist in the variant (stored as TAI_ABSENT).
+TAI_ITEMS = tuple(r.id for r in TAI_ITEM_TABLE)
 T_SELF_DRAWN = 0
 T_CHICKEN_HAND = 1
 T_ALL_CHOWS = 2
@@ -145,12 +140,12 @@ T_SEAT_WIND_PUNG = 23
 T_PREVALENT_WIND_PUNG = 24
 T_WILD_SINGLE_WAIT = 25
 T_WILD_DRAWN = 26
-N_TAI = 27
+N_TAI = len(TAI_ITEMS)
 TAI_ABSENT = -1
 
 # ---------------------------------------------------------------- Ninghai fan
-FAN_ITEMS = ("seat_flower", "flower_set", "dragon_pung", "full_flush",
-             "all_honors", "half_flush", "all_pungs")
+# docs/rules.md §8; ids and order: tai_items.FAN_ITEM_TABLE
+FAN_ITEMS = tuple(r.id for r in FAN_ITEM_TABLE)
 F_SEAT_FLOWER = 0
 F_FLOWER_SET = 1
 F_DRAGON_PUNG = 2
@@ -158,17 +153,12 @@ F_FULL_FLUSH = 3
 F_ALL_HONORS = 4
 F_HALF_FLUSH = 5
 F_ALL_PUNGS = 6
-N_FAN = 7
+N_FAN = len(FAN_ITEMS)
 
 # ---------------------------------------------------------------- Ninghai fu
 # "terminal" means terminal or honor (幺九), "simple" ranks 2-8
-FU_ITEMS = (
-    "exposed_pung_terminal", "exposed_pung_simple",
-    "concealed_pung_terminal", "concealed_pung_simple",
-    "exposed_kong_terminal", "exposed_kong_simple",
-    "concealed_kong_terminal", "concealed_kong_simple",
-    "flower", "self_drawn", "closed_wait",
-)
+# ids and order: tai_items.FU_ITEM_TABLE
+FU_ITEMS = tuple(r.id for r in FU_ITEM_TABLE)
 FU_EXPOSED_PUNG_TERMINAL = 0
 FU_EXPOSED_PUNG_SIMPLE = 1
 FU_CONCEALED_PUNG_TERMINAL = 2
@@ -180,7 +170,7 @@ FU_CONCEALED_KONG_SIMPLE = 7
 FU_FLOWER = 8
 FU_SELF_DRAWN = 9
 FU_CLOSED_WAIT = 10
-N_FU = 11
+N_FU = len(FU_ITEMS)
 
 # ---------------------------------------------------------------- rules array
 # One flat int64 array holds a whole RuleSet for the kernels. Scalars first,
@@ -346,3 +336,9 @@ OUTCOME_NAMES = ("self_drawn", "discard", "robbing_kong", "wall_exhausted")
 
 # ---------------------------------------------------------------- shanten
 SHANTEN_INVALID = 99   # hand.shanten: tile total or a count out of range
+
+# every item number is its row's index in the registry
+for _table in (TAI_ITEM_TABLE, FAN_ITEM_TABLE, FU_ITEM_TABLE):
+    for _i, _row in enumerate(_table):
+        assert globals()[_row.const] == _i, (_row.const, _i)
+del _table, _i, _row
