@@ -72,6 +72,8 @@ def ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
 
 @nrt_free(inline="always")
 def ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
+    """Which of its ``n_opt`` kong options (rows of ``g.opts``) does ``seat``
+    declare? The option index, or -1 for none."""
     code = policies[seat]
     due = probe_due(g, probe)
     if due:
@@ -88,6 +90,8 @@ def ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
 
 @nrt_free
 def ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, can_kong):
+    """Does ``seat`` claim the discard ``tile``? ``common.CLAIM_*`` (a chow
+    option only where ``g.chow_ok`` allows it)."""
     code = policies[seat]
     due = probe_due(g, probe)
     if due:
@@ -106,6 +110,7 @@ def ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, c
 
 @nrt_free(inline="always")
 def ask_discard(rules, tables, g, policies, params, probe, seat):
+    """The kind ``seat`` discards, among the kinds ``g.allowed``."""
     code = policies[seat]
     due = probe_due(g, probe)
     if due:

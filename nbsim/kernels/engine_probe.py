@@ -108,6 +108,7 @@ def shuffle_hidden(g, seat):
 
 @nrt_free
 def restore_hidden(g):
+    """Put back the hands and the wall ``shuffle_hidden`` saved."""
     for s in range(4):
         for k in range(C.N_KINDS):
             g.hands[s, k] = g.hands_bak[s, k]
@@ -125,6 +126,8 @@ def probe_due(g, probe):
 
 @nrt_free
 def probe_begin(g, probe, seat):
+    """Before the first answer: save ``seat``'s policy stream and seed the
+    probe's own stream from (PR_SEED, PR_AT)."""
     for i in range(rng.RNG_LEN):
         g.prng_bak[i] = g.prng[seat, i]
     rng.stream_init(np.uint64(probe[PR_SEED]), probe[PR_AT], rng.STREAM_USER, g.probe_rng)
@@ -140,6 +143,8 @@ def probe_swap(g, probe, seat):
 
 @nrt_free
 def probe_end(g, probe, kind, seat, answer, shuffled):
+    """After the second answer: restore the hidden tiles and record the
+    decision kind (``Q_*``), the seat and both answers in ``probe``."""
     restore_hidden(g)
     probe[PR_KIND] = kind
     probe[PR_SEAT] = seat

@@ -200,4 +200,5 @@ def log_event(log, n_log, seat, action, tile, meld, frm, pos):
 
 @njit(cache=True, inline="always")
 def add_event(g, log, seat, action, tile, meld, frm, pos):
+    """``log_event`` counting in the turn state (``TS_N_LOG``) of ``g``."""
     g.ts[TS_N_LOG] = log_event(log, g.ts[TS_N_LOG], seat, action, tile, meld, frm, pos)

@@ -133,6 +133,9 @@ def fu_all(rules, g, winner, out):
 
 @nrt_free
 def set_win(g, outcome, winner, discarder, tile, ctx, liable):
+    """Record the end of the deal by a win in the turn state: outcome
+    (``codes.OUT_*``), winner, discarder (-1), winning tile, context bits
+    and liable seat (-1)."""
     ts = g.ts
     ts[TS_OUTCOME] = outcome
     ts[TS_WINNER] = winner

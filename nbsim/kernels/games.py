@@ -3,7 +3,7 @@
 ``game_batch`` plays independent deals ``start .. start + n - 1`` of a seed:
 each deal has the dealer East, its round wind drawn from the deal's own
 stream (``rng.STREAM_ROUND_WIND``), and the same wall as deal mode.
-``match_batch`` plays whole matches (RULES.md section 2: four round winds,
+``match_batch`` plays whole matches (docs/rules.md §2: four round winds,
 dealer rotation, round-wind advance; section 4: first-hand limits): every
 deal j of match m is deal j of the match seed ``rng.deal_key(seed, m)``.
 """
@@ -43,8 +43,8 @@ def _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, 
 
 
 # inlined (numba IR), as is engine.play_deal: every compiled function that is
-# not inlined links and optimizes the whole engine below it once more (about
-# 10 s of LLVM time per level, measured with numba's compile events)
+# not inlined links and optimizes the whole engine below it once more
+# (docs/layout.md, "The kernels")
 @njit(cache=True, inline="always")
 def _play_one(rules, tables, seed, deal, round_wind, restrict_first, policies, params, state,
               out_row, melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice, indicator,

@@ -1,10 +1,10 @@
-"""Wild-aware complete-hand check, waits and shanten (RULES.md sections 3, 5, 10).
+"""Wild-aware complete-hand check, waits and shanten (docs/rules.md §3, §5 and §10).
 
 Encoding: ``counts`` is an integer array over kinds (length >= 34; kinds 0-8 m,
 9-17 p, 18-26 s, 27-33 honors, see codes.py) holding NATURAL tiles only, each
 count 0..4. Wild tiles are taken out of the counts and passed as ``n_wilds``.
 A wild stands for any suited or honor kind, including a fifth or sixth copy of
-a kind (RULES.md section 3). Only the standard form counts (RULES.md section 5):
+a kind (docs/rules.md §3). Only the standard form counts (docs/rules.md §5):
 k melds (chows/pungs; honors only pungs) + 1 pair from 3k + 2 concealed tiles;
 declared melds are not passed.
 
@@ -163,9 +163,9 @@ def is_complete(counts, n_wilds, tables):
     0..33 (0..4 each; read as unsigned bytes); n_wilds: int >= 0; tables: from
     ``nbsim.tables.load_tables()``. Returns False when the tile total
     (naturals + wilds) is not 2 mod 3, or for invalid input (a count outside
-    0..4, n_wilds < 0). A wild may be a fifth copy of a kind (RULES.md
-    section 3): 1111m + one wild + melds is complete. Standard form only
-    (RULES.md section 5).
+    0..4, n_wilds < 0). A wild may be a fifth copy of a kind (docs/rules.md
+    §3): 1111m + one wild + melds is complete. Standard form only
+    (docs/rules.md §5).
     """
     return _is_complete(counts, n_wilds, tables)
 
@@ -191,7 +191,7 @@ def wait_mask(counts, n_wilds, excluded, tables, out):
 
     counts: natural counts (length >= 34, 0..4 each); n_wilds: wilds held;
     excluded: bool array (length >= 34): kinds the caller rules out (wild kinds,
-    kinds whose 4 copies are all visible; RULES.md section 10); out: bool[>= 34],
+    kinds whose 4 copies are all visible; docs/rules.md §10); out: bool[>= 34],
     written for kinds 0..33: out[k] = True when k is not excluded, the hand
     holds fewer than 4 natural k, and counts + one k (+ the wilds) is complete.
     Returns the number of such kinds (0 for a hand that is not 3k + 1 tiles or
@@ -309,7 +309,7 @@ def shanten(counts, n_wilds, n_declared, tables):
     ``is_complete`` is True), 0 for a ready hand, n >= 1 otherwise, or
     ``C.SHANTEN_INVALID`` (99) for a tile total or count out of range.
 
-    Definition (RULES.md section 10): 3k + 1 - W - F, where W = n_wilds (each
+    Definition (docs/rules.md §10): 3k + 1 - W - F, where W = n_wilds (each
     wild becomes any tile) and F = the most natural tiles that fit a target of
     k melds + 1 pair holding at most 4 copies of a kind. Shanten may ignore a
     wild acting as a fifth copy; here it only matters for -1, which is made
@@ -339,8 +339,8 @@ def shanten_batch(counts2d, n_wilds1d, n_declared1d, tables, out_int):
 
     counts2d: int array [n, >= 34]; n_wilds1d, n_declared1d: int arrays [n];
     out_int: int array [n] (written). Returns the number of complete hands (-1).
-    The loop body repeats ``_fit_shanten`` (strict) by hand: written out here
-    it runs about twice as fast as the inlined call (numba 0.68, measured);
+    The loop body repeats ``_fit_shanten`` (strict) by hand, which is faster
+    than the inlined call (docs/layout.md, "The kernels");
     tests/test_hand.py checks that both agree."""
     n_complete = 0
     for i in range(counts2d.shape[0]):

@@ -3,13 +3,12 @@ reference counting (NRT).
 
 With NRT, every array a compiled function receives, unpacks from a tuple or
 slices (``hands[seat]``) costs an atomic increment and decrement, and a
-call that passes the 8-array lookup-table tuple costs 16 of them. In the game
-engine those atomics were about a third of the run time (perf: two hot
-instructions, NRT_incref and NRT_decref). Kernels that never allocate an
-array (they write into scratch arrays their caller owns) do not need NRT:
-``nrt_free`` compiles them without it (numba's ``_nrt=False`` option), which
-made played deals about 35% faster with identical results. A kernel that
-allocates (np.zeros, np.empty, array copies) must keep ``njit``.
+call that passes the 8-array lookup-table tuple costs 16 of them. Kernels
+that never allocate an array (they write into scratch arrays their caller
+owns) do not need NRT: ``nrt_free`` compiles them without it (numba's
+``_nrt=False`` option), with identical results (docs/layout.md, "The
+kernels", has the measurements). A kernel that allocates (np.zeros,
+np.empty, array copies) must keep ``njit``.
 
 Every kernel (``njit`` and ``nrt_free`` from here) uses numpy's error
 model (``error_model="numpy"``): a division by zero gives inf, nan or 0
@@ -17,9 +16,7 @@ instead of raising ZeroDivisionError. So a kernel has no exception path for
 division and modulo, and numba does not check the status of every call for
 a raised exception. None of the kernels divides by zero: every divisor is
 a constant, a guarded count or a total that is never 0, so results are the
-same (identical game frames on all five variants and identical deal-mode
-shards). The scorer's kernels set this model one decorator at a time
-before; ``njit`` now sets it for all of them.
+same as with Python's model.
 
 Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
 module first sets up numba's cache folder (``numba_cache.configure``), which

@@ -1,4 +1,4 @@
-"""Payments of a legal win and Ninghai points (RULES.md sections 7, 8 and 10).
+"""Payments of a legal win and Ninghai points (docs/rules.md §7, §8 and §10).
 
 Kernels (``nrt_free`` or inlined, no allocation):
 
@@ -17,7 +17,7 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
 
-FAN_FULL_CAP = 3    # RULES.md section 8: at fan >= 3 the points are the scheme's cap
+FAN_FULL_CAP = 3    # docs/rules.md §8: at fan >= 3 the points are the scheme's cap
 
 
 @njit(cache=True, inline="always")
@@ -29,7 +29,7 @@ def is_terminal(kind):
 @njit(cache=True, inline="always")
 def pung_fu_item(kind, concealed, kong):
     """The Ninghai fu item (``codes.FU_ITEMS`` index 0..7) of a pung/kong of
-    ``kind`` (RULES.md section 8, docs/rules.md §8): exposed or concealed,
+    ``kind`` (docs/rules.md §8, docs/rules.md §8): exposed or concealed,
     pung or kong, terminal/honor or simple."""
     item = 0
     if kong:
@@ -43,14 +43,14 @@ def pung_fu_item(kind, concealed, kong):
 
 @njit(cache=True, inline="always")
 def pung_fu(rules, kind, concealed, kong):
-    """Ninghai fu of a pung/kong of ``kind`` (RULES.md section 8, [scoring.fu]):
+    """Ninghai fu of a pung/kong of ``kind`` (docs/rules.md §8, [scoring.fu]):
     the value of its item ``pung_fu_item``."""
     return rules[C.R_FU + pung_fu_item(kind, concealed, kong)]
 
 
 @nrt_free
 def scheme_points(rules, scheme, fan, fu):
-    """Ninghai points of one scheme (RULES.md sections 8 and 10): base B with
+    """Ninghai points of one scheme (docs/rules.md §8 and §10): base B with
     fu: ceil10((B + fu) * 2**fan); without fu (tui_dao_ba): B * 2**fan; at
     fan >= 3 the scheme's cap; always at most the cap.
 
@@ -70,7 +70,7 @@ def scheme_points(rules, scheme, fan, fu):
 
 @nrt_free
 def silver(rules, scheme, points):
-    """Silver for points under scheme (RULES.md section 8): 1:1, or for the
+    """Silver for points under scheme (docs/rules.md §8): 1:1, or for the
     rounding schemes each hundred's remainder 0-20 -> 0, 30-60 -> 50,
     70-90 -> 100 when ``silver_rounding`` is on. Returns silver (int)."""
     if rules[C.R_SILVER_ROUNDING] and rules[C.R_SCHEME_SILVER_ROUND + scheme]:
@@ -89,7 +89,7 @@ def silver(rules, scheme, points):
 @nrt_free
 def player_fu(rules, hand, melds, n_melds, flowers):
     """A Ninghai player's own fu (胡) for the settlement among non-winners
-    (RULES.md section 8, 胡头; not modelled further here).
+    (docs/rules.md §8, 胡头; not modelled further here).
 
     Definition: the fu of its declared melds (exposed pung / exposed kong /
     concealed kong, terminal-or-honor or simple, per [scoring.fu]) + a
@@ -116,8 +116,7 @@ def player_fu(rules, hand, melds, n_melds, flowers):
 
 @njit(cache=True, inline="always")
 def payments(rules, T, seat, win_by, ctx, discarder, fed, fed_by_winner, kong_from, liable, res):
-    """Net payments per seat into res[RES_PAY:RES_PAY + 4] (RULES.md sections 7,
-    8 and 10), zero-sum.
+    """Net payments per seat into res[RES_PAY:RES_PAY + 4] (docs/rules.md §7, §8 and §10), zero-sum.
 
     T: tai + base_points (Ningbo) or the silver (Ninghai), in points; seat:
     the winner 0..3; discarder: the discarding / robbed seat or -1; fed,
@@ -179,7 +178,7 @@ def payments(rules, T, seat, win_by, ctx, discarder, fed, fed_by_winner, kong_fr
     cap = rules[C.R_CAP]
     if rule != C.PAY_NINGHAI and cap > 0 and total > cap:
         # scale each share, floor, and hand out the rest one by one to the
-        # payers in turn order after the winner (RULES.md section 10)
+        # payers in turn order after the winner (docs/rules.md §10)
         o0 = s0
         o1 = s1
         o2 = s2

@@ -1,7 +1,7 @@
 """The lookahead's evaluator (Numba): the rest of a deal played from one
 seat's view, on hidden tiles sampled consistently with that view.
 
-docs/rules.md sections 2-5. A seat deciding its discard sees its own hand,
+docs/rules.md §2-§5. A seat deciding its discard sees its own hand,
 every declared meld (others' concealed kongs face down), the discards, the
 flowers set aside, the indicator and the wall's state: never the other
 hands or the order of the wall. ``build_world`` deals everything the seat
@@ -33,7 +33,7 @@ from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE
 from nbsim.kernels.policies.view import MAX_POND
 
-# statistics per candidate (float64[n, engine.SEARCH_STATS])
+# statistics per candidate (float64[n, engine_state.SEARCH_STATS])
 ST_PAY = 0             # sum of the seat's payments (points)
 ST_PAY2 = 1            # sum of their squares
 ST_WIN = 2             # deals the seat won
@@ -59,7 +59,7 @@ def _tile_id(k):
 
 @nrt_free
 def build_world(view, g, st, pool, u):
-    """Fill the state ``g`` (``engine.Game``) with a complete deal that
+    """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
     and ``u`` int64[42] are scratch. The seat to play and the turn state
@@ -179,7 +179,7 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout):
     """Play every candidate discard ``sr.cands[:n_cands]`` (kinds the seat
     to play holds) on ``n_samples`` sampled worlds (``build_world``) with
     every seat playing the policy of code ``playout`` (default parameters)
-    to the end of the deal. ``sr``: ``engine.Search`` working memory (at
+    to the end of the deal. ``sr``: ``engine_state.Search`` working memory (at
     least n_cands rows and n_samples columns); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills

@@ -4,16 +4,16 @@ A suit (9 ranks) is indexed by the base-5 digits of its rank counts,
 ``idx = sum(c[r] * 5**r)`` (``c[r]`` in 0..4, rank 1 is digit 0); the honors
 (7 kinds, 1z..7z) the same way over 7 digits. Honors form only pungs and pairs.
 
-Tables (all ``uint8``; RULES.md sections 3, 5 and 10):
+Tables (all ``uint8``; docs/rules.md §3, §5 and §10):
 
 * ``need[idx, 0]``: minimum number of wilds that, added to the counts, let the
   tiles decompose exactly into melds (chows/pungs); ``need[idx, 1]``: the same
   for melds plus exactly one pair. A wild may be a fifth (or sixth) copy of a
-  kind (RULES.md section 3). The empty suit needs 0 / 2 (a pair of wilds).
+  kind (docs/rules.md §3). The empty suit needs 0 / 2 (a pair of wilds).
 * ``fit[idx, m * 2 + p]`` (m = 0..4 melds, p = 0..1 pairs): the maximum number
   of the suit's natural tiles that fit a target of m melds + p pairs inside the
-  suit, the target holding at most 4 copies of a kind (the shanten of RULES.md
-  section 10 ignores wilds acting as fifth copies).
+  suit, the target holding at most 4 copies of a kind (the shanten of docs/rules.md
+  §10 ignores wilds acting as fifth copies).
 
 For a fast shanten the fit rows are also stored by class: only 126 distinct
 rows occur for a suit and 55 for the honors, so ``*_fit_class[idx]`` (uint8)

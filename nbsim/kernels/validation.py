@@ -1,5 +1,5 @@
-"""Input checks of the scorer and the compact wild set (RULES.md sections 3
-and 10, and the tile counts).
+"""Input checks of the scorer and the compact wild set (docs/rules.md §3 and
+§10, and the tile counts).
 
 * ``wild_set(rules, indicator) -> (kind a, kind b, flower bits, wild tiles
   in play)``: the wild kinds of an indicator in a form that needs no array.
@@ -19,7 +19,7 @@ from nbsim.kernels.wilds import next_kind
 @njit(cache=True, inline="always")
 def wild_set(rules, indicator):
     """Wild kinds of an indicator as (kind a, kind b, flower bit mask, wild
-    tiles in play): RULES.md section 3, the same sets as ``wilds.wild_mask``
+    tiles in play): docs/rules.md §3, the same sets as ``wilds.wild_mask``
     (tests/test_score_errors.py checks every indicator), without filling a
     42-entry mask on every call."""
     mode = rules[C.R_WILDS]
@@ -46,7 +46,7 @@ def is_wild(kind, wild_a, wild_b, wild_flowers):
 @njit(cache=True, inline="always")
 def validate(rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind,
              indicator, discarder, fed, fed_by_winner, kong_from, liable, iw):
-    """Check the input (RULES.md section 10 and the tile counts).
+    """Check the input (docs/rules.md §10 and the tile counts).
 
     Arguments as ``score.score_win`` (tile counts per kind, seats 0..3,
     kinds 0..41), plus the scorer's scratch iw (int64[IW_LEN]). Returns

@@ -1,5 +1,5 @@
 """The 13-tile hand of a win (the concealed tiles before the winning tile):
-its wait set and the wild single wait (RULES.md sections 6 and 10), hand
+its wait set and the wild single wait (docs/rules.md §6 and §10), hand
 constants of ``score.score_one``.
 
 * ``nat13(iw, win_kind, win_wild)``: its natural counts into the scratch
@@ -48,7 +48,7 @@ def nat13(iw, win_kind, win_wild):
 @nrt_free
 def wait_info(iw, hand, indicator, wild_a, wild_b, wild_flowers, wilds13, tables):
     """Size of the 13-tile wait set (capped at 3) and its first two kinds,
-    for the natural counts in O_NAT13 and wilds13 wilds (RULES.md section 10:
+    for the natural counts in O_NAT13 and wilds13 wilds (docs/rules.md §10:
     wild kinds and kinds with 4 copies in hand, melds or the indicator skipped).
 
     Same set as ``hand.wait_mask`` (tests/test_score_diff.py checks it), but

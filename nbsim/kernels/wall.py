@@ -1,5 +1,5 @@
 """The wall: shuffle, dice, break, indicator, deal and the one-time flower
-replacement (RULES.md sections 2 and 3), as Numba kernels an engine can reuse.
+replacement (docs/rules.md §2 and §3), as Numba kernels an engine can reuse.
 
 Physical tiles
 --------------
@@ -43,7 +43,7 @@ clockwise from the break, taking the top then the bottom tile of each stack,
 and replacements move counterclockwise from the break, taking the bottom tile
 of the tail stack first, then its top tile.
 
-Dice and break (RULES.md section 2)
+Dice and break (docs/rules.md §2)
 -----------------------------------
 Ningbo (``R_DICE_THROWS == 1``): one throw of two dice. The sum picks the side
 counted counterclockwise from the dealer (1, 5, 9 the dealer's; 2, 6, 10 the
@@ -53,7 +53,7 @@ smaller die counts stacks back from the tail (the tail stack is stack 1) and
 the top tile of that stack is the indicator: position ``144 - 2 * smaller``.
 Ninghai (``R_DICE_THROWS == 2``): the dealer's throw B picks the player
 (counted the same way), who throws again; the break is B + second throw
-*tiles* from that player's wall's right end (RULES.md: tiles, so an odd count
+*tiles* from that player's wall's right end (docs/rules.md §2: tiles, so an odd count
 splits a stack). No indicator; if a config combines two throws with wilds,
 the smaller die of the second throw places the indicator as in Ningbo.
 
@@ -75,7 +75,7 @@ Flower replacement
 After the deal, starting with the dealer and going counterclockwise (seats 0,
 1, 2, 3 = E S W N), each player sets aside all non-wild flowers in hand and
 draws as many replacements from the tail end, repeating until no non-wild
-flower is in hand. Wild flowers stay in the hand (RULES.md section 3).
+flower is in hand. Wild flowers stay in the hand (docs/rules.md §3).
 """
 import numpy as np
 
@@ -144,7 +144,7 @@ def shuffle_steps(st, work, wall, t0, t1):
 def roll_dice(rules, st, ws):
     """Throw the dice (2 per throw, R_DICE_THROWS throws) from the dice stream
     ``st`` and set ws[WS_DICE..], ws[WS_N_DICE], ws[WS_SIDE], ws[WS_BREAK] and,
-    with wilds, ws[WS_INDICATOR] (RULES.md section 2; see the module doc)."""
+    with wilds, ws[WS_INDICATOR] (docs/rules.md §2; see the module doc)."""
     throws = rules[C.R_DICE_THROWS]
     nd = 2 * throws
     for k in range(MAX_DICE):
@@ -183,7 +183,7 @@ def wall_setup(rules, seed, deal, full, wall, work, st, ws, wild):
     wall uint8[144] (draw order), work uint8[144] (shuffle scratch, keep it
     with ``st`` for complete_shuffle), st uint64[rng.RNG_LEN] (left as the
     wall stream), ws int64[WS_LEN], wild bool[42] (wild kinds). Returns the
-    indicator kind (-1 without wilds). RULES.md sections 2-3."""
+    indicator kind (-1 without wilds). docs/rules.md §2-§3."""
     rng.stream_init(seed, deal, rng.STREAM_DICE, st)
     roll_dice(rules, st, ws)
     rng.stream_init(seed, deal, rng.STREAM_WALL, st)
@@ -266,7 +266,7 @@ def drawable_left(rules, ws, n_kongs):
     """Tiles that may still be drawn before the end of play: tiles_left minus
     the reserve, 2 * (R_RESERVE_STACKS + R_RESERVE_STACKS_PER_KONG * n_kongs)
     tiles (Ninghai: 9 stacks + 1 per kong declared; Ningbo: 0). Never < 0.
-    RULES.md section 2."""
+    docs/rules.md §2."""
     reserve = 2 * (rules[C.R_RESERVE_STACKS] + rules[C.R_RESERVE_STACKS_PER_KONG] * n_kongs)
     return max(tiles_left(ws) - reserve, 0)
 
@@ -298,7 +298,7 @@ def log_setup(ws, log, n_log):
 @njit(cache=True)
 def replace_flowers(wall, ws, wild, seat, hands, flowers, log, n_log):
     """Set aside every non-wild flower in ``hands[seat]`` and draw replacements
-    from the tail end until none is left (RULES.md section 2, 补花).
+    from the tail end until none is left (docs/rules.md §2, 补花).
 
     hands: int8[4, 42] counts per seat; flowers: uint8[4] bit masks of the
     flowers set aside (bit f for flower f + 1). Logs A_FLOWER and A_REPLACE

@@ -1,4 +1,4 @@
-"""Wild kinds (百搭 / 财神) from the flipped indicator (RULES.md section 3)."""
+"""Wild kinds (百搭 / 财神) from the flipped indicator (docs/rules.md §3)."""
 import numpy as np
 
 from nbsim.kernels import codes as C

@@ -4,7 +4,7 @@ shanten and estimated worth.
 
 Encodings as in ``nbsim.kernels.hand``: ``nat`` int8[34] natural counts
 (wilds removed), group indices from ``hand.group_indices``. The target
-machinery is shared by ``value`` and ``defend`` (RULES.md sections 5, 6, 8:
+machinery is shared by ``value`` and ``defend`` (docs/rules.md §5, §6 and §8:
 the items a target scores are read from the variant's tai or fan table).
 """
 
@@ -253,7 +253,7 @@ def _add4(a, b, c, d, x):
 @nrt_free
 def honor_pung_value(rules, k, seat, round_wind):
     """What a pung of honour kind ``k`` scores for ``seat`` (tai, or fan in
-    Ninghai; docs/rules.md section 6): the dragon pung item for a dragon,
+    Ninghai; docs/rules.md §6): the dragon pung item for a dragon,
     the seat wind and prevalent wind items for a wind that is the seat's or
     the round's, 0 for another wind."""
     system = rules[C.R_SYSTEM]

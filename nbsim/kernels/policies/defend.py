@@ -8,7 +8,7 @@ Offence (``value``'s targets, and better where it can be):
 * among discards that keep the hand equally close, the one that leaves the
   most unseen tiles that bring it closer (tile acceptance, parameter
   ``speed``) instead of value's neighbour count;
-* bound pairs (三包, RULES.md section 7): a third claim from the same
+* bound pairs (三包, docs/rules.md §7): a third claim from the same
   discarder binds that player (it pays 5T on a self-drawn win, 4T or 5T
   when it deals in), so a claim that completes the binding is taken when it
   keeps the hand as close (parameter ``bind``).
@@ -35,7 +35,7 @@ departs from defend").
 (discards the safest tile) as soon as a threat shows.
 
 Wins: it takes every legal win (declining never helped in duels).
-Decision signatures: ``registry.py``; parameters: ``table.py``.
+Decision signatures: ``registry.py``; parameters: ``catalog.py``.
 """
 
 import numpy as np
@@ -43,6 +43,7 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.jit import nrt_free
+from nbsim.kernels.policies.catalog import param_index
 from nbsim.kernels.policies.common import (
     BIG,
     CLAIM_PASS,
@@ -60,7 +61,6 @@ from nbsim.kernels.policies.common import (
     target_fit_classes,
     usefulness,
 )
-from nbsim.kernels.policies.catalog import param_index
 from nbsim.kernels.policies.threat import caution_weight, fill_danger
 from nbsim.kernels.policies.view import MEMO_W, fill_unseen
 

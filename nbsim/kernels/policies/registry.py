@@ -1,5 +1,5 @@
 """The engine's entry to the policies: one dispatch per decision, built from
-the policy table (``table.POLICY_TABLE``; a policy's code is its index).
+the policy table (``catalog.POLICY_TABLE``; a policy's code is its index).
 
 Every policy module implements the same four decisions, with these
 signatures (``view``: ``view.View``; ``params``: float64[MAX_PARAMS], the
@@ -47,8 +47,8 @@ from numba import literal_unroll, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.extending import overload
 
-from nbsim.kernels.policies.common import CLAIM_PASS
 from nbsim.kernels.policies.catalog import POLICY_TABLE
+from nbsim.kernels.policies.common import CLAIM_PASS
 
 # numba types a tuple of compiled functions through its first-class function
 # machinery and warns that it is experimental; the calls below are direct

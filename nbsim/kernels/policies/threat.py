@@ -17,8 +17,8 @@ function per question, from the deciding seat's public ``View`` only.
 * ``legal_chance(rules, tai, pattern)``: how likely a completed hand of ``o`` is a legal
   win on a discard (the minimum tai, allowed patterns, self-drawn only).
 * ``deal_in_cost(rules, bound, mutual, worth, liable)``: what dealing ``o`` its win costs beyond
-  what its win would cost anyway, from the variant's payment rule (RULES.md
-  sections 7 and 8): Ningbo 2T, a bound discarder 4T or 5T; nothing in
+  what its win would cost anyway, from the variant's payment rule (docs/rules.md
+  §7 and §8): Ningbo 2T, a bound discarder 4T or 5T; nothing in
   7-baida (no discard wins); Ninghai: only its three-melds liability.
 * ``bind_feed_cost(...)`` / ``kong_feed_cost(...)``: what a claim of ``k``
   by ``o`` would cost: a third meld from the same discarder binds it (三包:
@@ -137,7 +137,7 @@ def shown(rules, melds, n_melds, flowers, seat, round_wind, pat):
     """(tai, fan) that seat ``seat``'s table shows (its ``melds`` int8[4, 3],
     ``flowers`` bit mask and ``suit_pattern`` ``pat``): a one-suit pattern
     (half flush), dragon and wind pungs, three pungs (all pungs), its seat
-    flowers (docs/rules.md sections 6 and 8)."""
+    flowers (docs/rules.md §6 and §8)."""
     tai = 0.0
     fan = 0
     if pat >= 0 and pat < 3:
@@ -192,7 +192,7 @@ def legal_chance(rules, tai, pat):
     legal win on a discard): 0 where wins are self-drawn only; with
     ``allowed_patterns``, whether a pattern shows; with a tai minimum, a
     logistic in the tai that shows minus the minimum (docs/rules.md
-    section 5). Float."""
+    §5). Float."""
     if rules[C.R_SELF_DRAW_ONLY]:
         return 0.0
     p = 1.0
@@ -247,7 +247,7 @@ def wait_by_seat(p, k, pat, in_pond):
 @nrt_free
 def deal_in_cost(rules, bound, mutual, worth, liable_shows):
     """Points lost by dealing a seat its win, beyond what its win would cost
-    the deciding seat anyway (docs/rules.md sections 7, 8): ``bound``: the
+    the deciding seat anyway (docs/rules.md §7 and §8): ``bound``: the
     seat claimed 3+ melds from the decider's discards, ``mutual``: both
     ways; ``liable_shows``: Ninghai three-melds liability may apply. Float >= 0."""
     if rules[C.R_SELF_DRAW_ONLY]:
@@ -319,7 +319,7 @@ def kong_feed_cost(share, u, worth, ready):
 def bind_feed_cost(rules, concealed, is_next, k, unseen, hidden, worth, p_win):
     """Expected points a discard of ``k`` costs through a claim that makes a
     seat with two melds from the decider's discards bound (its third:
-    docs/rules.md section 7): its later win (chance ``p_win`` = 0.35 + 0.3 x
+    docs/rules.md §7): its later win (chance ``p_win`` = 0.35 + 0.3 x
     its ready chance) costs a bound player 5T on a self-draw (instead of T
     or nothing), 2T on another's discard (ningbo) or 4T if it discards."""
     return claim_chance(rules, concealed, is_next, k, unseen, hidden) * p_win * 2.5 * worth

@@ -6,7 +6,7 @@ the tai (or Ninghai fan) a win through it would score, read from the
 variant's table, and skips targets outside ``allowed_patterns``. It discards
 toward the target, claims only tiles inside the target (and pungs of scoring
 honors: dragons, seat and round wind), declares only kongs inside the target,
-and always takes a legal win (RULES.md sections 5, 6, 8). Decision
+and always takes a legal win (docs/rules.md §5, §6 and §8). Decision
 signatures: ``registry.py``.
 """
 import numpy as np
