@@ -26,7 +26,7 @@ fan, fu, legal, item fan vector before the cap in FAN_ITEMS order, item fu
 vector in FU_ITEMS order) for Ninghai (docs/rules.md §10.3, §10.4).
 
 ``reference_score(rules_dict, **situation)`` returns the same fields as
-``nbsim.scoring.ScoreResult.to_dict()`` (without ``config``): also
+``nbsim.rules.scorer.ScoreResult.to_dict()`` (without ``config``): also
 ``present`` (the ids of the tai items that apply, in TAI_ITEMS order) and
 ``fan_items`` / ``fu_items`` (Ninghai: id -> fan before the cap / fu, the
 non-zero ones), or ``{"error": name}`` for the invalid inputs of RULES.md

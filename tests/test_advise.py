@@ -10,7 +10,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nbsim.advice import (
+from nbsim.cli import cli
+from nbsim.errors import HandError, NbsimError, RunError, TileError
+from nbsim.kernels import codes as C
+from nbsim.play.advice import (
     advice_json,
     advise,
     build_advice,
@@ -22,12 +25,9 @@ from nbsim.advice import (
     position_to_state,
     table_state,
 )
-from nbsim.cli import cli
-from nbsim.errors import HandError, NbsimError, RunError, TileError
-from nbsim.kernels import codes as C
-from nbsim.position import MAX_POND
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_tile, parse_tiles
+from nbsim.play.position import MAX_POND
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_tile, parse_tiles
 
 SAMPLES = 32
 # E to discard after drawing 3p: discarding 3p or 6p leaves it ready on 1z 5z (and the
@@ -328,7 +328,7 @@ def test_plot_is_written(rs, tmp_path):
 
 # ---------------------------------------------------------------- the real lookahead
 def test_ready_discards_carry_the_exact_answer(rs):
-    from nbsim.lookahead import exact_own_draws
+    from nbsim.play.evaluation import exact_own_draws
     pos = position_from_options(rs, **READY)
     adv = advise(rs, pos, samples=SAMPLES, seed=1)
     held = {k for k in range(C.N_KINDS) if pos.hand[k]}

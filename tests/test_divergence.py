@@ -1,4 +1,4 @@
-"""nbsim.divergence: the first decision where two policies part ways on the
+"""nbsim.play.divergence: the first decision where two policies part ways on the
 same walls, and the summary of how their discards differ."""
 import json
 import math
@@ -6,12 +6,12 @@ import math
 import polars as pl
 import pytest
 
-from nbsim.advice_state import position_from_state
-from nbsim.divergence import assess, divergences, summarize
 from nbsim.errors import RunError
-from nbsim.lookahead import evaluate
-from nbsim.rules import as_rules
-from nbsim.tiles import parse_tiles
+from nbsim.play.advice_state import position_from_state
+from nbsim.play.divergence import assess, divergences, summarize
+from nbsim.play.evaluation import evaluate
+from nbsim.rules.ruleset import as_rules
+from nbsim.rules.tiles import parse_tiles
 
 
 @pytest.fixture(scope="module")

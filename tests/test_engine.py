@@ -9,9 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from nbsim.game import game_frame, play_one, play_wall
-from nbsim.rules import load_rules
-from nbsim.runs import deal_frame, simulate
+from nbsim.rules.ruleset import load_rules
+from nbsim.run.game_mode import game_frame, play_one, play_wall
+from nbsim.run.simulate import deal_frame, simulate
 
 from walls import build_wall
 
@@ -214,7 +214,7 @@ def test_constructed_wall_must_be_a_permutation(tables):
 
 def test_policy_parsing_errors():
     from nbsim.errors import RunError
-    from nbsim.policies import parse_policies, parse_policy
+    from nbsim.play.policy_specs import parse_policies, parse_policy
     with pytest.raises(RunError, match="allowed: random, greedy, value, defend"):
         parse_policies(policies="value,greedy,smart,value")
     with pytest.raises(RunError, match="4 policies"):

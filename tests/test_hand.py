@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
-from nbsim.tiles import parse_counts
+from nbsim.rules.tiles import parse_counts
 
 from naive_hand import naive_complete, naive_fit, naive_shanten, naive_waits
 
@@ -28,7 +28,7 @@ SETTINGS = dict(derandomize=True, deadline=None,
 def tables(tmp_path_factory):
     import os
 
-    from nbsim import tables as NT
+    from nbsim.rules import lookups as NT
     old = os.environ.get("NBSIM_CACHE_DIR")
     os.environ["NBSIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("nbsim-cache"))
     try:

@@ -54,7 +54,7 @@ def test_the_client_imports_only_the_standard_library():
         import sys
         import nbsim.client
         import nbsim.protocol
-        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules"}
+        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules.ruleset"}
         print(sorted(heavy & set(sys.modules)))
     """)
     assert out.strip() == "[]"

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from nbsim import report as R
-from nbsim import runs as SIM
+from nbsim.analysis import report as R
 from nbsim.cli import cli
+from nbsim.run import simulate as SIM
 
 SEATS = ("E", "S", "W", "N")
 

@@ -8,7 +8,7 @@ import pytest
 from nbsim.cli import cli
 from nbsim.errors import ConfigError
 from nbsim.kernels import codes as C
-from nbsim.rules import (
+from nbsim.rules.ruleset import (
     _TABLE_MODELS,
     CONFIG_DIR,
     RuleSet,

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nbsim.errors import NbsimError
-from nbsim.rules import load_rules
-from nbsim.scoring import score_hand
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.scorer import score_hand
 
 from reference_scorer import group_kinds, identities_with, reference_score
 from situations import random_situation
@@ -392,7 +392,7 @@ def test_wait_info_matches_hand_wait_mask():
     from nbsim.kernels.scratch import IW_LEN, O_MELD_COUNT, O_NAT13
     from nbsim.kernels.validation import wild_set
     from nbsim.kernels.waits import wait_info
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
     tables = load_tables()
     rules = load_rules("ningbo-7baida").array
     rng = random.Random(5)

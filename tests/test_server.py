@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 
 from nbsim import protocol
-from nbsim.runlock import lock_holder
+from nbsim.run.lock import lock_holder
 
 NBSIM = Path(sys.executable).with_name("nbsim")
 pytestmark = pytest.mark.skipif(not NBSIM.exists(), reason="the nbsim console script is not "

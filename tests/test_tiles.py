@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from nbsim.errors import TileError
 from nbsim.kernels import codes as C
-from nbsim.tiles import (
+from nbsim.rules.tiles import (
     KIND_NAMES,
     format_counts,
     format_meld,

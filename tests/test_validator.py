@@ -23,10 +23,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from nbsim import game
-from nbsim.rules import load_rules
-from nbsim.runs import deal_frame
-from nbsim.tables import load_tables
+from nbsim.rules.lookups import load_tables
+from nbsim.rules.ruleset import load_rules
+from nbsim.run import game_mode as game
+from nbsim.run.simulate import deal_frame
 
 import naive_hand
 import validator as V

@@ -4,7 +4,7 @@ It replays one deal's event log from the dice to the end, keeping its own
 copy of every hand, meld, flower and wall position, and checks every action
 against RULES.md sections 2-5 and 7-8 and the choices documented in the
 module docstring of ``nbsim/kernels/engine.py``. It shares no code with the
-engine: the only imports from nbsim are ``nbsim.tiles`` (notation) and
+engine: the only imports from nbsim are ``nbsim.rules.tiles`` (notation) and
 ``nbsim.errors``; options are read from the RuleSet's validated config model
 (``rs.config`` / ``rs.to_dict()``), never from the kernels' rules array;
 ``nbsim.kernels.codes`` is not used either. Wins, tai, fan/fu/points and
@@ -18,7 +18,7 @@ Entry points
 ------------
 ``validate_deal(rules, row, events, restrict_first=None, stats=None)`` ->
 list of violation strings (empty: the deal is valid). ``row`` is one row of
-``nbsim.game.game_frame`` / ``play_one`` (dict), ``events`` its event rows
+``nbsim.run.game_mode.game_frame`` / ``play_one`` (dict), ``events`` its event rows
 (dicts with seat, action, tile, meld, from_seat, pos as the events frame
 writes them: seats 'E'..'N' or None, tiles in notation, meld 'chow:345s' /
 'pung:777z' / 'kong:7777z' / 'ckong:...' or the win kind). ``stats`` (a
@@ -111,7 +111,7 @@ from collections import Counter
 from functools import cache
 
 from nbsim.errors import NbsimError
-from nbsim.tiles import KIND_NAMES, format_counts, parse_meld, parse_tiles
+from nbsim.rules.tiles import KIND_NAMES, format_counts, parse_meld, parse_tiles
 
 SEATS = ("E", "S", "W", "N")
 SUFFIX = ("e", "s", "w", "n")
