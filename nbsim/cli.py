@@ -423,7 +423,7 @@ cli.add_command(advise_cmd)
 cli.add_command(server_group)
 
 
-cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)   # issue 22
+cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)
 
 
 def main(argv=None):

@@ -3,7 +3,7 @@
 The Numba kernels are compiled on first use and cached on disk
 (``nbsim.kernels.numba_cache``): the first game-mode call on a new checkout
 or after a kernel edit compiles the game engine (minutes), every later call
-loads it (0.3 to 0.5 s, measured). ``ensure_compiled`` makes that first call say so
+loads it from the cache. ``ensure_compiled`` makes that first call say so
 before it starts and show a clock while it runs, instead of looking stuck;
 ``python -m nbsim.warmup`` (run by ``make setup``) compiles the kernels of
 game mode, deal mode and scoring ahead of time, in parallel processes.
@@ -28,15 +28,15 @@ from pathlib import Path
 
 from nbsim.args import stderr_is_terminal
 
-# wall-clock seconds of a cold compile on a 2-core machine (measured; only
-# used for the message)
+# wall-clock seconds of a cold compile on a 2-core machine (only used for the
+# message)
 ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
               "lookahead": 200}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
 # compiled (compiled at the same time, each process would compile all of it
-# again: 716 s instead of 384 s for the engine on 2 cores, measured); deal
+# again); deal
 # mode and the scorer's own entry wait for the engine's scorer, so that it
 # has a core to itself
 AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",

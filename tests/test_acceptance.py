@@ -4,7 +4,7 @@ group's fit class alone, draw classes looked up once for the whole hand,
 draws giving a group the same class, all pungs by the held count) must give
 the same counts on any hand, target, wild set and number of declared melds.
 
-RULES.md section 3 (wilds), section 10 (shanten); docs/rules.md section 10.
+docs/rules.md §3 (wilds) and §10 (shanten).
 """
 from __future__ import annotations
 

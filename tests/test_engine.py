@@ -117,7 +117,7 @@ def test_ninghai_points_and_fu(frames):
     df = frames["ninghai", ("value",) * 4].filter(pl.col("winner").is_not_null())
     assert len(df) > 100
     assert (df["fan"] <= 3).all()
-    # points follow the scheme formula of RULES.md section 8
+    # points follow the scheme formula of docs/rules.md §8
     for row in df.iter_rows(named=True):
         base = (30 + row["fu"]) * 2 ** row["fan"]
         assert row["points_yao_ban_san"] == min(-(-base // 10) * 10, 300)
@@ -169,7 +169,7 @@ def test_earthly_hand_on_the_first_draw_tianyi(tables):
 def test_earthly_first_draw_survives_a_concealed_kong(tables):
     """Tianyi: a concealed kong (and its replacement) before a non-dealer's
     first draw is not a claim, so the win on that draw is still earthly
-    (RULES.md section 6: a claim is a chow, pung or exposed kong)."""
+    (docs/rules.md §6: a claim is a chow, pung or exposed kong)."""
     rs = load_rules("ningbo-3baida-tianyi")
     tiles, ind = build_wall({0: "1111s123m456m789m7z", 1: "234m567p345s67s55p"},
                             live="8s", tail="9p", indicator="9s")

@@ -1,4 +1,4 @@
-"""Variant configs (RULES.md section 9): the shipped files, validation errors
+"""Variant configs (docs/rules.md §9): the shipped files, validation errors
 that name the file, the key and what is allowed, --set overrides, and
 ``nbsim rules``."""
 import tomllib

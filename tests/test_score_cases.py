@@ -40,7 +40,7 @@ def test_case(case):
 
 
 # ---------------------------------------------------------------- hand-computed extras
-# The pay-* hand (RULES.md section 7): S wins 23m88m + pung 777z, 444p, 888s on 4m,
+# The pay-* hand (docs/rules.md §7): S wins 23m88m + pung 777z, 444p, 888s on 4m,
 # flowers 2f 6f (both S seat flowers). Discard: tai 4 (seat_flower 2, dragon_pung 1,
 # no_wilds 1), T = 4 + base 1 = 5 in ningbo-3baida.
 PAY = dict(hand="23m88m", melds=["pung:777z", "pung:444p", "pung:888s"], win_tile="4m",

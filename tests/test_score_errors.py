@@ -1,4 +1,4 @@
-"""Invalid input (RULES.md section 10 and the tile counts) gives one clear
+"""Invalid input (docs/rules.md §10 and the tile counts) gives one clear
 HandError / TileError / ConfigError naming what is wrong, never a score or a
 traceback; the kernel returns the matching E_* code."""
 import numpy as np
@@ -155,7 +155,7 @@ def test_kernel_negative_count_and_liability_ok_in_ninghai():
     assert _kernel(hand=h)[0] == C.E_BAD_ARG
     code, res = _kernel(config="ninghai", indicator=-1, liable=2, discarder=2)
     assert code == C.OK and res[C.RES_WIN] == 1
-    # the liable player pays all three shares (RULES.md section 8)
+    # the liable player pays all three shares (docs/rules.md §8)
     s = res[C.RES_SILVER]
     assert list(res[C.RES_PAY:C.RES_PAY + 4]) == [0, 3 * s, -3 * s, 0]
 
@@ -163,7 +163,7 @@ def test_kernel_negative_count_and_liability_ok_in_ninghai():
 def test_compact_wild_set_matches_wild_mask(shipped_config):
     """The scorer tests wilds with (kind a, kind b, flower bits)
     (kernels/validation.py); it must give the same sets as wilds.wild_mask
-    for every indicator (RULES.md section 3)."""
+    for every indicator (docs/rules.md §3)."""
     from nbsim.kernels.validation import is_wild, wild_set
     from nbsim.kernels.wilds import wild_mask
     from nbsim.rules.ruleset import load_rules

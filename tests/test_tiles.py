@@ -1,4 +1,4 @@
-"""Tile notation (RULES.md section 1): kind ids, parse/format round trips
+"""Tile notation (docs/rules.md §1): kind ids, parse/format round trips
 (hypothesis), melds, seats, and errors that name the offending text."""
 import re
 

@@ -662,7 +662,7 @@ def renumber_steps(row, evs):
 
 def kong_after_pung(row, evs):
     """An exposed kong by a seat that punged, on a discard before its next
-    turn (RULES.md section 4: no kong of any kind until then)."""
+    turn (docs/rules.md §4: no kong of any kind until then)."""
     for i, e in enumerate(evs):
         if e["action"] != "pung":
             continue
@@ -799,7 +799,7 @@ def test_tampered_deals_are_reported(fn, name, seating, text):
 def test_kong_lock_after_a_pung_is_exercised():
     """Greedy bots often hold three of a kind that another seat discards
     right after they punged: the engine must pass on the exposed kong until
-    the seat's next turn (RULES.md section 4), and the validator sees it."""
+    the seat's next turn (docs/rules.md §4), and the validator sees it."""
     stats = Counter()
     df, ev = _frame("ningbo-3baida", ("greedy",) * 4, 31337, 0, 600)
     bad = V.validate_frame(rules("ningbo-3baida"), df, ev, stats)

@@ -1,5 +1,5 @@
 """Wall, dice, indicator, deal and flower replacement (nbsim/kernels/wall.py)
-against RULES.md sections 2-3, with a plain-Python reference of the deal."""
+against docs/rules.md §2-§3, with a plain-Python reference of the deal."""
 from __future__ import annotations
 
 from collections import Counter

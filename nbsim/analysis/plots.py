@@ -9,7 +9,7 @@ against the first run, "paired" or "independent" beside each interval).
 Sweeps: sweep.png (each statistic against the swept value).
 Tune studies: tune.png (every trial against each target and varied key).
 
-Rules every figure follows (issue 9, "plots people trust"):
+Rules every figure follows:
 - every estimate is drawn with its 95% interval from the table;
 - a caption names what produced the figure (variant, overrides, policies,
   seed, deals), taken from the run manifests;

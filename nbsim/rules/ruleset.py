@@ -2,7 +2,7 @@
 
 A config is named by a path or by the name of a shipped config
 (``configs/<name>.toml``, installed with the package). The layout and every
-option come from RULES.md section 9; unknown keys, wrong types and
+option come from docs/rules.md §9; unknown keys, wrong types and
 out-of-range values are refused with one ``ConfigError`` naming the file, the
 key and what is allowed. ``--set table.key=value`` overrides are applied to the
 parsed TOML before validation, so they are checked the same way.
@@ -34,7 +34,7 @@ class _Table(BaseModel):
 
 
 class WallRules(_Table):
-    """[wall]: dice, the end of the wall, dealer rotation (RULES.md section 2).
+    """[wall]: dice, the end of the wall, dealer rotation (docs/rules.md §2).
 
     dealer_keeps_on_draw: the dealer keeps the deal when the wall is
     exhausted (荒庄: a deal that ends without a winner; "draw" in the key's
@@ -46,7 +46,7 @@ class WallRules(_Table):
 
 
 class WildRules(_Table):
-    """[wilds]: which tiles are wild (RULES.md section 3)."""
+    """[wilds]: which tiles are wild (docs/rules.md §3)."""
     wilds: Literal["none", "3baida", "7baida"] = "3baida"
     dragon_successor: str = "7z6z5z"
 
@@ -64,7 +64,7 @@ class WildRules(_Table):
 
 
 class FlowerRules(_Table):
-    """[flowers]: seat flowers (正花) per seat wind (RULES.md sections 6 and 8)."""
+    """[flowers]: seat flowers (正花) per seat wind (docs/rules.md §6 and §8)."""
     seat_flowers: dict[Seat, list[str]] = Field(
         default_factory=lambda: {"E": ["1f", "5f"], "S": ["2f", "6f"],  # type: ignore[arg-type]
                                  "W": ["3f", "8f"], "N": ["4f", "7f"]})
@@ -91,7 +91,7 @@ class FlowerRules(_Table):
 
 
 class ClaimRules(_Table):
-    """[claims]: chow, pung, kong restrictions (RULES.md section 4)."""
+    """[claims]: chow, pung, kong restrictions (docs/rules.md §4)."""
     allow_chow: bool = True
     forbid_chow_swap: bool = True
     no_kong_after_pung: bool = True
@@ -99,7 +99,7 @@ class ClaimRules(_Table):
 
 
 class WinRules(_Table):
-    """[win]: what makes a legal win (RULES.md section 5)."""
+    """[win]: what makes a legal win (docs/rules.md §5)."""
     min_tai: int = Field(4, ge=0, le=100)
     self_draw_only: bool = False
     discard_win_wild_rule: Literal["allow", "forbid_wild_pair", "forbid_any_wild_use"] = \
@@ -122,7 +122,7 @@ def _check_items(v: dict[str, int], names: tuple[str, ...], label: str, hi: int)
 
 
 class PointsRules(_Table):
-    """[scoring.points]: Ninghai points schemes (RULES.md section 8)."""
+    """[scoring.points]: Ninghai points schemes (docs/rules.md §8)."""
     points_scheme: Literal["yao_ban_san", "yao_ban_liu", "yao_er_liu", "tui_dao_ba"] = \
         "yao_ban_san"
     fan_cap: int = Field(3, ge=0, le=10)
@@ -130,7 +130,7 @@ class PointsRules(_Table):
 
 
 class ScoringRules(_Table):
-    """[scoring]: the scoring system and its item tables (RULES.md sections 6, 8)."""
+    """[scoring]: the scoring system and its item tables (docs/rules.md §6, §8)."""
     system: Literal["tai", "fan_fu"] = "tai"
     tai: dict[str, int] = Field(default_factory=dict)
     fan: dict[str, int] = Field(default_factory=dict)
@@ -154,7 +154,7 @@ class ScoringRules(_Table):
 
 
 class PaymentRules(_Table):
-    """[payments]: who pays how much (RULES.md sections 7 and 8)."""
+    """[payments]: who pays how much (docs/rules.md §7 and §8)."""
     payment_rule: Literal["ningbo", "ningbo_5x", "ninghai"] = "ningbo"
     base_points: int = Field(0, ge=0, le=100)
     bound_discarder_pays: int = Field(4, ge=0, le=100)
@@ -163,7 +163,7 @@ class PaymentRules(_Table):
 
 
 class RuleConfig(_Table):
-    """A whole variant config (RULES.md section 9)."""
+    """A whole variant config (docs/rules.md §9)."""
     name: str
     description: str = ""
     sources: list[str] = Field(default_factory=list)

@@ -1,4 +1,4 @@
-"""Tile kinds and the text notation of RULES.md section 1 (pure Python).
+"""Tile kinds and the text notation of docs/rules.md §1 (pure Python).
 
 Kinds (ints): 0-8 ``1m``-``9m``, 9-17 ``1p``-``9p``, 18-26 ``1s``-``9s``,
 27-30 ``1z``-``4z`` (E S W N), 31-33 ``5z``-``7z`` (White Green Red),

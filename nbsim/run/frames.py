@@ -2,7 +2,7 @@
 
 Deal mode (``deal_columns``, ``deal_frame``), played deals (``game_columns``,
 ``game_frame``), whole matches (``match_frame``) and event logs
-(``events_frame``), in the schema of ``nbsim.run.schema`` (RULES.md sections 2-8).
+(``events_frame``), in the schema of ``nbsim.run.schema`` (docs/rules.md §2-§8).
 Seats are named by seat wind with the dealer as East; ``winner``,
 ``discarder`` and the per-seat columns use the same naming. Strings are built
 without Python loops: hand notation in the kernel (``kernels.batch``), the
@@ -35,7 +35,7 @@ SEATS = C.SEAT_NAMES
 class _ArrowStream:
     """A pyarrow array seen through the Arrow PyCapsule stream interface only:
     polars then imports it directly, where a pyarrow array itself goes
-    through ``pyarrow.compute`` (an import of about 0.17 s per process)."""
+    through ``pyarrow.compute`` (an import every process would pay)."""
 
     def __init__(self, array):
         self.array = array
@@ -134,7 +134,7 @@ def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables) -> tu
 def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
                tables=None) -> pl.DataFrame:
     """Deals ``start .. stop - 1`` of ``seed`` as a DataFrame in the deal-mode
-    schema (``nbsim.run.schema``; RULES.md sections 2, 3, 5).
+    schema (``nbsim.run.schema``; docs/rules.md §2, §3, §5).
 
     rules: a RuleSet or its int64[R_LEN] array; seed: 0 .. 2**64 - 1;
     tables: ``nbsim.rules.lookups.load_tables()`` (loaded if None)."""
@@ -165,7 +165,7 @@ def _melds_column(melds: np.ndarray, n_melds: np.ndarray, seat: int, name: str) 
     keep = np.arange(C.MAX_MELDS)[None, :] < nm[:, None]
     values = pl.Series("m", _MELD_TEXT, dtype=pl.String).gather(code[keep])
     off = np.concatenate([[0], np.cumsum(nm)]).astype(np.int32)
-    # from a buffer: pa.array(ndarray) would import pandas (0.4 s of a warm call)
+    # from a buffer: pa.array(ndarray) would import pandas
     offsets = pa.Array.from_buffers(pa.int32(), len(off), [None, pa.py_buffer(off)])
     return _from_arrow(pa.ListArray.from_arrays(offsets, values.to_arrow()), name)
 
@@ -308,7 +308,7 @@ def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndar
 
 def _alloc(n: int, with_events: bool):
     # the game engine's modules load only for game mode (deal mode never
-    # imports them: about 0.13 s of a deal-mode call's start-up, measured)
+    # imports them)
     from nbsim.kernels import engine as KE
     from nbsim.kernels import games as KG
     return dict(
@@ -341,7 +341,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
     (``nbsim.play.policy_specs.kernel_arrays``: codes, params); tables: ``load_tables()``;
     progress: called with the number of deals after each kernel chunk.
     Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
-    Deal i has the same wall as deal mode's deal i (RULES.md section 2). The
+    Deal i has the same wall as deal mode's deal i (docs/rules.md §2). The
     kernel runs in chunks so that memory stays bounded for any range.
     Raises RunError if the engine reports an error (a bug)."""
     chunk = EVENT_CHUNK if with_events else PLAIN_CHUNK
@@ -391,7 +391,7 @@ def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_event
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
                 player_policies: tuple[str, ...], policy_args: tuple, tables,
                 with_events: bool = False, progress=None):
-    """Whole matches ``m_start .. m_stop - 1`` (RULES.md sections 2 and 4).
+    """Whole matches ``m_start .. m_stop - 1`` (docs/rules.md §2 and §4).
 
     player_policies: the 4 players' policy specs; policy_args: the kernel's
     policy arguments for them (``nbsim.play.policy_specs.kernel_arrays``); progress: called with

@@ -1,8 +1,8 @@
 """Game mode: played-out deals and matches by policy spec, and one deal with
 its event log (replays, validation).
 
-Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (RULES.md sections
-2, 4-8); the frames are built by ``nbsim.run.frames``. Seats are named by seat
+Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (docs/rules.md
+§2, §4-§8); the frames are built by ``nbsim.run.frames``. Seats are named by seat
 wind with the dealer as East.
 """
 from __future__ import annotations

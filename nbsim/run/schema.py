@@ -1,8 +1,8 @@
 """Result columns and their dtypes, defined once (the Parquet schema of a run).
 
 Deal mode (``nbsim simulate --mode deal``), one row per deal, seats named by
-seat wind with the dealer as East (suffixes ``_e _s _w _n``; RULES.md section
-2):
+seat wind with the dealer as East (suffixes ``_e _s _w _n``;
+docs/rules.md §2):
 
 ==================  ==============  ==================================================
 column              dtype           meaning
@@ -47,7 +47,7 @@ _SCHEMAS = {"deal": _DEAL_COLUMNS}
 
 
 def game_columns(rules=None) -> list[tuple[str, pl.DataType | type[pl.DataType]]]:
-    """Game-mode columns after the deal-mode ones (RULES.md sections 4-8).
+    """Game-mode columns after the deal-mode ones (docs/rules.md §4-§8).
 
     ==================  ============  ==============================================
     round_wind          String        E S W N

@@ -24,10 +24,8 @@ from typing import Any
 from nbsim.rules.ruleset import RuleSet
 from nbsim.run.files import FOOTER_KEY, shard_name, write_atomic
 
-# zstd level 1 without column statistics, chosen by measurement (make bench,
-# bench_deal "Parquet ..." lines): on 100,000 deal-mode rows it writes 1.6x as
-# fast as polars' default (zstd level 3 with statistics) for the same size,
-# and files 40% smaller than lz4 or snappy for 20% more write time
+# zstd level 1 without column statistics: the settings are compared in
+# make bench (benchmarks/bench_deal.py, the "Parquet write ..." lines)
 PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, statistics=False)
 
 

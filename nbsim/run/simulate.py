@@ -505,7 +505,7 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         out: run folder (created; an existing run needs ``overwrite`` or
             ``resume``).
         mode: 'deal' (deal, flower replacement, heavenly-hand check) or
-            'game' (deals played out by bots, RULES.md sections 4-8).
+            'game' (deals played out by bots, docs/rules.md §4-§8).
         policies: game mode: policy name per seat from the dealer
             (``nbsim.play.policy_specs.as_policies``: one spec for every seat, or
             four; default: the default policy, defend); with
@@ -692,7 +692,7 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     return result
 
 
-# the frame builders, re-exported for callers of the old API
+# the frame builders of nbsim.run.frames, callable from here too
 def deal_frame(rules, seed: int, start: int, stop: int, tables=None):
     """Deals ``start .. stop - 1`` of ``seed`` in the deal-mode schema
     (``nbsim.run.frames.deal_frame``)."""
