@@ -170,7 +170,8 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
     For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
-    kong, chow of --offered) prints the shanten and tile acceptance (unseen
+    kong, chow of --offered, and the win on it when it completes the hand,
+    first when legal) prints the shanten and tile acceptance (unseen
     tiles that lower it) toward the open hand, the flushes and all pungs
     (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
     --base: P(win), the expected payment in points per deal for the seat

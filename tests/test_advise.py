@@ -274,6 +274,43 @@ def test_claim_candidates(rs):
     assert sorted(labels) == ["kong 5z", "pass", "pung 5z"]
 
 
+def test_a_win_on_the_offered_tile_is_a_candidate(rs):
+    """An offered tile that completes the hand offers "win": scored as
+    ``score_hand`` scores it, first when it is a legal win, last (with the
+    reason in a note) when it is not."""
+    from nbsim.rules.scorer import score_hand
+    pos = position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                offered="9m", offered_from="E", discards=["E:1z"])
+    for samples in (0, SAMPLES):
+        adv = advise(rs, pos, samples=samples, seed=1)
+        win = adv.recommended
+        assert win.action == "win" and win.code == -1 and win.kind == parse_tile("9m")
+        assert win.score == score_hand(rs, "1112345678999m", "9m", seat="S", discarder="E",
+                                       indicator="9p")
+        assert win.score.win and win.label == f"win on 9m ({win.score.tai} tai)"
+        assert {c.action for c in adv.candidates[1:]} == {"pass", "pung", "kong", "chow"}
+    # on the dealer's first discard it is an earthly hand (earthly_hand_rule)
+    first = position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                  offered="9m", offered_from="E")
+    assert advise(rs, first, samples=0).recommended.score == score_hand(
+        rs, "1112345678999m", "9m", seat="S", discarder="E", indicator="9p",
+        context=["earthly"])
+    text = format_advice(adv)
+    assert "recommended: win on 9m" in text and "a legal win on this discard" in text
+    data = advice_json(adv)
+    assert data["recommended"].startswith("win on 9m")
+    assert data["candidates"][0]["win"]["legal"] is True
+    assert data["candidates"][0]["win"]["payments"]["S"] > 0
+    # complete but below the minimum tai: offered, ranked last, the reason noted
+    pos = position_from_options(rs, hand="123m456p78s11z234m", indicator="9p", seat="S",
+                                offered="9s", offered_from="E", discards=["E:1z"])
+    adv = advise(rs, pos, samples=0)
+    last = adv.candidates[-1]
+    assert last.action == "win" and not last.score.win and last.score.why == "below_min_tai"
+    assert adv.recommended.action != "win" and last.label == "win on 9s (not legal)"
+    assert any("not legal: below the minimum" in n for n in adv.notes)
+
+
 def test_complete_hand_is_noted(rs):
     pos = position_from_options(rs, hand="123m456p789s11555z", indicator="9m")
     assert any("the hand is complete" in n for n in advise(rs, pos, samples=0).notes)

@@ -7,6 +7,8 @@ From a ``nbsim.play.position.Position`` (built from the table state by
 
 * a discard, when the seat holds 3k + 2 tiles (its turn), or
 * pass / pung / kong / chow, when a discard is offered to it (a claim),
+  and the win on the offered tile when it completes the hand (scored as
+  ``nbsim score`` scores it; a legal win ranks first),
 
 ``advise`` reports the shanten and the tile acceptance toward each target
 the bots play for (``nbsim/kernels/policies/common.py``: the open hand, the
@@ -36,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from nbsim.errors import RunError
+from nbsim.errors import NbsimError, RunError
 from nbsim.kernels import codes as C
 from nbsim.play.advice_notation import POND_CLAIMED, SEATS
 from nbsim.play.advice_state import (
@@ -68,6 +70,7 @@ __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "a
            "table_state", "after_claim", "best_target", "describe_position"]
 
 _CLAIM_PASS, _CLAIM_PUNG, _CLAIM_KONG, _CLAIM_CHOW = 0, 1, 2, 3   # common.CLAIM_*
+WIN_CODE = -1                       # the code of a win on the offered tile
 
 
 # ================================================================ shanten and acceptance
@@ -169,9 +172,56 @@ def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
 
 
 # ================================================================ the advice
+def _win_on_offered(rs: RuleSet, pos: Position, fit: _Fitter) -> CandidateAdvice | None:
+    """The win on the offered tile when it completes the hand (docs/rules.md
+    §5): the candidate carries the scored win (``score``: legal or not, and
+    why, its tai or fan and the payments); None when the hand stays
+    incomplete or the situation cannot be scored."""
+    from nbsim.kernels import hand as H
+    from nbsim.rules.scorer import score_counts
+    me, d, src = pos.seat, int(pos.offered), pos.to_play
+    n = int(pos.n_melds[me])
+    h = pos.hand.copy()
+    h[d] += 1
+    nat, w = fit.split(h)
+    if int(H.shanten(nat, w, n, fit.tables)) != -1:
+        return None
+    melds = pos.melds[me]
+    fed = np.zeros(4, np.int8)
+    fed_by_winner = np.zeros(4, np.int8)
+    for i in range(n):
+        if int(melds[i, 0]) != C.MELD_CKONG and 0 <= int(melds[i, 2]) != me:
+            fed[int(melds[i, 2])] += 1
+    for s in range(4):
+        if s != me:
+            fed_by_winner[s] = sum(1 for i in range(int(pos.n_melds[s]))
+                                   if int(pos.melds[s, i, 2]) == me
+                                   and int(pos.melds[s, i, 0]) != C.MELD_CKONG)
+    flowers = np.array([(int(pos.flowers[me]) >> f) & 1 for f in range(C.N_FLOWERS)], np.int8)
+    ctx = 0
+    if (src == 0 and int(pos.n_pond.sum()) == 1 and n == 0
+            and rs.config.win.earthly_hand_rule == "dealer_first_discard"):
+        ctx |= C.CTX_EARTHLY
+    try:
+        res = score_counts(rs, pos.hand, melds, n, flowers, d, C.WIN_DISCARD, ctx, me,
+                           pos.round_wind, pos.indicator, src, fed, fed_by_winner)
+    except NbsimError:
+        return None
+    if not res.complete:
+        return None
+    name = KIND_NAMES[d]
+    if res.win:
+        worth = f"{res.tai} tai" if res.tai is not None else f"{res.fan} fan"
+        label = f"win on {name} ({worth})"
+    else:
+        label = f"win on {name} (not legal)"
+    return CandidateAdvice("win", d, WIN_CODE, label, (), score=res)
+
+
 def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
     """Every legal move with its targets: each held kind as a discard, or
-    pass / pung / kong / chow of the offered tile (docs/rules.md §4)."""
+    the win on the offered tile when it completes the hand, pass / pung /
+    kong / chow of the offered tile (docs/rules.md §4-§5)."""
     me = pos.seat
     own = pos.melds[me].copy()
     n = int(pos.n_melds[me])
@@ -187,6 +237,9 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
             hand[k] += 1
         return out
     d = int(pos.offered)
+    win = _win_on_offered(rs, pos, fit)
+    if win is not None:
+        out.append(win)
     out.append(CandidateAdvice("pass", d, _CLAIM_PASS, "pass", tuple(fit.fits(hand, own, n))))
     if fit.wild[d] or d >= C.N_PLAY or n >= C.MAX_MELDS:
         return out               # a wild (or a flower) is never claimed (docs/rules.md §3)
@@ -235,7 +288,8 @@ def _then(fits: Sequence[TargetFit]) -> int:
     return b.then_discard if b is not None else -1
 
 
-def _notes(rs: RuleSet, pos: Position, fit: _Fitter) -> list[str]:
+def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
+           cands: Sequence[CandidateAdvice]) -> list[str]:
     from nbsim.kernels import hand as H
     notes = []
     me = pos.seat
@@ -249,13 +303,20 @@ def _notes(rs: RuleSet, pos: Position, fit: _Fitter) -> list[str]:
             notes.append("first go-around limits (claims.first_round_restrictions) are not "
                          "applied to the candidates")
     else:
-        h = pos.hand.copy()
-        h[pos.offered] += 1
-        nat, w = fit.split(h)
-        if int(H.shanten(nat, w, n, fit.tables)) == -1:
-            notes.append(f"{KIND_NAMES[pos.offered]} completes the hand: a win on this discard "
-                         f"if it is legal (check it with nbsim score ... --win-tile "
-                         f"{KIND_NAMES[pos.offered]} --discarder {SEATS[pos.to_play]})")
+        from nbsim.rules.scorer import why_text
+        name = KIND_NAMES[pos.offered]
+        for c in cands:
+            if c.action != "win" or c.score is None:
+                continue
+            if c.score.win:
+                pay = (c.score.payments or {}).get(SEATS[me])
+                notes.append(f"{name} completes the hand: a legal win on this discard"
+                             + (f", {pay:+d} points to the seat" if pay is not None else "")
+                             + f" (nbsim score ... --win-tile {name} --discarder "
+                             f"{SEATS[pos.to_play]} shows the items)")
+            else:
+                notes.append(f"{name} completes the hand, but a win on it is not legal: "
+                             f"{why_text(c.score, rs)}")
     return notes
 
 
@@ -293,7 +354,7 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     rs = as_rules(rules)
     fit = _Fitter(rs, pos)
     cands = _candidates(rs, pos, fit)
-    notes = _notes(rs, pos, fit)
+    notes = _notes(rs, pos, fit, cands)
     exact = dict(exact or {})
     claims = dict(claims or {})
     by_code: dict[int, Any] = {}
@@ -317,8 +378,7 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
             kw["exact_p_win"] = float(e.p_win)
             kw["exact_draws"] = int(e.draws)
         rows.append(_replace(c, **kw))
-    rows.sort(key=lambda c: (0, ranked[c.code], 0) if c.code in ranked
-              else (1, *_key(c.targets)))
+    rows.sort(key=lambda c: _rank(c, ranked))
     if ranked:
         rows = [rows[0]] + [_replace(c, within_noise=c.diff_low is not None
                                      and c.diff_high is not None
@@ -334,6 +394,16 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
                   wilds=tuple(wild_kinds(rs.array, pos.indicator)), candidates=tuple(rows),
                   samples=int(samples), seed=int(seed), base=str(base), notes=tuple(notes),
                   ranked_by="lookahead" if ranked else "shanten")
+
+
+def _rank(c: CandidateAdvice, ranked: Mapping[int, int]) -> tuple[int, int, int]:
+    """Sort key of a candidate: a legal win first, then the lookahead's
+    order, then shanten and acceptance; a win that is not legal last."""
+    if c.action == "win":
+        return (-1, 0, 0) if c.score is not None and c.score.win else (3, 0, 0)
+    if c.code in ranked:
+        return (0, ranked[c.code], 0)
+    return (1, *_key(c.targets))
 
 
 def _replace(c: CandidateAdvice, **kw) -> CandidateAdvice:
@@ -398,8 +468,8 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     completing it with its own draws (``exact_own_draws``). A discard
     decision is ranked by the lookahead. For a claim, a pung or chow is
     simulated through the position after it (its best discard then); pass
-    and kong are not, and the claims are ranked by shanten and acceptance.
-    ``samples=0``: no simulation, everything ranked by shanten and
+    and kong are not, and the claims are ranked by shanten and acceptance,
+    after a legal win on the offered tile. ``samples=0``: no simulation, everything ranked by shanten and
     acceptance. Raises NbsimError subclasses (RunError for a position the
     engine cannot continue from, bad samples, seed or base)."""
     from nbsim.args import whole_number

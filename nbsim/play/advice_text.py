@@ -100,7 +100,7 @@ def format_advice(adv: Advice) -> str:
     rows = []
     for i, c in enumerate(adv.candidates):
         label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
-        r = [label] + [_fit_cell(c.targets, fam)
+        r = [label] + [("complete" if c.action == "win" else _fit_cell(c.targets, fam))
                        for fam in ("open", "full_flush", "half_flush", "all_pungs")]
         if sim:
             if c.mean_pay is None:
@@ -134,6 +134,8 @@ def format_advice(adv: Advice) -> str:
         elif len(adv.candidates) > 1:
             rec.append(f"the runner-up, {_move(adv.candidates[1])}, is behind by more than "
                          f"the noise (its paired 95% interval lies below 0)")
+    elif best.action == "win" and best.score is not None and best.score.win:
+        rec.append(f"recommended: {_move(best)}, a legal win")
     else:
         b = best.best_target
         rec.append(f"recommended by shanten and acceptance: {_move(best)}"
@@ -210,6 +212,9 @@ def advice_json(adv: Advice) -> dict[str, Any]:
         d["p_deal_in_to"] = ({SEATS[s]: _json_num(v) for s, v in enumerate(c.p_deal_in_to)}
                              if c.p_deal_in_to is not None else None)
         d["within_noise"] = c.within_noise
+        if c.score is not None:
+            d["win"] = {"legal": c.score.win, "why": c.score.why, "tai": c.score.tai,
+                        "fan": c.score.fan, "payments": c.score.payments}
         cands.append(d)
     return {"variant": adv.variant, "state": adv.state, "decision": adv.decision,
             "wilds": format_tiles(adv.wilds) if adv.wilds else "",

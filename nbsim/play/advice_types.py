@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbsim.play.position import Position
+
+if TYPE_CHECKING:
+    from nbsim.rules.scorer import ScoreResult
 
 __all__ = ["TARGETS", "TARGET_LABELS", "Z95", "TargetFit", "best_target", "CandidateAdvice",
            "Advice"]
@@ -70,7 +73,9 @@ class CandidateAdvice:
     random numbers, and its 95% interval), within_noise (that interval
     holds 0). exact_p_win / exact_draws: for a discard leaving the hand
     ready, the exact chance of completing it with the seat's own draws
-    alone (no opponents) and the draws it has."""
+    alone (no opponents) and the draws it has. score: for a "win" on the
+    offered tile (code -1), the scored win (``ScoreResult``: legal or not
+    and why, tai or fan, the payments); None for the other moves."""
     action: str
     kind: int
     code: int
@@ -94,6 +99,7 @@ class CandidateAdvice:
     within_noise: bool = False
     exact_p_win: float | None = None
     exact_draws: int | None = None
+    score: ScoreResult | None = None
 
     @property
     def best_target(self) -> TargetFit | None:

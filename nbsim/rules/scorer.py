@@ -23,8 +23,8 @@ from nbsim.kernels import codes as C
 from nbsim.rules.ruleset import RuleSet, as_rules, load_rules
 from nbsim.rules.tiles import KIND_NAMES, parse_meld, parse_seat, parse_tile, parse_tiles
 
-__all__ = ["ScoreResult", "score_hand", "cached_rules", "present_items", "format_result",
-           "why_text", "absent_items", "display_width"]
+__all__ = ["ScoreResult", "score_hand", "score_counts", "cached_rules", "present_items",
+           "format_result", "why_text", "absent_items", "display_width"]
 
 WIN_BY_NAMES = C.WIN_BY_NAMES
 @dataclass(frozen=True)
@@ -382,6 +382,25 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
         raise HandError(_error_message(int(code), rs, a))
     payments_known = wb == C.WIN_SELF_DRAW or disc >= 0
     return _result(rs, res, payments_known)
+
+
+def score_counts(rs: RuleSet, hand: np.ndarray, melds: np.ndarray, n_melds: int,
+                 flowers: np.ndarray, win_kind: int, win_by: int, ctx: int, seat: int,
+                 round_wind: int, indicator: int, discarder: int, fed: np.ndarray,
+                 fed_by_winner: np.ndarray) -> ScoreResult:
+    """``score_hand`` for a situation already in the kernel's encoding
+    (``nbsim.kernels.score.score_win``'s arguments: counts, meld rows, flag
+    arrays, ``codes`` constants), as the advice has it from a Position.
+    Raises HandError for an invalid situation."""
+    from nbsim.kernels.score import score_win
+    res = np.zeros(C.RES_LEN, dtype=np.int64)
+    a = (hand.astype(np.int8), melds.astype(np.int8), int(n_melds), flowers.astype(np.int8),
+         int(win_kind), int(win_by), int(ctx), int(seat), int(round_wind), int(indicator),
+         int(discarder), fed.astype(np.int8), fed_by_winner.astype(np.int8), -1)
+    code = score_win(rs.array, _tables(), *a, -1, res)
+    if code != C.OK:
+        raise HandError(_error_message(int(code), rs, a))
+    return _result(rs, res, win_by == C.WIN_SELF_DRAW or discarder >= 0)
 
 
 def display_width(text: str) -> int:
