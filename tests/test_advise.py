@@ -448,6 +448,10 @@ def test_cli_state_file_and_options(runner, tmp_path, rs):
 def test_cli_errors_are_one_line(runner):
     for extra, words in ((["--discards", "X:19m"], "unknown seat 'X'"),
                          (["--wall-left", "200"], "wall_left 200: at most"),
+                         (["--wall-left", "0", "--samples", "8"],
+                          "wall_left 0: the lookahead simulates the rest of the deal, so it needs "
+                          "a tile left to draw: give wall_left 1 .. 84 (--wall-left), or "
+                          "--samples 0"),
                          (["--samples", "0", "--plot", "x.png"], "not simulated")):
         r = runner.invoke(cli, [*ARGS, *extra])
         assert r.exit_code == 2, r.output
@@ -455,6 +459,15 @@ def test_cli_errors_are_one_line(runner):
         assert len(lines) == 1 and lines[0].startswith("Error: ") and words in lines[0]
     r = runner.invoke(cli, ["advise", "ningbo-3baida", "--indicator", "9m"])
     assert r.exit_code == 2 and "hand: give the concealed tiles" in r.output
+
+
+def test_an_empty_wall_is_advised_without_the_lookahead(rs):
+    """With no tile left to draw the lookahead has no deal to play out: one
+    message with the range; --samples 0 still ranks by shanten."""
+    pos = position_from_options(rs, **READY, wall_left=0)
+    with pytest.raises(RunError, match=r"^wall_left 0: .* give wall_left 1 \.\. 84 "):
+        advise(rs, pos, samples=SAMPLES)
+    assert advise(rs, pos, samples=0).recommended.action == "discard"
 
 
 def test_errors_are_nbsim_errors(rs):

@@ -469,9 +469,10 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     decision is ranked by the lookahead. For a claim, a pung or chow is
     simulated through the position after it (its best discard then); pass
     and kong are not, and the claims are ranked by shanten and acceptance,
-    after a legal win on the offered tile. ``samples=0``: no simulation, everything ranked by shanten and
-    acceptance. Raises NbsimError subclasses (RunError for a position the
-    engine cannot continue from, bad samples, seed or base)."""
+    after a legal win on the offered tile. ``samples=0``: no simulation,
+    everything ranked by shanten and acceptance. Raises NbsimError
+    subclasses (RunError for a position the engine cannot continue from or
+    one with no tile left to draw, bad samples, seed or base)."""
     from nbsim.args import whole_number
     rs = as_rules(rules)
     samples = whole_number(samples, "samples", 0, 100_000, RunError)
@@ -480,6 +481,12 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
         raise RunError(f"base: expected a policy name such as 'defend', got {base!r}")
     if samples == 0:
         return build_advice(rs, pos, samples=0, seed=seed, base=base)
+    if pos.tiles_left < 1:
+        from nbsim.play.advice_state import max_wall_left
+        raise RunError(f"wall_left {pos.tiles_left}: the lookahead simulates the rest of the "
+                       f"deal, so it needs a tile left to draw: give wall_left 1 .. "
+                       f"{max_wall_left(rs, pos)} (--wall-left), or --samples 0 to rank the "
+                       f"moves by shanten and acceptance alone")
     from nbsim.play.evaluation import evaluate, exact_own_draws
     if pos.offered < 0:
         return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base),

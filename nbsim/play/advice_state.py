@@ -64,7 +64,8 @@ from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles, parse_tiles
 
 __all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
-           "position_from_options", "position_from_json", "position_to_state", "seen_copies"]
+           "position_from_options", "position_from_json", "position_to_state", "seen_copies",
+           "max_wall_left"]
 
 STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "offered", "from",
               "melds", "discards", "flowers")
@@ -416,6 +417,13 @@ def _check_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -
 def _reserve(rs: RuleSet, n_kongs: int) -> int:
     w = rs.config.wall
     return 2 * (w.reserve_stacks + w.reserve_stacks_per_kong * n_kongs)
+
+
+def max_wall_left(rules: RuleSet | str | Path, pos: Position) -> int:
+    """The most tiles that can still be drawn at the table of ``pos``
+    (the largest ``wall_left`` its table state allows)."""
+    return _max_wall_left(as_rules(rules), pos.seat, pos.hand, pos.melds, pos.n_melds,
+                          pos.pond, pos.pond_flags, pos.n_pond, pos.flowers, pos.indicator)
 
 
 def _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -> int:
