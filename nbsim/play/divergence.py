@@ -14,7 +14,7 @@ differ. Discards are described by features a player would name (the
 standard-form shanten after the discard, honours and terminals, copies
 already visible, copies in the opponents' discards, copies held); the
 shanten is ``nbsim.kernels.hand.shanten`` with the seat's wilds as wilds
-(docs/rules.md, section 10).
+(docs/rules.md §10.2).
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ _CONTRASTS = (
 
 
 _CLAIMS = ("chow", "pung", "kong", "win")
+CHUNK = 10                  # deals played per call of the engine (the bar moves per chunk)
 # the columns every row has (no divergence: an empty frame of these)
 _EMPTY_SCHEMA = {"deal": pl.Int64, "step": pl.Int64, "seat": pl.String,
                  "base_action": pl.String, "expert_action": pl.String, "draws": pl.Int64,
@@ -142,7 +143,8 @@ def _meld_tiles(meld: str) -> list[int]:
 
 
 def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequence[int],
-                expert: str = "lookahead", base: str = "defend") -> pl.DataFrame:
+                expert: str = "lookahead", base: str = "defend",
+                progress: bool | None = None) -> pl.DataFrame:
     """The first decision of each deal where ``expert`` (in every seat)
     plays otherwise than ``base`` (in every seat) on the same walls.
 
@@ -152,6 +154,9 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
         deals: how many deals (0 .. deals - 1), or the deal indices.
         expert, base: policy specs (``nbsim policies``), e.g. ``lookahead``
             and ``defend:caution=0.5``.
+        progress: a tqdm bar on stderr counting the deals played by both
+            policies; None: only when stderr is a terminal. A first call
+            that compiles the game engine says so on stderr first (minutes).
     Returns:
         One row per deal whose play diverges. Columns: deal (i64), step
         (event index), seat ('E' 'S' 'W' 'N'), base_action and
@@ -171,12 +176,17 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
     Raises:
         ConfigError (config), RunError (seed, deals or a policy spec).
     """
-    from nbsim.args import whole_number
+    import sys
+
+    from tqdm import tqdm
+
+    from nbsim.args import stderr_is_terminal, whole_number
     from nbsim.play.policy_specs import as_policies
     from nbsim.play.replays import hands_at
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.tiles import format_tiles
     from nbsim.run.game_mode import game_frame
+    from nbsim.warmup import ensure_compiled
 
     rs = as_rules(config)
     seed = whole_number(seed, "seed", error=RunError)
@@ -185,19 +195,24 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
     indices = _deal_indices(deals)
     pa, pb = as_policies(base), as_policies(expert)
     tables = load_tables()
+    show = stderr_is_terminal() if progress is None else bool(progress)
+    ensure_compiled("game", clock=show)       # says so before a first compile
     rows = []
-    for lo, hi in _ranges(indices):
-        fa, ea = game_frame(rs, seed, lo, hi, pa, tables, with_events=True)
-        fb, eb = game_frame(rs, seed, lo, hi, pb, tables, with_events=True)
-        for d in range(lo, hi):
-            a = ea.filter(pl.col("deal") == d).drop("deal").to_dicts()
-            b = eb.filter(pl.col("deal") == d).drop("deal").to_dicts()
-            i = _first_divergence(a, b)
-            if i is None:
-                continue
-            ra = fa.filter(pl.col("deal") == d).row(0, named=True)
-            rb = fb.filter(pl.col("deal") == d).row(0, named=True)
-            rows.append(_row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles))
+    with tqdm(total=len(indices), unit="deal", disable=not show, file=sys.stderr,
+              mininterval=0.25, desc=f"{expert} vs {base}") as bar:
+        for lo, hi in _ranges(indices, CHUNK):
+            fa, ea = game_frame(rs, seed, lo, hi, pa, tables, with_events=True)
+            fb, eb = game_frame(rs, seed, lo, hi, pb, tables, with_events=True)
+            for d in range(lo, hi):
+                a = ea.filter(pl.col("deal") == d).drop("deal").to_dicts()
+                b = eb.filter(pl.col("deal") == d).drop("deal").to_dicts()
+                i = _first_divergence(a, b)
+                if i is None:
+                    continue
+                ra = fa.filter(pl.col("deal") == d).row(0, named=True)
+                rb = fb.filter(pl.col("deal") == d).row(0, named=True)
+                rows.append(_row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles))
+            bar.update(hi - lo)
     if not rows:
         return pl.DataFrame(schema=_EMPTY_SCHEMA)
     return pl.DataFrame(rows, infer_schema_length=None)
@@ -224,11 +239,12 @@ def _deal_indices(deals) -> list[int]:
     return sorted(set(items))
 
 
-def _ranges(indices: list[int]) -> list[tuple[int, int]]:
-    """Consecutive runs of deal indices as [lo, hi) ranges."""
+def _ranges(indices: list[int], most: int) -> list[tuple[int, int]]:
+    """Consecutive runs of deal indices as [lo, hi) ranges of at most
+    ``most`` deals (deal i has the same wall whatever the range)."""
     out: list[tuple[int, int]] = []
     for d in indices:
-        if out and out[-1][1] == d:
+        if out and out[-1][1] == d and d - out[-1][0] < most:
             out[-1] = (out[-1][0], d + 1)
         else:
             out.append((d, d + 1))

@@ -4,7 +4,7 @@ exact own-draw chance of a ready hand.
 
 ``evaluate`` is the engine of ``nbsim advise`` and the numbers behind the
 ``lookahead`` policy (``nbsim/kernels/playout.py`` does the work; docs/rules.md
-sections 2-5 for the play it simulates). ``exact_own_draws`` is the one answer
+§2-§5 for the play it simulates). ``exact_own_draws`` is the one answer
 that needs no sampling: with no opponent acting, a ready hand that keeps its
 wait completes on one of its own remaining draws with a hypergeometric
 probability.

@@ -1,7 +1,7 @@
 """One seat's knowledge of a table at a decision: the ``Position`` record.
 
 A ``Position`` holds what the deciding seat can see (docs/rules.md
-sections 2-4): its own concealed tiles and melds, every seat's declared
+§2-§4): its own concealed tiles and melds, every seat's declared
 melds as the table shows them, the discards, the flowers set aside, the
 drawable tiles left, the seat and round winds and the indicator. It is the
 input of the lookahead evaluator (``nbsim.play.evaluation.evaluate``) and of
