@@ -106,7 +106,7 @@ def test_defend_hold_only_changes_throws_of_a_lone_scoring_honour():
                 or r["base_tile"] in (winds[state["seat"]], winds[state["round"]]))
 
 
-def test_progress_counts_the_deals_on_stderr(cautious, capsys, monkeypatch):
+def test_progress_counts_the_deals_on_stderr(capsys, monkeypatch):
     """progress=True: a tqdm bar on stderr counts the deals as the engine
     plays them (in chunks of at most CHUNK deals, which give the rows of
     one call over all the deals); progress=False prints nothing."""
