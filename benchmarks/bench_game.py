@@ -119,9 +119,9 @@ def python_random_deals(n: int, seed: int = 1) -> int:
 
 
 def _engine_rate(rs, tables, policy: str, n: int) -> float:
-    from nbsim.frames import _alloc
     from nbsim.kernels import games as KG
-    from nbsim.policies import as_policies, kernel_arrays
+    from nbsim.play.policy_specs import as_policies, kernel_arrays
+    from nbsim.run.frames import _alloc
 
     a = _alloc(n, False)
     pc, params = kernel_arrays(as_policies(policy))
@@ -143,8 +143,8 @@ def _engine_rate(rs, tables, policy: str, n: int) -> float:
 
 def bench(quick: bool = False) -> list[Result]:
     from nbsim.kernels.policies.catalog import NAMES, SEARCH
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
 
     tables = load_tables()
     nb = 100 if quick else 400

@@ -102,7 +102,7 @@ def bench(quick: bool = False) -> list[Result]:
 
     from benchmarks.baseline_hand import recursive_complete_batch
     from nbsim.kernels import hand as H
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
 
     tables = load_tables()
     n = 20_000 if quick else 200_000

@@ -23,7 +23,7 @@ def _positions():
     """Three positions of the example hand: early, middle and late."""
     from dataclasses import replace
 
-    from nbsim.position import example_position
+    from nbsim.play.position import example_position
     pos = example_position()
     return [replace(pos, tiles_left=t) for t in (70, 40, 16)]
 
@@ -36,7 +36,7 @@ def _full_deals_rate(rs, tables, n: int) -> float:
 def _decisions(rs, tables, policy: str, n: int) -> tuple[int, float]:
     """Seat E's discards and the seconds of n deals with ``policy`` in seat E
     and defend in the others."""
-    from nbsim.game import game_frame
+    from nbsim.run.game_mode import game_frame
     pols = (policy, "defend", "defend", "defend")
     game_frame(rs, 1, 0, 1, pols, tables)                 # compile / load
     t0 = time.perf_counter()
@@ -47,9 +47,9 @@ def _decisions(rs, tables, policy: str, n: int) -> tuple[int, float]:
 
 
 def bench(quick: bool = False) -> list[Result]:
-    from nbsim.lookahead import evaluate, exact_own_draws
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
+    from nbsim.play.evaluation import evaluate, exact_own_draws
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
 
     rs = load_rules("ningbo-3baida")
     tables = load_tables()

@@ -36,7 +36,7 @@ def cache_dir() -> Path:
 
 def base_run(root: Path) -> Path:
     """The played 100,000-deal run (simulated once, then reused)."""
-    from nbsim.runs import simulate
+    from nbsim.run.simulate import simulate
 
     base = root / "report-base"
     m = base / "manifest.json"

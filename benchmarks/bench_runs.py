@@ -19,7 +19,7 @@ Figures:
     server, as a user's repeated calls run.
   * game kernel alone: ``games.game_batch`` on 2 threads against 1 thread,
     the same number of deals per thread, default policy.
-  * deal mode end to end (``nbsim.runs.simulate`` in this process: kernel,
+  * deal mode end to end (``nbsim.run.simulate.simulate`` in this process: kernel,
     notation, frames, Parquet, checksums, manifest), --workers 1 and 2, in
     deals per CPU-second of the process (per core, whatever else the machine
     runs), against the deal kernel alone in the same unit; target >= 500,000
@@ -67,11 +67,11 @@ def _python(code: str) -> float:
 def _game_kernel_scaling(n: int) -> tuple[float, float]:
     """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
     thread, disjoint deal ranges)."""
-    from nbsim import frames as F
     from nbsim.kernels import games as KG
-    from nbsim.policies import DEFAULT_POLICY, as_policies, kernel_arrays
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
+    from nbsim.play.policy_specs import DEFAULT_POLICY, as_policies, kernel_arrays
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
+    from nbsim.run import frames as F
     rs, tables = load_rules("ningbo-3baida"), load_tables()
     args = kernel_arrays(as_policies((DEFAULT_POLICY,) * 4))
 
@@ -161,7 +161,7 @@ def bench(quick: bool = False) -> list[Result]:
                               "NBSIM_SERVER=0; ratio = floor / nbsim"))
 
         # the same call again inside a warm process (a sweep, a notebook)
-        from nbsim.runs import simulate
+        from nbsim.run.simulate import simulate
         for mode in ("deal", "game"):
             simulate("ningbo-3baida", mode=mode, deals=1, seed=1, out=tmp / "p", overwrite=True,
                      progress=False)
@@ -194,8 +194,8 @@ def bench(quick: bool = False) -> list[Result]:
         # deal mode end to end, in process; per core = per CPU-second of this
         # process (every thread: kernel, notation, polars, Parquet, checksums)
         from nbsim.kernels.batch import deal_batch
-        from nbsim.rules import load_rules
-        from nbsim.tables import load_tables
+        from nbsim.rules.lookups import load_tables
+        from nbsim.rules.ruleset import load_rules
         rs, tables = load_rules("ningbo-3baida"), load_tables()
         k = 200_000
         arrays = (np.empty((k, 4, 42), np.int8), np.empty((k, 4), np.uint8),

@@ -25,7 +25,7 @@ from nbsim.kernels import codes as C
 def make_batch(n: int, seed: int = 1, *, wild_probs=(0.55, 0.33, 0.10, 0.02),
                meld_probs=(0.6, 0.25, 0.1, 0.05), config: str = "ningbo-3baida"):
     """n winning situations as the argument arrays of ``score_batch`` (dict)."""
-    from nbsim.rules import load_rules
+    from nbsim.rules.ruleset import load_rules
     rs = load_rules(config)
     rng = np.random.default_rng(seed)
     allow_chow = rs.config.claims.allow_chow
@@ -113,7 +113,7 @@ def _to_136(counts):
 
 def bench(quick: bool = False) -> list[Result]:
     from nbsim.kernels.score import score_batch
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
 
     n = 20_000 if quick else 200_000
     rs, b = make_batch(n, seed=7)

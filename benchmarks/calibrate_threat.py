@@ -29,11 +29,11 @@ import numpy as np
 import polars as pl
 from scipy.optimize import minimize
 
-from nbsim.game import game_frame
 from nbsim.kernels import hand as H
-from nbsim.rules import load_rules
-from nbsim.tables import load_tables
-from nbsim.tiles import KIND_NAMES
+from nbsim.rules.lookups import load_tables
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import KIND_NAMES
+from nbsim.run.game_mode import game_frame
 
 KIND = {n: i for i, n in enumerate(KIND_NAMES)}
 SEAT = {"E": 0, "S": 1, "W": 2, "N": 3}

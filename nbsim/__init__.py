@@ -6,13 +6,13 @@ Public API (see the README and docs/rules.md):
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
     replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
     duel(config, a, b, deals, seed) -> DuelResult      (duplicate play of two policies)
-    summarize(run_dir) -> nbsim.report.Report      (tables of a run folder)
-    compare(run_dirs, out=None) -> nbsim.comparison.Comparison
-    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.sweeps.SweepResult
-    advise(config, position, samples=400, seed=0, base="defend") -> nbsim.advice.Advice
+    summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)
+    compare(run_dirs, out=None) -> nbsim.analysis.comparison.Comparison
+    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.analysis.sweeps.SweepResult
+    advise(config, position, samples=400, seed=0, base="defend") -> nbsim.play.advice.Advice
                                                    (discard and claim advice at a table)
     Position                                       (one seat's view of a table:
-                                                    nbsim.advice.position_from_options)
+                                                    nbsim.play.advice.position_from_options)
 
 Everything is imported on first use (numpy and pydantic with load_rules;
 polars, scipy and the kernels with the others), so ``import nbsim`` costs
@@ -27,14 +27,16 @@ __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "
            "sweep", "replay", "duel", "advise", "Position", "RuleSet", "NbsimError",
            "ConfigError", "TileError", "HandError", "RunError", "__version__"]
 
-_LAZY = {"load_rules": ("nbsim.rules", "load_rules"), "RuleSet": ("nbsim.rules", "RuleSet"),
-         "score_hand": ("nbsim.scoring", "score_hand"),
-         "ScoreResult": ("nbsim.scoring", "ScoreResult"),
-         "simulate": ("nbsim.runs", "simulate"),
-         "replay": ("nbsim.replays", "replay"), "duel": ("nbsim.duplicate", "duel"),
-         "summarize": ("nbsim.report", "summarize"), "compare": ("nbsim.comparison", "compare"),
-         "sweep": ("nbsim.sweeps", "sweep"), "advise": ("nbsim.advice", "advise"),
-         "Position": ("nbsim.position", "Position")}
+_LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
+         "RuleSet": ("nbsim.rules.ruleset", "RuleSet"),
+         "score_hand": ("nbsim.rules.scorer", "score_hand"),
+         "ScoreResult": ("nbsim.rules.scorer", "ScoreResult"),
+         "simulate": ("nbsim.run.simulate", "simulate"),
+         "replay": ("nbsim.play.replays", "replay"), "duel": ("nbsim.play.duel", "duel"),
+         "summarize": ("nbsim.analysis.report", "summarize"),
+         "compare": ("nbsim.analysis.comparison", "compare"),
+         "sweep": ("nbsim.analysis.sweeps", "sweep"), "advise": ("nbsim.play.advice", "advise"),
+         "Position": ("nbsim.play.position", "Position")}
 
 
 def __getattr__(name):

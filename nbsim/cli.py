@@ -56,7 +56,7 @@ def rules_cmd(config, overrides, as_json):
 
     import tomli_w
 
-    from nbsim.rules import load_rules
+    from nbsim.rules.ruleset import load_rules
 
     rs = load_rules(config, overrides)
     rules = rs.to_dict()
@@ -124,11 +124,11 @@ def simulate_cmd(ctx, config, mode, deals, seed, out, shard_size, workers, overw
     import signal
 
     from nbsim.errors import RunInterrupted
-    from nbsim.runs import simulate
+    from nbsim.run.simulate import simulate
 
     pols = None
     if mode == "game":
-        from nbsim.policies import parse_policies
+        from nbsim.play.policy_specs import parse_policies
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
@@ -176,7 +176,7 @@ def report_cmd(run_dir, out):
     overrides, policies, seed), summary.json and PNG plots into DIR (or
     --out) and prints the main table.
     """
-    from nbsim.report import write_report
+    from nbsim.analysis.report import write_report
 
     rep = write_report(run_dir, out)
     click.echo(rep.text)
@@ -202,7 +202,7 @@ def compare_cmd(run_dirs, out):
     the runs score differently or a run is compared with itself.
     Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
-    from nbsim.comparison import compare
+    from nbsim.analysis.comparison import compare
 
     comp = compare(run_dirs, out)
     click.echo(comp.text)
@@ -239,11 +239,11 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
     are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
     --deals 20000 --seed 1 --out runs/min_tai
     """
-    from nbsim.sweeps import sweep
+    from nbsim.analysis.sweeps import sweep
 
     pols = None
     if mode == "game":
-        from nbsim.policies import parse_policies
+        from nbsim.play.policy_specs import parse_policies
         pols = parse_policies(policy, policies)
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
@@ -275,9 +275,9 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
     The deal is played exactly as `nbsim simulate --mode game` plays it, so
     its row equals the simulated row (docs/rules.md §2-§8).
     """
-    from nbsim.policies import parse_policies
-    from nbsim.replays import format_json, format_text, replay
-    from nbsim.rules import load_rules
+    from nbsim.play.policy_specs import parse_policies
+    from nbsim.play.replays import format_json, format_text, replay
+    from nbsim.rules.ruleset import load_rules
 
     rs = load_rules(config, overrides)
     rec = replay(rs, seed, deal, parse_policies(policy, policies))
@@ -310,8 +310,8 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
 
     from tqdm import tqdm
 
-    from nbsim.duplicate import duel
-    from nbsim.rules import load_rules
+    from nbsim.play.duel import duel
+    from nbsim.rules.ruleset import load_rules
 
     rs = load_rules(config, overrides)
     show = stderr_is_terminal() if progress is None else progress
@@ -343,8 +343,8 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
 
     from tqdm import tqdm
 
-    from nbsim.ladder import ladder
-    from nbsim.rules import shipped_configs
+    from nbsim.play.ladder import ladder
+    from nbsim.rules.ruleset import shipped_configs
 
     configs = list(configs) or shipped_configs()
     n_pol = len([p for p in pols.split(",") if p.strip()])
@@ -388,8 +388,8 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
     once per style, its headline statistics side by side with 95% intervals
     and each style's duel against value; with --expert, which statistics move
     from --expert-base to the expert (paired, same walls); writes OUT/band.md."""
-    from nbsim.band import BAND_MD, band
-    from nbsim.rules import shipped_configs
+    from nbsim.play.band import BAND_MD, band
+    from nbsim.rules.ruleset import shipped_configs
 
     if expert is None:
         ctx = click.get_current_context()
@@ -413,7 +413,7 @@ def policies_cmd():
     A policy is given as NAME or NAME:key=value[:key=value...] to --policy,
     --policies (four, comma-separated, from the dealer), duel --a/--b and the
     Python API; the run manifest records every parameter."""
-    from nbsim.policies import describe
+    from nbsim.play.policy_specs import describe
 
     click.echo(describe())
 
@@ -423,7 +423,7 @@ cli.add_command(advise_cmd)
 cli.add_command(server_group)
 
 
-cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)   # issue 22
+cli.add_command(__import__("nbsim.tune_cli", fromlist=["tune_cmd"]).tune_cmd)
 
 
 def main(argv=None):

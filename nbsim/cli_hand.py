@@ -1,7 +1,7 @@
 """The ``nbsim`` commands about one hand at the table: ``nbsim score`` (a
 winning hand, or a file of scoring cases) and ``nbsim advise`` (the
 discards or claims of one position). Each parses its options and calls the
-library (``nbsim.scoring``, ``nbsim.scoring_cases``, ``nbsim.advice``);
+library (``nbsim.rules.scorer``, ``nbsim.rules.scorer_cases``, ``nbsim.play.advice``);
 ``nbsim.cli`` registers them."""
 from __future__ import annotations
 
@@ -79,9 +79,9 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     """
     import json
 
-    from nbsim.rules import load_rules
-    from nbsim.scoring import format_result, score_hand
-    from nbsim.scoring_cases import check_cases, read_case_lines
+    from nbsim.rules.ruleset import load_rules
+    from nbsim.rules.scorer import format_result, score_hand
+    from nbsim.rules.scorer_cases import check_cases, read_case_lines
 
     if cases_file is not None:
         if config is not None or hand is not None:
@@ -170,7 +170,8 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
     For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
-    kong, chow of --offered) prints the shanten and tile acceptance (unseen
+    kong, chow of --offered, and the win on it when it completes the hand,
+    first when legal) prints the shanten and tile acceptance (unseen
     tiles that lower it) toward the open hand, the flushes and all pungs
     (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
     --base: P(win), the expected payment in points per deal for the seat
@@ -186,7 +187,7 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     """
     import json
 
-    from nbsim.advice import (
+    from nbsim.play.advice import (
         advice_json,
         advise,
         format_advice,
@@ -195,7 +196,7 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
         read_state,
         table_state,
     )
-    from nbsim.rules import load_rules
+    from nbsim.rules.ruleset import load_rules
 
     rs = load_rules(config, overrides)
     state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,

@@ -64,7 +64,7 @@ def _policy_names() -> str:
 def policy_options(f):
     """--policy SPEC (all seats) / --policies A,B,C,D (seat by seat from the
     dealer). A SPEC is a policy name with optional parameters,
-    NAME[:key=value...] (nbsim.policies; `nbsim policies` lists them)."""
+    NAME[:key=value...] (nbsim.play.policy_specs; `nbsim policies` lists them)."""
     f = click.option("--policies", default=None, metavar="A,B,C,D",
                      help="Policy per seat from the dealer (E,S,W,N), e.g. "
                           "defend,value,value,value or defend:caution=0.8,value,value,value.")(f)

@@ -29,8 +29,8 @@ def server_status_cmd():
     this shell's calls use (none with NBSIM_SERVER=0)."""
     from nbsim.protocol import server_mode, servers
 
+    used = server_mode() != "off"            # an unknown NBSIM_SERVER stops here
     found = servers()
-    used = server_mode() != "off"
     if not found:
         click.echo("no nbsim server is running")
     for st in found:

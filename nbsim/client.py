@@ -24,7 +24,8 @@ module.
    command runs in the server of this setup if one is running, else here,
    and no server is started; ``1`` (on, yes, true) starts that server first
    when none answers (waiting up to ``START_WAIT_S`` seconds) and runs the
-   command in it; ``0`` (off, no, false) always runs it here.
+   command in it; ``0`` (off, no, false) always runs it here. Any other
+   value stops the call with one message naming these (exit status 2).
 2. ``nbsim server ...``, a missing or unsafe sockets' folder, a failed
    connection, a server that does not start the command within
    ``FIRST_REPLY_S`` seconds or refuses it, and a working directory that no
@@ -52,6 +53,7 @@ import signal
 import socket
 import sys
 
+from nbsim.errors import NbsimError
 from nbsim.protocol import (
     FIRST_REPLY_S,
     RELAYED,
@@ -220,7 +222,11 @@ def main() -> None:
     server when one is running or ``NBSIM_SERVER=1`` asks for one (module
     doc). Exits with the command's status."""
     argv = sys.argv[1:]
-    mode = server_mode()
+    try:
+        mode = server_mode()
+    except NbsimError as e:                    # an NBSIM_SERVER of no known meaning
+        print(f"Error: {e}", file=sys.stderr)
+        sys.exit(2)
     if mode == "off" or argv[:1] == ["server"]:
         sys.exit(_in_process(argv))
     closed = closed_std_fds()                  # before any socket takes descriptor 0-2

@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 
-from nbsim.errors import NbsimError
+from nbsim.errors import ConfigError, NbsimError
 
 # settings read when the server imports its libraries: a change starts a new
 # server (the command's own environment is passed on with every call)
@@ -64,14 +64,24 @@ def server_mode() -> str:
     * ``"on"`` (1, on, yes, true): the command runs in the server of this
       setup, which is started first (as ``nbsim server start`` does) when
       none answers;
-    * ``"running"`` (unset, empty or any other value; the default): the
-      command runs in the server of this setup if one is running (started
-      by ``nbsim server start`` or an ``"on"`` call), else in its own
-      process; no server is ever started."""
-    value = os.environ.get("NBSIM_SERVER", "").strip().lower()
+    * ``"running"`` (unset or empty; the default): the command runs in the
+      server of this setup if one is running (started by ``nbsim server
+      start`` or an ``"on"`` call), else in its own process; no server is
+      ever started.
+
+    Raises ConfigError for any other value, naming the allowed ones."""
+    raw = os.environ.get("NBSIM_SERVER", "")
+    value = raw.strip().lower()
     if value in _OFF:
         return "off"
-    return "on" if value in _ON else "running"
+    if value in _ON:
+        return "on"
+    if value:
+        raise ConfigError(f"NBSIM_SERVER={raw!r}: expected 1 (or on, yes, true: use the warm "
+                          f"server, starting it when none runs), 0 (or off, no, false: never "
+                          f"use one) or nothing (unset or empty, the default: use one only if "
+                          f"it is running)")
+    return "running"
 
 
 def server_dir(create: bool = True) -> str:

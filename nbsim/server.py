@@ -71,14 +71,14 @@ def preload() -> list[str]:
     of ``warmup.LOADABLE`` (and the lookup tables) into this process; the
     groups loaded. A group not yet compiled is left to the commands (each
     compiles or loads it itself)."""
+    import nbsim.analysis.comparison  # noqa: F401
+    import nbsim.analysis.report  # noqa: F401
+    import nbsim.analysis.sweeps  # noqa: F401
     import nbsim.cli  # noqa: F401
-    import nbsim.comparison  # noqa: F401
-    import nbsim.duplicate  # noqa: F401
-    import nbsim.frames  # noqa: F401
-    import nbsim.replays  # noqa: F401
-    import nbsim.report  # noqa: F401
-    import nbsim.runs  # noqa: F401
-    import nbsim.sweeps  # noqa: F401
+    import nbsim.play.duel  # noqa: F401
+    import nbsim.play.replays  # noqa: F401
+    import nbsim.run.frames  # noqa: F401
+    import nbsim.run.simulate  # noqa: F401
     from nbsim import warmup
     loaded = []
     for group in warmup.LOADABLE:

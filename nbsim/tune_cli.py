@@ -1,5 +1,5 @@
 """``nbsim tune``: the click command (registered on ``nbsim.cli.cli``); the
-work is ``nbsim.tune.tune``. Options given on the command line replace the
+work is ``nbsim.analysis.tune.tune``. Options given on the command line replace the
 same keys of a ``--file`` request."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import click
 
 from nbsim.errors import NbsimError
 
-# option name -> key of the request file (nbsim.tune.SPEC_KEYS)
+# option name -> key of the request file (nbsim.analysis.tune.SPEC_KEYS)
 _FILE_KEYS = {"config": "config", "targets": "target", "vary": "vary", "policy": "policy",
               "overrides": "set", "trials": "trials", "deals": "deals", "seed": "seed",
               "steps": "steps", "confirm_deals": "confirm_deals",
@@ -89,8 +89,8 @@ def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy,
     """
     import signal
 
+    from nbsim.analysis.tune import read_spec_file, tune
     from nbsim.errors import RunInterrupted
-    from nbsim.tune import read_spec_file, tune
 
     given = {"config": config, "targets": targets or None, "vary": vary or None,
              "policy": policy, "overrides": overrides or None, "trials": trials,

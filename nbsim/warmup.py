@@ -3,7 +3,7 @@
 The Numba kernels are compiled on first use and cached on disk
 (``nbsim.kernels.numba_cache``): the first game-mode call on a new checkout
 or after a kernel edit compiles the game engine (minutes), every later call
-loads it (0.3 to 0.5 s, measured). ``ensure_compiled`` makes that first call say so
+loads it from the cache. ``ensure_compiled`` makes that first call say so
 before it starts and show a clock while it runs, instead of looking stuck;
 ``python -m nbsim.warmup`` (run by ``make setup``) compiles the kernels of
 game mode, deal mode and scoring ahead of time, in parallel processes.
@@ -28,15 +28,15 @@ from pathlib import Path
 
 from nbsim.args import stderr_is_terminal
 
-# wall-clock seconds of a cold compile on a 2-core machine (measured; only
-# used for the message)
+# wall-clock seconds of a cold compile on a 2-core machine (only used for the
+# message)
 ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
               "lookahead": 200}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
 # compiled (compiled at the same time, each process would compile all of it
-# again: 716 s instead of 384 s for the engine on 2 cores, measured); deal
+# again); deal
 # mode and the scorer's own entry wait for the engine's scorer, so that it
 # has a core to itself
 AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
@@ -83,14 +83,14 @@ def _compile(group: str, helper: str | None = None) -> None:
     ``helper``: a group compiled at the same time in another process whose
     kernels this one calls (``HELPERS``): waited for (at most three times
     its estimate) before the kernels that call it are compiled."""
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     if group == "game":
-        from nbsim.game import game_frame
         from nbsim.kernels import engine as E
-        from nbsim.policies import as_policies, kernel_arrays
+        from nbsim.play.policy_specs import as_policies, kernel_arrays
+        from nbsim.run.game_mode import game_frame
         # the policies first: meanwhile the "scorer" process compiles the
         # scorer, which the engine then loads from the cache
         pc, params = kernel_arrays(as_policies("defend"))
@@ -104,31 +104,31 @@ def _compile(group: str, helper: str | None = None) -> None:
         E.warm_scorer(rs.array, tables, False)
         KG.warm_parts(rs.array, tables, False)
     elif group == "match":
-        from nbsim.frames import match_frame
-        from nbsim.policies import as_policies, kernel_arrays
+        from nbsim.play.policy_specs import as_policies, kernel_arrays
+        from nbsim.run.frames import match_frame
         pols = as_policies("defend")
         match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols), tables)
     elif group == "wall":
         import numpy as np
 
-        from nbsim.game import play_wall
+        from nbsim.run.game_mode import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
         # the engine with the search policy (int32 codes; its playouts load
         # the game engine from the cache), and the evaluator's Python entry
-        from nbsim.game import game_frame
-        from nbsim.lookahead import evaluate, exact_own_draws
-        from nbsim.position import example_position
+        from nbsim.play.evaluation import evaluate, exact_own_draws
+        from nbsim.play.position import example_position
+        from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
                    tables)
         pos = example_position()
         evaluate(rs, pos, samples=2)
         exact_own_draws(rs, pos)
     elif group == "deal":
-        from nbsim.frames import deal_frame
+        from nbsim.run.frames import deal_frame
         deal_frame(rs, 0, 0, 2, tables)
     elif group == "score":
-        from nbsim.scoring import score_hand
+        from nbsim.rules.scorer import score_hand
         score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
     else:
         raise ValueError(f"unknown kernel group {group!r}")
@@ -145,21 +145,21 @@ def load(group: str) -> None:
     warm server (``nbsim.server``) preloads through this and not through
     ``_compile``. Loads from the cache when the group is compiled (compiles
     otherwise). Raises ValueError for another group."""
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     if group == "deal":
-        from nbsim.frames import deal_arrays, hand_text
+        from nbsim.run.frames import deal_arrays, hand_text
         hand_text(deal_arrays(rs.array, 0, 0, 1, tables)[0])
     elif group == "game":
-        from nbsim.frames import game_arrays, hand_text
-        from nbsim.policies import as_policies, kernel_arrays
+        from nbsim.play.policy_specs import as_policies, kernel_arrays
+        from nbsim.run.frames import game_arrays, hand_text
         a, _ = game_arrays(rs.array, 0, 0, 1, kernel_arrays(as_policies("defend")), tables,
                            False)
         hand_text(a["hands"])
     elif group == "score":
-        from nbsim.scoring import score_hand
+        from nbsim.rules.scorer import score_hand
         score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
     else:
         raise ValueError(f"group {group!r} cannot be preloaded; allowed: {', '.join(LOADABLE)}")

@@ -1,6 +1,6 @@
 """Fixtures shared by several test modules.
 
-* ``tables``: the hand-kernel lookup tables (``nbsim.tables.load_tables()``),
+* ``tables``: the hand-kernel lookup tables (``nbsim.rules.lookups.load_tables()``),
   once per session.
 * ``runner``: a click ``CliRunner`` for the command-line tests.
 * ``shipped_config``: a test taking this argument runs once for every config
@@ -36,8 +36,8 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(scope="session")
 def tables():
-    """The lookup tables of nbsim.tables (built or read from the cache once)."""
-    from nbsim.tables import load_tables
+    """The lookup tables of nbsim.rules.lookups (built or read from the cache once)."""
+    from nbsim.rules.lookups import load_tables
     return load_tables()
 
 

@@ -16,7 +16,7 @@ are a uniform 14-subset of the pool, whatever the positions of the flowers
 (the same argument, given the flowers' positions, makes the four final hands
 a uniform ordered split of the pool: 14 / 13 / 13 / 13).
 
-Mixing over the indicator (RULES.md section 3):
+Mixing over the indicator (docs/rules.md §3):
   * suited/honor indicator of kind t (probability 4/144 for each of the 34
     kinds): 3baida: the 3 other copies of t are wild; 7baida: those and the 4
     copies of next(t), 7 wilds. All 8 flowers are non-wild. Pool: the 135
@@ -29,8 +29,8 @@ Mixing over the indicator (RULES.md section 3):
 When is a hand complete?
 ------------------------
 A hand of H = 3k + 2 tiles (naturals + w wilds) is complete (k melds + a pair,
-a wild standing for any suited/honor tile, even a fifth copy; RULES.md
-sections 3, 5) exactly when its natural tiles can be split into at most k
+a wild standing for any suited/honor tile, even a fifth copy; docs/rules.md
+§3, §5) exactly when its natural tiles can be split into at most k
 *partial melds* (1-3 naturals that are part of one pung {x,x,x} or one chow
 {r, r+1, r+2} of a suit, the missing places taken by wilds) and at most one
 *partial pair* (1-2 naturals of one kind). Proof: given such a split with m
@@ -72,7 +72,7 @@ N_SUITED = 27
 N_HONORS = 7
 N_KINDS = 34
 
-# RULES.md section 3: next() for 7-baida
+# docs/rules.md §3: next() for 7-baida
 DRAGON_CYCLE_DEFAULT = (33, 32, 31)   # Red -> Green -> White -> Red
 
 
@@ -227,7 +227,7 @@ def complete_probability(avail34: tuple, n_wilds: int, hand_size: int = 14) -> F
 # ---------------------------------------------------------------- variants
 def indicator_cases(wilds: str, dragon_cycle=DRAGON_CYCLE_DEFAULT):
     """The indicator cases of a variant: list of (probability, avail34, wilds
-    in pool). wilds: 'none', '3baida' or '7baida' (RULES.md section 3)."""
+    in pool). wilds: 'none', '3baida' or '7baida' (docs/rules.md §3)."""
     full = [4] * N_KINDS
     if wilds == "none":
         return [(Fraction(1), tuple(full), 0)]

@@ -8,7 +8,7 @@ Nothing here uses the lookup tables or nbsim.kernels.hand. Kinds: 0-8 m,
   chow through it), taking each other tile of the group either as a natural
   tile (when one is left) or as a wild. When no natural tile is left, the
   leftover wilds must make whole melds (plus the pair if still missing).
-  Wilds are never limited to 4 copies of a kind (RULES.md section 3).
+  Wilds are never limited to 4 copies of a kind (docs/rules.md §3).
 * ``naive_waits``: every kind k tried by ``naive_complete(counts + k)``.
 * ``naive_fit`` / ``naive_shanten``: the max-overlap definition of shanten:
   enumerate target hands (m melds + p pairs, at most 4 copies of a kind) that

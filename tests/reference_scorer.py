@@ -1,5 +1,5 @@
-"""A slow, independent reference scorer (plain Python, RULES.md sections 3,
-5-8 and 10), used by the differential tests against the Numba kernels.
+"""A slow, independent reference scorer (plain Python, docs/rules.md §3,
+§5-§8 and §10), used by the differential tests against the Numba kernels.
 
 It shares no code with ``nbsim.kernels``: it parses the notation itself,
 computes the wild kinds itself, reads the variant only as plain data
@@ -26,11 +26,11 @@ fan, fu, legal, item fan vector before the cap in FAN_ITEMS order, item fu
 vector in FU_ITEMS order) for Ninghai (docs/rules.md §10.3, §10.4).
 
 ``reference_score(rules_dict, **situation)`` returns the same fields as
-``nbsim.scoring.ScoreResult.to_dict()`` (without ``config``): also
+``nbsim.rules.scorer.ScoreResult.to_dict()`` (without ``config``): also
 ``present`` (the ids of the tai items that apply, in TAI_ITEMS order) and
 ``fan_items`` / ``fu_items`` (Ninghai: id -> fan before the cap / fu, the
-non-zero ones), or ``{"error": name}`` for the invalid inputs of RULES.md
-section 10.
+non-zero ones), or ``{"error": name}`` for the invalid inputs of docs/rules.md
+§10.
 """
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def is_terminal_or_honor(k: int) -> bool:
 
 
 def next_kind(k: int, dragon_cycle: list[int]) -> int:
-    """7-baida successor (RULES.md section 3)."""
+    """7-baida successor (docs/rules.md §3)."""
     if k < 27:
         return (k // 9) * 9 + (k % 9 + 1) % 9
     if k <= 30:
@@ -385,7 +385,7 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
     ctx = set(context)
     selfd = win_by == "self_draw"
 
-    # ---- invalid input (RULES.md section 10)
+    # ---- invalid input (docs/rules.md §10)
     copies = [0] * 42
     for k in hand_k + [wt] + ([ind] if ind is not None else []) + fl:
         copies[k] += 1
@@ -713,7 +713,7 @@ def reference_score(rules: dict, *, hand: str, win_tile: str, melds=(), win_by="
     out["win"] = why == "legal"
     if not out["win"] or (not selfd and discarder is None):
         return out
-    # ---- payments (RULES.md sections 7, 8, 10)
+    # ---- payments (docs/rules.md §7, §8, §10)
     pay = rules["payments"]
     rule = pay["payment_rule"]
     T = (tai + pay["base_points"]) if not fan_fu else out["silver"]

@@ -4,7 +4,7 @@ group's fit class alone, draw classes looked up once for the whole hand,
 draws giving a group the same class, all pungs by the held count) must give
 the same counts on any hand, target, wild set and number of declared melds.
 
-RULES.md section 3 (wilds), section 10 (shanten); docs/rules.md section 10.
+docs/rules.md §3 (wilds) and §10 (shanten).
 """
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_all_pungs_acceptances_from_held_counts(tables, sit):
 def test_isolated_draws_count_when_a_group_is_empty(tables):
     """Four complete melds and a wild wait on anything: every unseen tile
     counts, the isolated kinds included; without the wild, only the pair."""
-    from nbsim.tiles import parse_counts
+    from nbsim.rules.tiles import parse_counts
     wild = np.zeros(C.N_KINDS, dtype=np.bool_)
     wild[33] = True                                     # red dragon is wild
     unseen = np.full(C.N_KINDS, 2, dtype=np.int64)

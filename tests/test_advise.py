@@ -10,7 +10,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nbsim.advice import (
+from nbsim.cli import cli
+from nbsim.errors import HandError, NbsimError, RunError, TileError
+from nbsim.kernels import codes as C
+from nbsim.play.advice import (
     advice_json,
     advise,
     build_advice,
@@ -22,12 +25,9 @@ from nbsim.advice import (
     position_to_state,
     table_state,
 )
-from nbsim.cli import cli
-from nbsim.errors import HandError, NbsimError, RunError, TileError
-from nbsim.kernels import codes as C
-from nbsim.position import MAX_POND
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_tile, parse_tiles
+from nbsim.play.position import MAX_POND
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_tile, parse_tiles
 
 SAMPLES = 32
 # E to discard after drawing 3p: discarding 3p or 6p leaves it ready on 1z 5z (and the
@@ -274,6 +274,43 @@ def test_claim_candidates(rs):
     assert sorted(labels) == ["kong 5z", "pass", "pung 5z"]
 
 
+def test_a_win_on_the_offered_tile_is_a_candidate(rs):
+    """An offered tile that completes the hand offers "win": scored as
+    ``score_hand`` scores it, first when it is a legal win, last (with the
+    reason in a note) when it is not."""
+    from nbsim.rules.scorer import score_hand
+    pos = position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                offered="9m", offered_from="E", discards=["E:1z"])
+    for samples in (0, SAMPLES):
+        adv = advise(rs, pos, samples=samples, seed=1)
+        win = adv.recommended
+        assert win.action == "win" and win.code == -1 and win.kind == parse_tile("9m")
+        assert win.score == score_hand(rs, "1112345678999m", "9m", seat="S", discarder="E",
+                                       indicator="9p")
+        assert win.score.win and win.label == f"win on 9m ({win.score.tai} tai)"
+        assert {c.action for c in adv.candidates[1:]} == {"pass", "pung", "kong", "chow"}
+    # on the dealer's first discard it is an earthly hand (earthly_hand_rule)
+    first = position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                  offered="9m", offered_from="E")
+    assert advise(rs, first, samples=0).recommended.score == score_hand(
+        rs, "1112345678999m", "9m", seat="S", discarder="E", indicator="9p",
+        context=["earthly"])
+    text = format_advice(adv)
+    assert "recommended: win on 9m" in text and "a legal win on this discard" in text
+    data = advice_json(adv)
+    assert data["recommended"].startswith("win on 9m")
+    assert data["candidates"][0]["win"]["legal"] is True
+    assert data["candidates"][0]["win"]["payments"]["S"] > 0
+    # complete but below the minimum tai: offered, ranked last, the reason noted
+    pos = position_from_options(rs, hand="123m456p78s11z234m", indicator="9p", seat="S",
+                                offered="9s", offered_from="E", discards=["E:1z"])
+    adv = advise(rs, pos, samples=0)
+    last = adv.candidates[-1]
+    assert last.action == "win" and not last.score.win and last.score.why == "below_min_tai"
+    assert adv.recommended.action != "win" and last.label == "win on 9s (not legal)"
+    assert any("not legal: below the minimum" in n for n in adv.notes)
+
+
 def test_complete_hand_is_noted(rs):
     pos = position_from_options(rs, hand="123m456p789s11555z", indicator="9m")
     assert any("the hand is complete" in n for n in advise(rs, pos, samples=0).notes)
@@ -328,7 +365,7 @@ def test_plot_is_written(rs, tmp_path):
 
 # ---------------------------------------------------------------- the real lookahead
 def test_ready_discards_carry_the_exact_answer(rs):
-    from nbsim.lookahead import exact_own_draws
+    from nbsim.play.evaluation import exact_own_draws
     pos = position_from_options(rs, **READY)
     adv = advise(rs, pos, samples=SAMPLES, seed=1)
     held = {k for k in range(C.N_KINDS) if pos.hand[k]}
@@ -411,6 +448,10 @@ def test_cli_state_file_and_options(runner, tmp_path, rs):
 def test_cli_errors_are_one_line(runner):
     for extra, words in ((["--discards", "X:19m"], "unknown seat 'X'"),
                          (["--wall-left", "200"], "wall_left 200: at most"),
+                         (["--wall-left", "0", "--samples", "8"],
+                          "wall_left 0: the lookahead simulates the rest of the deal, so it needs "
+                          "a tile left to draw: give wall_left 1 .. 84 (--wall-left), or "
+                          "--samples 0"),
                          (["--samples", "0", "--plot", "x.png"], "not simulated")):
         r = runner.invoke(cli, [*ARGS, *extra])
         assert r.exit_code == 2, r.output
@@ -418,6 +459,15 @@ def test_cli_errors_are_one_line(runner):
         assert len(lines) == 1 and lines[0].startswith("Error: ") and words in lines[0]
     r = runner.invoke(cli, ["advise", "ningbo-3baida", "--indicator", "9m"])
     assert r.exit_code == 2 and "hand: give the concealed tiles" in r.output
+
+
+def test_an_empty_wall_is_advised_without_the_lookahead(rs):
+    """With no tile left to draw the lookahead has no deal to play out: one
+    message with the range; --samples 0 still ranks by shanten."""
+    pos = position_from_options(rs, **READY, wall_left=0)
+    with pytest.raises(RunError, match=r"^wall_left 0: .* give wall_left 1 \.\. 84 "):
+        advise(rs, pos, samples=SAMPLES)
+    assert advise(rs, pos, samples=0).recommended.action == "discard"
 
 
 def test_errors_are_nbsim_errors(rs):

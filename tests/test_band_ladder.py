@@ -6,11 +6,11 @@ import json
 import polars as pl
 import pytest
 
-from nbsim.band import BAND_MD, band
-from nbsim.duplicate import duel
 from nbsim.errors import RunError
-from nbsim.ladder import ladder
-from nbsim.runfiles import open_run
+from nbsim.play.band import BAND_MD, band
+from nbsim.play.duel import duel
+from nbsim.play.ladder import ladder
+from nbsim.run.files import open_run
 
 
 @pytest.fixture(scope="module")

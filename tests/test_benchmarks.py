@@ -4,7 +4,7 @@ import importlib
 import pkgutil
 
 import benchmarks
-from nbsim.rules import load_rules
+from nbsim.rules.ruleset import load_rules
 
 
 def test_every_benchmark_module_imports():

@@ -110,7 +110,7 @@ def test_help(runner, cmd):
 
 
 def test_interrupted_run_exit_code(runner, tmp_path, monkeypatch):
-    from nbsim import runs as SIM
+    from nbsim.run import simulate as SIM
     real = SIM.run_shard
 
     def job(task, out, progress=None):

@@ -14,9 +14,9 @@ import time
 import polars as pl
 import pytest
 
-from nbsim import runs as SIM
 from nbsim.errors import RunError
-from nbsim.runfiles import verify_run
+from nbsim.run import simulate as SIM
+from nbsim.run.files import verify_run
 
 distributed = pytest.importorskip("distributed")
 
@@ -138,8 +138,8 @@ def test_a_server_that_is_not_dask_gives_one_message(tmp_path):
 def test_progress_moves_within_shards_on_a_cluster(tmp_path, loopback_cluster):
     """Workers report deals per kernel chunk (Dask events): the bar moves
     before a shard is recorded, and counts every deal exactly once."""
-    from nbsim import cluster as CL
-    from nbsim import shards as SH
+    from nbsim.run import cluster as CL
+    from nbsim.run import shards as SH
 
     class Bar:
         def __init__(self):

@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from scipy import stats
 
 import nbsim
-from nbsim import runs as SIM
 from nbsim.cli import cli
 from nbsim.errors import RunError
+from nbsim.run import simulate as SIM
 
-CMP = importlib.import_module("nbsim.comparison")     # the module (nbsim.compare is the function)
+CMP = importlib.import_module("nbsim.analysis.comparison")     # the module
 
 
 def _frame(out):
@@ -226,20 +226,22 @@ def test_cli_compare(runs, deal_runs, tmp_path):
 def test_lazy_api():
     import subprocess
     import sys
-    code = ("import sys, nbsim; assert 'nbsim.report' not in sys.modules; "
+    code = ("import sys, nbsim; assert 'nbsim.analysis.report' not in sys.modules; "
             "assert 'polars' not in sys.modules; f = nbsim.summarize; "
-            "assert 'nbsim.report' in sys.modules; print(nbsim.compare.__module__)")
+            "assert 'nbsim.analysis.report' in sys.modules; print(nbsim.compare.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == "nbsim.comparison"
+    assert out.strip() == "nbsim.analysis.comparison"
     assert {"simulate", "summarize", "compare", "replay", "duel"} <= set(nbsim.__all__)
     # the public names stay functions even after their modules are imported
-    code = ("import nbsim.runs, nbsim.comparison, nbsim.replays, nbsim.duplicate, nbsim; "
+    code = ("import nbsim.run.simulate, nbsim.analysis.comparison, nbsim.play.replays, "
+            "nbsim.play.duel, nbsim; "
             "print(*(getattr(nbsim, n).__module__ for n in "
             "('simulate', 'compare', 'replay', 'duel')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.split() == ["nbsim.runs", "nbsim.comparison", "nbsim.replays", "nbsim.duplicate"]
+    assert out.split() == ["nbsim.run.simulate", "nbsim.analysis.comparison",
+                           "nbsim.play.replays", "nbsim.play.duel"]
     with pytest.raises(AttributeError):
         nbsim.no_such_thing  # noqa: B018
 

@@ -1,4 +1,4 @@
-"""nbsim.divergence: the first decision where two policies part ways on the
+"""nbsim.play.divergence: the first decision where two policies part ways on the
 same walls, and the summary of how their discards differ."""
 import json
 import math
@@ -6,12 +6,12 @@ import math
 import polars as pl
 import pytest
 
-from nbsim.advice_state import position_from_state
-from nbsim.divergence import assess, divergences, summarize
 from nbsim.errors import RunError
-from nbsim.lookahead import evaluate
-from nbsim.rules import as_rules
-from nbsim.tiles import parse_tiles
+from nbsim.play.advice_state import position_from_state
+from nbsim.play.divergence import assess, divergences, summarize
+from nbsim.play.evaluation import evaluate
+from nbsim.rules.ruleset import as_rules
+from nbsim.rules.tiles import parse_tiles
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +104,21 @@ def test_defend_hold_only_changes_throws_of_a_lone_scoring_honour():
         state = json.loads(r["state"])
         assert (r["base_tile"] in ("5z", "6z", "7z")
                 or r["base_tile"] in (winds[state["seat"]], winds[state["round"]]))
+
+
+def test_progress_counts_the_deals_on_stderr(capsys, monkeypatch):
+    """progress=True: a tqdm bar on stderr counts the deals as the engine
+    plays them (in chunks of at most CHUNK deals, which give the rows of
+    one call over all the deals); progress=False prints nothing."""
+    from nbsim.play import divergence as D
+    df = divergences("ningbo-3baida", seed=1, deals=40, expert="defend:caution=0.9",
+                     base="defend", progress=True)
+    err = capsys.readouterr().err
+    assert "defend:caution=0.9 vs defend" in err and "40/40" in err
+    monkeypatch.setattr(D, "CHUNK", 1000)                # one call of the engine
+    assert df.equals(divergences("ningbo-3baida", seed=1, deals=40, base="defend",
+                                 expert="defend:caution=0.9", progress=False))
+    divergences("ningbo-3baida", seed=1, deals=[3, 4, 5, 30], expert="defend:caution=0.9",
+                base="defend", progress=False)
+    assert capsys.readouterr().err == ""
+    assert D._ranges([0, 1, 2, 3, 4, 7, 8], 3) == [(0, 3), (3, 5), (7, 9)]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nbsim import names as N
 from nbsim.kernels import codes as C
+from nbsim.rules import names as N
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

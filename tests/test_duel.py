@@ -9,8 +9,8 @@ from scipy import stats
 import nbsim
 from nbsim.cli import cli
 from nbsim.errors import ConfigError, RunError
-from nbsim.game import game_frame
-from nbsim.rules import load_rules
+from nbsim.rules.ruleset import load_rules
+from nbsim.run.game_mode import game_frame
 
 PAY = ["pay_e", "pay_s", "pay_w", "pay_n"]
 

@@ -9,9 +9,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from nbsim.game import game_frame, play_one, play_wall
-from nbsim.rules import load_rules
-from nbsim.runs import deal_frame, simulate
+from nbsim.rules.ruleset import load_rules
+from nbsim.run.game_mode import game_frame, play_one, play_wall
+from nbsim.run.simulate import deal_frame, simulate
 
 from walls import build_wall
 
@@ -117,7 +117,7 @@ def test_ninghai_points_and_fu(frames):
     df = frames["ninghai", ("value",) * 4].filter(pl.col("winner").is_not_null())
     assert len(df) > 100
     assert (df["fan"] <= 3).all()
-    # points follow the scheme formula of RULES.md section 8
+    # points follow the scheme formula of docs/rules.md §8
     for row in df.iter_rows(named=True):
         base = (30 + row["fu"]) * 2 ** row["fan"]
         assert row["points_yao_ban_san"] == min(-(-base // 10) * 10, 300)
@@ -169,7 +169,7 @@ def test_earthly_hand_on_the_first_draw_tianyi(tables):
 def test_earthly_first_draw_survives_a_concealed_kong(tables):
     """Tianyi: a concealed kong (and its replacement) before a non-dealer's
     first draw is not a claim, so the win on that draw is still earthly
-    (RULES.md section 6: a claim is a chow, pung or exposed kong)."""
+    (docs/rules.md §6: a claim is a chow, pung or exposed kong)."""
     rs = load_rules("ningbo-3baida-tianyi")
     tiles, ind = build_wall({0: "1111s123m456m789m7z", 1: "234m567p345s67s55p"},
                             live="8s", tail="9p", indicator="9s")
@@ -214,7 +214,7 @@ def test_constructed_wall_must_be_a_permutation(tables):
 
 def test_policy_parsing_errors():
     from nbsim.errors import RunError
-    from nbsim.policies import parse_policies, parse_policy
+    from nbsim.play.policy_specs import parse_policies, parse_policy
     with pytest.raises(RunError, match="allowed: random, greedy, value, defend"):
         parse_policies(policies="value,greedy,smart,value")
     with pytest.raises(RunError, match="4 policies"):

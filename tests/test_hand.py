@@ -1,8 +1,8 @@
 """nbsim.kernels.hand against the slow references of tests/naive_hand.py and
 against the ``mahjong`` package (regular-hand shanten, Agari) without wilds.
 
-RULES.md sections 3 (a wild is any tile, never limited by four copies),
-5 (standard form only) and 10 (waits skip excluded kinds; shanten).
+docs/rules.md §3 (a wild is any tile, never limited by four copies),
+§5 (standard form only) and §10 (waits skip excluded kinds; shanten).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
-from nbsim.tiles import parse_counts
+from nbsim.rules.tiles import parse_counts
 
 from naive_hand import naive_complete, naive_fit, naive_shanten, naive_waits
 
@@ -28,7 +28,7 @@ SETTINGS = dict(derandomize=True, deadline=None,
 def tables(tmp_path_factory):
     import os
 
-    from nbsim import tables as NT
+    from nbsim.rules import lookups as NT
     old = os.environ.get("NBSIM_CACHE_DIR")
     os.environ["NBSIM_CACHE_DIR"] = str(tmp_path_factory.mktemp("nbsim-cache"))
     try:
@@ -228,7 +228,7 @@ def test_complete_vs_mahjong_agari(tables, hand):
 
 
 def _is_seven_pairs(c):
-    # mahjong's is_agari accepts seven pairs; nbsim does not (RULES.md section 5)
+    # mahjong's is_agari accepts seven pairs; nbsim does not (docs/rules.md §5)
     return sum(c) == 14 and all(x in (0, 2) for x in c)
 
 
@@ -358,7 +358,7 @@ def test_shanten_vs_naive(tables, hand):
 @given(random_hands(n_tiles=(13,), max_wilds=4))
 def test_shanten_zero_iff_some_tile_completes(tables, hand):
     """A 3k+1 hand is ready (0) iff a natural kind or a wild completes it,
-    the fifth-copy case aside (RULES.md section 10)."""
+    the fifth-copy case aside (docs/rules.md §10)."""
     c, w, nd = hand
     s = H.shanten(c, w, nd, tables)
     ex = np.zeros(34, dtype=np.bool_)

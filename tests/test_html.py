@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from nbsim import comparison as CMP
-from nbsim import report as R
-from nbsim import runs as SIM
+from nbsim.analysis import comparison as CMP
+from nbsim.analysis import report as R
+from nbsim.run import simulate as SIM
 
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium",
                              shutil.which("chromium-browser"), shutil.which("google-chrome"))
@@ -77,7 +77,7 @@ def test_pages_are_self_contained(pages):
 
 
 def test_pages_escape_text(pages, tmp_path):
-    from nbsim import html as H
+    from nbsim.analysis import html as H
     page = H.render_page("<b>x</b>", facts=[("k", "<script>alert(1)</script>")])
     assert "<script>alert" not in page and "&lt;script&gt;" in page
 

@@ -1,5 +1,5 @@
 """The item registry (nbsim/kernels/tai_items.py, docs/items.md): the item
-numbers of ``codes``, the names of ``nbsim.names``, the readings the rows
+numbers of ``codes``, the names of ``nbsim.rules.names``, the readings the rows
 name and the sections of docs/rules.md they cite."""
 import importlib
 import inspect
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nbsim import names as N
 from nbsim.kernels import codes as C
 from nbsim.kernels import tai_items as TI
+from nbsim.rules import names as N
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = {"tai": (TI.TAI_ITEM_TABLE, C.TAI_ITEMS, C.N_TAI, N.TAI_NAMES),

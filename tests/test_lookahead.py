@@ -18,10 +18,10 @@ import pytest
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.lookahead import evaluate, exact_own_draws, own_draws_left
-from nbsim.position import MAX_POND, Position
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_counts, parse_tile, parse_tiles
+from nbsim.play.evaluation import evaluate, exact_own_draws, own_draws_left
+from nbsim.play.position import MAX_POND, Position
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_counts, parse_tile, parse_tiles
 
 from naive_hand import naive_complete
 
@@ -155,7 +155,7 @@ def test_bad_positions_are_one_error(rs):
 
 
 def test_policy_plays_reproducible_deals(tables):
-    from nbsim.game import game_frame
+    from nbsim.run.game_mode import game_frame
     rs = load_rules("ningbo-3baida")
     pols = ("lookahead:samples=8:gap=1000", "defend", "defend", "defend")
     a, _ = game_frame(rs, 4, 0, 3, pols, tables)

@@ -19,8 +19,8 @@ import pytest
 from nbsim.kernels import engine as KE
 from nbsim.kernels import games as KG
 from nbsim.kernels.policies.catalog import NAMES, SEARCH
-from nbsim.policies import as_policies, kernel_arrays
-from nbsim.rules import load_rules
+from nbsim.play.policy_specs import as_policies, kernel_arrays
+from nbsim.rules.ruleset import load_rules
 
 LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000"
 SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))

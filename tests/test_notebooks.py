@@ -57,7 +57,7 @@ def test_stored_clean(path):
     for c in code:
         assert c.outputs == [] and c.execution_count is None, "store notebooks without outputs"
         # nbsim's API only: no kernels, no engine, no hand-made Parquet paths
-        assert "nbsim.kernels" not in c.source and "nbsim.game" not in c.source
+        assert "nbsim.kernels" not in c.source and "nbsim.run.game_mode" not in c.source
         assert "read_parquet" not in c.source and "scan_parquet" not in c.source
 
 

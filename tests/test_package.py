@@ -54,7 +54,7 @@ def test_the_client_imports_only_the_standard_library():
         import sys
         import nbsim.client
         import nbsim.protocol
-        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules"}
+        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules.ruleset"}
         print(sorted(heavy & set(sys.modules)))
     """)
     assert out.strip() == "[]"
@@ -239,8 +239,11 @@ def test_no_import_cycle_in_the_package():
     client (standard library only), the CLI and the warm server share
     ``nbsim.protocol`` instead of importing one another."""
     graph = _import_graph(ROOT / "nbsim")
-    assert {"nbsim", "nbsim.cli", "nbsim.client", "nbsim.server"} <= set(graph)
+    assert {"nbsim", "nbsim.cli", "nbsim.client", "nbsim.server", "nbsim.run.simulate",
+            "nbsim.analysis.report", "nbsim.play.advice", "nbsim.rules.scorer"} <= set(graph)
     assert "nbsim.cli" in graph["nbsim.server"]      # imported inside a function
+    assert "nbsim.run.simulate" in graph["nbsim.analysis.tune"]     # a subpackage's module
+    assert not any(m.startswith("nbsim.kernels") for m in graph)
     cycles = _import_cycles(graph)
     assert not cycles, "import cycles: " + "; ".join(
         f"{' -> '.join(cycle)} (all of {', '.join(group)} import each other)"
@@ -264,6 +267,58 @@ def test_the_cycle_check_finds_cycles(tmp_path):
                      "pkg.c": {"pkg.a"}, "pkg.d": {"pkg.a"}}
     assert _import_cycles(graph) == [(["pkg.a", "pkg.b", "pkg.c", "pkg.a"],
                                       ["pkg.a", "pkg.b", "pkg.c"])]
+
+
+def test_the_cycle_check_finds_cycles_through_subpackages(tmp_path):
+    """Modules of subpackages count: a cycle through ``from pkg.sub import
+    m`` (the module m), a relative import from a sibling subpackage and an
+    import inside a function is found, and a subpackage's ``__init__`` that
+    re-exports its modules closes no cycle with them."""
+    pkg = tmp_path / "pkg"
+    for sub in ("run", "play"):
+        (pkg / sub).mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "run" / "__init__.py").write_text("from pkg.run.files import x\n")
+    (pkg / "run" / "files.py").write_text("x = 1\n")
+    (pkg / "run" / "simulate.py").write_text("from pkg.play import duel\n")
+    (pkg / "play" / "__init__.py").write_text("")
+    (pkg / "play" / "duel.py").write_text("def f():\n    from ..run import files\n")
+    graph = _import_graph(pkg)
+    assert graph == {"pkg": set(), "pkg.run": {"pkg.run.files"}, "pkg.run.files": set(),
+                     "pkg.run.simulate": {"pkg.play.duel"}, "pkg.play": set(),
+                     "pkg.play.duel": {"pkg.run.files"}}
+    assert _import_cycles(graph) == []
+    (pkg / "run" / "files.py").write_text("import pkg.run.simulate\nx = 1\n")
+    assert _import_cycles(_import_graph(pkg)) == [(
+        ["pkg.play.duel", "pkg.run.files", "pkg.run.simulate", "pkg.play.duel"],
+        ["pkg.play.duel", "pkg.run.files", "pkg.run.simulate"])]
+
+
+def _stems(folder: Path) -> dict[str, list[str]]:
+    """name -> the modules and packages of ``folder`` of that name (paths)."""
+    stems: dict[str, list[str]] = collections.defaultdict(list)
+    for path in sorted(folder.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
+        stems[stem].append(str(path.relative_to(ROOT)))
+    return stems
+
+
+def test_no_module_name_is_used_twice():
+    """A name says which module it means: no module or package of nbsim
+    outside the kernels shares its name with another one, or with a kernel
+    module or package (nor differs from one by a plural s: ``games`` and
+    ``game``)."""
+    kernels = _stems(ROOT / "nbsim" / "kernels")
+    wrappers = {k: v for k, v in _stems(ROOT / "nbsim").items()
+                if not any(p.startswith("nbsim/kernels") for p in v)}
+    assert "nbsim" in wrappers and "simulate" in wrappers
+    doubles = {k: v for k, v in wrappers.items() if len(v) > 1}
+    assert not doubles, f"modules of the same name: {doubles}"
+    clashes = {k: (wrappers[k], kernels[name]) for k in wrappers
+               for name in (k, k + "s", k.removesuffix("s")) if name in kernels}
+    assert not clashes, f"wrapper modules named like kernel modules: {clashes}"
 
 
 # ---------------------------------------------------------------- codes

@@ -13,17 +13,17 @@ import shutil
 import polars as pl
 import pytest
 
-from nbsim import report as R
-from nbsim import runs as SIM
-from nbsim.game import game_frame, play_one
+from nbsim.analysis import report as R
 from nbsim.kernels import codes as C
-from nbsim.replays import format_text
-from nbsim.rules import load_rules
-from nbsim.runfiles import open_run
-from nbsim.schema import schema
-from nbsim.scoring import format_result, present_items, score_hand
-from nbsim.scoring_cases import case_output, check_case
-from nbsim.tiles import format_tiles, parse_tiles
+from nbsim.play.replays import format_text
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.scorer import format_result, present_items, score_hand
+from nbsim.rules.scorer_cases import case_output, check_case
+from nbsim.rules.tiles import format_tiles, parse_tiles
+from nbsim.run import simulate as SIM
+from nbsim.run.files import open_run
+from nbsim.run.game_mode import game_frame, play_one
+from nbsim.run.schema import schema
 
 from reference_scorer import reference_score
 
@@ -172,7 +172,7 @@ def test_game_columns_and_dtypes(frames):
 def _rescore(rs, row, ev):
     """The win of a row scored again from its event log: the winner's
     concealed tiles before the winning tile, melds, flowers at the end."""
-    from nbsim.replays import final_hands
+    from nbsim.play.replays import final_hands
     seat = row["winner"]
     hand = final_hands(row, ev)[seat]
     win = next(e for e in ev if e["action"] == "win")
@@ -248,7 +248,7 @@ def test_flowers_end_follow_the_event_log(frames):
 
 
 def test_heavenly_hand_has_no_winning_tile(tables):
-    from nbsim.runs import deal_frame
+    from nbsim.run.simulate import deal_frame
     rs = load_rules("ningbo-3baida")
     d = deal_frame(rs, 8, 0, 60_000, tables)
     k = d.filter(pl.col("dealer_complete"))["deal"][0]

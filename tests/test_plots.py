@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from nbsim import plots as P
-from nbsim.report import Table
+from nbsim.analysis import plots as P
+from nbsim.analysis.report import Table
 
 
 def test_needs_log():

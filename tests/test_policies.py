@@ -1,4 +1,4 @@
-"""The policy table and policy specs (nbsim.policies, kernels/policies/catalog.py)."""
+"""The policy table and policy specs (nbsim.play.policy_specs, kernels/policies/catalog.py)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
 from nbsim.kernels.policies import catalog as T
-from nbsim.policies import (
+from nbsim.play.policy_specs import (
     DEFAULT_POLICY,
     Policy,
     as_policies,

@@ -7,10 +7,10 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
-from nbsim import report as R
-from nbsim import runs as SIM
+from nbsim.analysis import report as R
 from nbsim.errors import RunError
-from nbsim.runfiles import PLOT_FILES, REPORT_HTML, REPORT_MD, SUMMARY_JSON
+from nbsim.run import simulate as SIM
+from nbsim.run.files import PLOT_FILES, REPORT_HTML, REPORT_MD, SUMMARY_JSON
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import struct
 import polars as pl
 import pytest
 
-from nbsim import runs as SIM
 from nbsim.cli import cli
+from nbsim.run import simulate as SIM
 
 SHARD = "shard-00001.parquet"       # the middle one of the three shards
 

@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from nbsim import report as R
-from nbsim import runs as SIM
+from nbsim.analysis import report as R
 from nbsim.cli import cli
+from nbsim.run import simulate as SIM
 
 SEATS = ("E", "S", "W", "N")
 
@@ -169,7 +169,7 @@ def test_tai_items(tai_rep):
         else:
             assert r["wins"] == int((x > 0).sum()) and r["p"] == pytest.approx((x > 0).mean())
             assert r["ci_low"] <= r["p"] <= r["ci_high"]
-    # the items add up to the total tai (RULES.md section 6)
+    # the items add up to the total tai (docs/rules.md §6)
     assert items["mean_tai"].sum() == pytest.approx(wins["tai"].mean())
     assert items["share_of_tai"].sum() == pytest.approx(1.0)
     sd = items.filter(pl.col("item") == "self_drawn").row(0, named=True)

@@ -18,12 +18,12 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from nbsim import runs as SIM
-from nbsim import shards as SH
 from nbsim.cli import cli
 from nbsim.errors import RunError, RunInterrupted
-from nbsim.runfiles import open_run, verify_run
-from nbsim.runlock import RunLock, lock_holder, shown_status
+from nbsim.run import shards as SH
+from nbsim.run import simulate as SIM
+from nbsim.run.files import open_run, verify_run
+from nbsim.run.lock import RunLock, lock_holder, shown_status
 
 
 def rows(out) -> pl.DataFrame:
@@ -146,7 +146,7 @@ def test_resume_of_an_empty_folder_starts_the_run(tmp_path):
 # ------------------------------------------------------------------ the lock
 _HOLD = """
 import sys, time
-from nbsim.runlock import RunLock
+from nbsim.run.lock import RunLock
 RunLock(sys.argv[1], "test holder").acquire()
 print("locked", flush=True)
 time.sleep(60)
@@ -439,7 +439,7 @@ def test_run_status(tmp_path, ref):
 
 def test_progress_counts_deals_within_a_shard(tmp_path, monkeypatch):
     """Game shards report progress per kernel chunk, not once per shard."""
-    from nbsim import frames
+    from nbsim.run import frames
     monkeypatch.setattr(frames, "PLAIN_CHUNK", 25)
     ticks = []
     task = SH.ShardTask(SIM.make_spec("ninghai", deals=100, seed=1, mode="game"), "x", 0, 0, 100)

@@ -1,4 +1,4 @@
-"""Variant configs (RULES.md section 9): the shipped files, validation errors
+"""Variant configs (docs/rules.md §9): the shipped files, validation errors
 that name the file, the key and what is allowed, --set overrides, and
 ``nbsim rules``."""
 import tomllib
@@ -8,7 +8,7 @@ import pytest
 from nbsim.cli import cli
 from nbsim.errors import ConfigError
 from nbsim.kernels import codes as C
-from nbsim.rules import (
+from nbsim.rules.ruleset import (
     _TABLE_MODELS,
     CONFIG_DIR,
     RuleSet,

@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 from scipy.stats import chisquare
 
-from nbsim import runs as SIM
-from nbsim import schema as S
 from nbsim.errors import ConfigError, RunError, RunInterrupted
 from nbsim.kernels import batch as KB
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_counts, parse_tiles
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_counts, parse_tiles
+from nbsim.run import schema as S
+from nbsim.run import simulate as SIM
 
 import exact_heavenly as E
 

@@ -1,13 +1,13 @@
 """Every shared scoring case (tests/data/scoring_cases.jsonl, a copy of
-cases/scoring.jsonl) through ``nbsim.scoring_cases``, one test id per case."""
+cases/scoring.jsonl) through ``nbsim.rules.scorer_cases``, one test id per case."""
 import json
 from pathlib import Path
 
 import pytest
 
 from nbsim.errors import NbsimError
-from nbsim.scoring import score_hand
-from nbsim.scoring_cases import case_output, check_case, score_case
+from nbsim.rules.scorer import score_hand
+from nbsim.rules.scorer_cases import case_output, check_case, score_case
 
 CASES = [json.loads(line) for line in
          (Path(__file__).parent / "data" / "scoring_cases.jsonl").read_text().splitlines()
@@ -40,7 +40,7 @@ def test_case(case):
 
 
 # ---------------------------------------------------------------- hand-computed extras
-# The pay-* hand (RULES.md section 7): S wins 23m88m + pung 777z, 444p, 888s on 4m,
+# The pay-* hand (docs/rules.md §7): S wins 23m88m + pung 777z, 444p, 888s on 4m,
 # flowers 2f 6f (both S seat flowers). Discard: tai 4 (seat_flower 2, dragon_pung 1,
 # no_wilds 1), T = 4 + base 1 = 5 in ningbo-3baida.
 PAY = dict(hand="23m88m", melds=["pung:777z", "pung:444p", "pung:888s"], win_tile="4m",
@@ -108,7 +108,7 @@ def test_check_cases_library_function():
     """``check_cases`` (what ``nbsim score --cases`` calls): every shared case
     passes, results arrive in order, and a mismatch and an unscorable line
     are counted with the exit codes of the command."""
-    from nbsim.scoring_cases import check_cases
+    from nbsim.rules.scorer_cases import check_cases
     lines = (Path(__file__).parent / "data" / "scoring_cases.jsonl").read_text().splitlines()
     seen = []
     tally = check_cases(lines, check=True, on_case=seen.append)

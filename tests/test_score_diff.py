@@ -1,6 +1,6 @@
 """The Numba scorer must agree with the slow reference (tests/reference_scorer.py)
 on random winning situations of every variant: tai, items, win/why, fan, fu,
-points, silver and payments (RULES.md sections 3, 5-8, 10).
+points, silver and payments (docs/rules.md §3, §5-§8, §10).
 
 Situations come from tests/situations.py driven by hypothesis (derandomized,
 bounded example counts): 0 to 7 wilds, flower indicators, 7-baida wraps,
@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nbsim.errors import NbsimError
-from nbsim.rules import load_rules
-from nbsim.scoring import score_hand
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.scorer import score_hand
 
 from reference_scorer import group_kinds, identities_with, reference_score
 from situations import random_situation
@@ -383,7 +383,7 @@ def test_reference_agrees_with_substitution(config, overrides, examples, max_w):
 def test_wait_info_matches_hand_wait_mask():
     """waits.wait_info (early exit, candidate filter) gives the same wait set
     size (capped at 3) and first kinds as hand.wait_mask on random 13-tile
-    hands with 0-4 wilds (RULES.md section 10 exclusions)."""
+    hands with 0-4 wilds (docs/rules.md §10 exclusions)."""
     import random
 
     import numpy as np
@@ -392,7 +392,7 @@ def test_wait_info_matches_hand_wait_mask():
     from nbsim.kernels.scratch import IW_LEN, O_MELD_COUNT, O_NAT13
     from nbsim.kernels.validation import wild_set
     from nbsim.kernels.waits import wait_info
-    from nbsim.tables import load_tables
+    from nbsim.rules.lookups import load_tables
     tables = load_tables()
     rules = load_rules("ningbo-7baida").array
     rng = random.Random(5)

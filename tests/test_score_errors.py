@@ -1,4 +1,4 @@
-"""Invalid input (RULES.md section 10 and the tile counts) gives one clear
+"""Invalid input (docs/rules.md §10 and the tile counts) gives one clear
 HandError / TileError / ConfigError naming what is wrong, never a score or a
 traceback; the kernel returns the matching E_* code."""
 import numpy as np
@@ -6,9 +6,9 @@ import pytest
 
 from nbsim.errors import ConfigError, HandError, TileError
 from nbsim.kernels import codes as C
-from nbsim.scoring import score_hand
-from nbsim.scoring_cases import score_case
-from nbsim.tiles import parse_counts
+from nbsim.rules.scorer import score_hand
+from nbsim.rules.scorer_cases import score_case
+from nbsim.rules.tiles import parse_counts
 
 ALL_CHOWS = dict(hand="234m567p345s67s55m", win_tile="8s", seat="S", round_wind="E")
 
@@ -102,9 +102,9 @@ def test_case_fields_are_checked():
 def _kernel(config="ningbo-3baida", hand="234m567p345s67s55m", win_tile="8s", **kw):
     """Call the kernel directly with raw arrays (what the engine does)."""
     from nbsim.kernels.score import score_win
-    from nbsim.rules import load_rules
-    from nbsim.tables import load_tables
-    from nbsim.tiles import parse_counts, parse_tile
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
+    from nbsim.rules.tiles import parse_counts, parse_tile
     rs = load_rules(config)
     a = dict(hand=parse_counts(hand) if isinstance(hand, str) else hand,
              melds=np.zeros((4, 3), np.int8), n_melds=0,
@@ -155,7 +155,7 @@ def test_kernel_negative_count_and_liability_ok_in_ninghai():
     assert _kernel(hand=h)[0] == C.E_BAD_ARG
     code, res = _kernel(config="ninghai", indicator=-1, liable=2, discarder=2)
     assert code == C.OK and res[C.RES_WIN] == 1
-    # the liable player pays all three shares (RULES.md section 8)
+    # the liable player pays all three shares (docs/rules.md §8)
     s = res[C.RES_SILVER]
     assert list(res[C.RES_PAY:C.RES_PAY + 4]) == [0, 3 * s, -3 * s, 0]
 
@@ -163,10 +163,10 @@ def test_kernel_negative_count_and_liability_ok_in_ninghai():
 def test_compact_wild_set_matches_wild_mask(shipped_config):
     """The scorer tests wilds with (kind a, kind b, flower bits)
     (kernels/validation.py); it must give the same sets as wilds.wild_mask
-    for every indicator (RULES.md section 3)."""
+    for every indicator (docs/rules.md §3)."""
     from nbsim.kernels.validation import is_wild, wild_set
     from nbsim.kernels.wilds import wild_mask
-    from nbsim.rules import load_rules
+    from nbsim.rules.ruleset import load_rules
     config = shipped_config
     has_wilds = load_rules(config).config.wilds.wilds != "none"
     for over in ((), ("wilds.dragon_successor=5z6z7z",)):

@@ -26,7 +26,7 @@ import polars as pl
 import pytest
 
 from nbsim import protocol
-from nbsim.runlock import lock_holder
+from nbsim.run.lock import lock_holder
 
 NBSIM = Path(sys.executable).with_name("nbsim")
 pytestmark = pytest.mark.skipif(not NBSIM.exists(), reason="the nbsim console script is not "
@@ -95,6 +95,35 @@ def test_by_default_a_command_runs_in_its_own_process(env, tmp_path):
     assert out.returncode == 0 and json.loads(out.stdout)
     (st,) = _status(env)
     assert st["requests"] == 1
+
+
+@pytest.mark.parametrize("value,mode", [("", "running"), ("  ", "running"), ("1", "on"),
+                                        (" Yes ", "on"), ("TRUE", "on"), ("0", "off"),
+                                        ("off", "off"), ("No", "off")])
+def test_server_mode_values(monkeypatch, value, mode):
+    monkeypatch.setenv("NBSIM_SERVER", value)
+    assert protocol.server_mode() == mode
+
+
+def test_an_unknown_nbsim_server_value_is_one_message(env):
+    """NBSIM_SERVER=maybe is no setting: server_mode names the allowed
+    values, and the command (through the client, or python -m nbsim server
+    status) stops with that one message, exit status 2, starting nothing."""
+    from nbsim.errors import ConfigError
+    bad = dict(env, NBSIM_SERVER="maybe")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NBSIM_SERVER", "maybe")
+        with pytest.raises(ConfigError, match=r"^NBSIM_SERVER='maybe': expected 1 \(or on, "
+                                              r"yes, true.*0 \(or off, no, false.*unset or "
+                                              r"empty"):
+            protocol.server_mode()
+    for cmd in ([str(NBSIM), "rules", "ninghai"], [str(NBSIM), "server", "status"],
+                [sys.executable, "-m", "nbsim", "server", "status"]):
+        out = subprocess.run(cmd, env=bad, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 2 and out.stdout == "", out.stderr
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: NBSIM_SERVER='maybe': expected 1")
+    assert not Path(env["NBSIM_SERVER_DIR"]).exists()
 
 
 def test_commands_through_the_server_match_their_own_process(env, tmp_path):

@@ -14,7 +14,7 @@ import nbsim
 from nbsim.cli import cli
 from nbsim.errors import ConfigError
 
-SW = importlib.import_module("nbsim.sweeps")     # the module (nbsim.sweep is the function)
+SW = importlib.import_module("nbsim.analysis.sweeps")     # the module (nbsim.sweep is the function)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,8 @@ def test_sweep_skips_finished_runs(swept):
 
 
 def test_finished_points_are_recognised(swept):
-    """The sweep asks nbsim.runs.run_status whether a point's run is done."""
-    from nbsim.runs import run_status
+    """The sweep asks nbsim.run.simulate.run_status whether a point's run is done."""
+    from nbsim.run.simulate import run_status
     out, res = swept
     run = res.points[0]["run_dir"]
     m = json.loads((out / "win.min_tai=3" / "manifest.json").read_text())
@@ -108,7 +108,7 @@ def test_sweep_into_a_run_folder_refused(tmp_path):
     """A sweep folder that is a run folder (finished, or being written by a
     live process) is refused before any run, naming the writer."""
     from nbsim.errors import RunError
-    from nbsim.runlock import RunLock
+    from nbsim.run.lock import RunLock
     run = tmp_path / "run"
     nbsim.simulate("ningbo-3baida", deals=100, seed=1, out=run, workers=1)
     with pytest.raises(RunError, match="is a run folder .manifest.json.; a sweep needs"):

@@ -1,5 +1,5 @@
 """The lookup tables (nbsim/kernels/tables.py) against the slow references of
-tests/naive_hand.py, their invariants, and the on-disk cache (nbsim/tables.py)."""
+tests/naive_hand.py, their invariants, and the on-disk cache (nbsim/rules/lookups.py)."""
 from __future__ import annotations
 
 import os
@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from nbsim import tables as NT
 from nbsim.kernels import tables as KT
+from nbsim.rules import lookups as NT
 
 from naive_hand import naive_fit, naive_need
 

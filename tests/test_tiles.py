@@ -1,4 +1,4 @@
-"""Tile notation (RULES.md section 1): kind ids, parse/format round trips
+"""Tile notation (docs/rules.md §1): kind ids, parse/format round trips
 (hypothesis), melds, seats, and errors that name the offending text."""
 import re
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from nbsim.errors import TileError
 from nbsim.kernels import codes as C
-from nbsim.tiles import (
+from nbsim.rules.tiles import (
     KIND_NAMES,
     format_counts,
     format_meld,

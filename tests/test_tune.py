@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 import nbsim
-from nbsim import runs as SIM
-from nbsim import tune as T
+from nbsim.analysis import tune as T
 from nbsim.cli import cli
 from nbsim.errors import ConfigError, RunError, RunInterrupted
-from nbsim.policies import as_policies
+from nbsim.play.policy_specs import as_policies
+from nbsim.run import simulate as SIM
 
 from test_html import _offline, browser_probe, needs_browser
 
@@ -363,7 +363,7 @@ def test_ctrl_c_in_the_confirmation(tmp_path, monkeypatch):
 def test_one_process_per_study(tmp_path):
     """A second tune of a study folder another process is writing is
     refused up front: its --overwrite does not delete the running study."""
-    from nbsim.runlock import RunLock
+    from nbsim.run.lock import RunLock
     out = tmp_path / "s"
     out.mkdir()
     (out / T.STUDY_DB).write_text("the running study")

@@ -16,8 +16,8 @@ import polars as pl
 import pytest
 from scipy.stats import chisquare, poisson
 
-from nbsim import report as R
-from nbsim import runs as SIM
+from nbsim.analysis import report as R
+from nbsim.run import simulate as SIM
 
 import exact_heavenly as E
 

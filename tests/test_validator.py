@@ -23,10 +23,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from nbsim import game
-from nbsim.rules import load_rules
-from nbsim.runs import deal_frame
-from nbsim.tables import load_tables
+from nbsim.rules.lookups import load_tables
+from nbsim.rules.ruleset import load_rules
+from nbsim.run import game_mode as game
+from nbsim.run.simulate import deal_frame
 
 import naive_hand
 import validator as V
@@ -662,7 +662,7 @@ def renumber_steps(row, evs):
 
 def kong_after_pung(row, evs):
     """An exposed kong by a seat that punged, on a discard before its next
-    turn (RULES.md section 4: no kong of any kind until then)."""
+    turn (docs/rules.md §4: no kong of any kind until then)."""
     for i, e in enumerate(evs):
         if e["action"] != "pung":
             continue
@@ -799,7 +799,7 @@ def test_tampered_deals_are_reported(fn, name, seating, text):
 def test_kong_lock_after_a_pung_is_exercised():
     """Greedy bots often hold three of a kind that another seat discards
     right after they punged: the engine must pass on the exposed kong until
-    the seat's next turn (RULES.md section 4), and the validator sees it."""
+    the seat's next turn (docs/rules.md §4), and the validator sees it."""
     stats = Counter()
     df, ev = _frame("ningbo-3baida", ("greedy",) * 4, 31337, 0, 600)
     bad = V.validate_frame(rules("ningbo-3baida"), df, ev, stats)

@@ -1,5 +1,5 @@
 """Wall, dice, indicator, deal and flower replacement (nbsim/kernels/wall.py)
-against RULES.md sections 2-3, with a plain-Python reference of the deal."""
+against docs/rules.md §2-§3, with a plain-Python reference of the deal."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,8 +10,8 @@ import pytest
 from nbsim.kernels import codes as C
 from nbsim.kernels import wall as W
 from nbsim.kernels.wilds import wild_kinds
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_tile
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_tile
 
 CONFIGS = ["ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-7baida",
            "ningbo-tongchengyou", "ninghai"]

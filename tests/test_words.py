@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from nbsim import names as N
 from nbsim.cli import cli
 from nbsim.kernels import codes as C
-from nbsim.replays import final_hands, format_text, play_start, replay, show_hand
-from nbsim.rules import load_rules
-from nbsim.tiles import parse_tiles
+from nbsim.play.replays import final_hands, format_text, play_start, replay, show_hand
+from nbsim.rules import names as N
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_tiles
 
 
 def test_every_item_has_a_name():

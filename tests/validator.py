@@ -2,9 +2,9 @@
 
 It replays one deal's event log from the dice to the end, keeping its own
 copy of every hand, meld, flower and wall position, and checks every action
-against RULES.md sections 2-5 and 7-8 and the choices documented in the
+against docs/rules.md §2-§5 and §7-§8 and the choices documented in the
 module docstring of ``nbsim/kernels/engine.py``. It shares no code with the
-engine: the only imports from nbsim are ``nbsim.tiles`` (notation) and
+engine: the only imports from nbsim are ``nbsim.rules.tiles`` (notation) and
 ``nbsim.errors``; options are read from the RuleSet's validated config model
 (``rs.config`` / ``rs.to_dict()``), never from the kernels' rules array;
 ``nbsim.kernels.codes`` is not used either. Wins, tai, fan/fu/points and
@@ -12,13 +12,13 @@ payments are checked with the slow reference scorer
 ``tests/reference_scorer.py`` (through the adapter ``reference_score``
 below), legality of every possible win included. Ninghai liability
 payments (not an input of the reference scorer) are applied here: the
-liable player pays all three shares (RULES.md section 8).
+liable player pays all three shares (docs/rules.md §8).
 
 Entry points
 ------------
 ``validate_deal(rules, row, events, restrict_first=None, stats=None)`` ->
 list of violation strings (empty: the deal is valid). ``row`` is one row of
-``nbsim.game.game_frame`` / ``play_one`` (dict), ``events`` its event rows
+``nbsim.run.game_mode.game_frame`` / ``play_one`` (dict), ``events`` its event rows
 (dicts with seat, action, tile, meld, from_seat, pos as the events frame
 writes them: seats 'E'..'N' or None, tiles in notation, meld 'chow:345s' /
 'pung:777z' / 'kong:7777z' / 'ckong:...' or the win kind). ``stats`` (a
@@ -65,7 +65,7 @@ What is checked (see ``tests/test_validator.py`` for the tampering tests)
   the claimed kind and the kind at the other end of the two hand tiles
   (for an end chow) may not be discarded, unless the chow leaves a single
   tile (big single); a wild tile is never forbidden (a wild cannot make a
-  chow, RULES.md section 3); when every held tile is forbidden any may go.
+  chow, docs/rules.md §3); when every held tile is forbidden any may go.
   Concealed kong: four natural copies; added kong: own exposed pung plus
   the fourth, on the player's own turn after a draw. Robbing only on an
   added kong (the kong is then not completed). First go-around
@@ -84,7 +84,7 @@ What is checked (see ``tests/test_validator.py`` for the tampering tests)
   the first discard of the deal by a player without melds;
   ``first_draw``: a non-dealer's first draw with no claim before it: a
   chow, pung or exposed kong of a discard; concealed kongs and flower
-  replacements do not count, RULES.md section 6).
+  replacements do not count, docs/rules.md §6).
   ``kong_from`` is the discarder of an exposed kong whose replacement
   (possibly after flowers) is the winning tile. Ninghai liability is
   recomputed here (engine docstring): the discarder, not ready after the
@@ -111,7 +111,7 @@ from collections import Counter
 from functools import cache
 
 from nbsim.errors import NbsimError
-from nbsim.tiles import KIND_NAMES, format_counts, parse_meld, parse_tiles
+from nbsim.rules.tiles import KIND_NAMES, format_counts, parse_meld, parse_tiles
 
 SEATS = ("E", "S", "W", "N")
 SUFFIX = ("e", "s", "w", "n")
@@ -195,7 +195,7 @@ def is_complete(counts, wilds: int) -> bool:
     """4 melds + pair (or fewer melds with declared ones: 3k + 2 tiles) from
     natural counts over kinds 0..33 (any sequence of 34 ints) and ``wilds``
     wild tiles, each wild standing for any suited or honor kind (no copy
-    limit, RULES.md section 3)."""
+    limit, docs/rules.md §3)."""
     total = sum(counts[:N_PLAY]) + wilds
     if total % 3 != 2:
         return False
@@ -230,7 +230,7 @@ class Rules:
         self.earthly_rule = (cfg.win.earthly_hand_rule if "earthly_hand" in cfg.scoring.tai
                              else None)
         self.system = cfg.scoring.system
-        from reference_scorer import FAN_ITEMS, FU_ITEMS, TAI_ITEMS  # RULES.md sections 6, 8
+        from reference_scorer import FAN_ITEMS, FU_ITEMS, TAI_ITEMS  # docs/rules.md §6, §8
         self.tai_items = [n for n in TAI_ITEMS if n in cfg.scoring.tai]
         self.fan_items = [n for n in FAN_ITEMS if n in cfg.scoring.fan]
         self.fu_items = [n for n in FU_ITEMS if n in cfg.scoring.fu]
@@ -247,7 +247,7 @@ class Rules:
         return cyc[(cyc.index(k) + 1) % 3]
 
     def wild_kinds(self, indicator) -> set[int]:
-        """RULES.md section 3: the wild kinds for an indicator kind (None: none)."""
+        """docs/rules.md §3: the wild kinds for an indicator kind (None: none)."""
         if self.wilds == "none" or indicator is None:
             return set()
         if indicator >= FLOWER0:
@@ -288,7 +288,7 @@ def _reference_scorer(rules: Rules, sit: dict):
                    f"{res['error']}")
     pays = res.get("payments")
     if sit["liable"] is not None and pays is not None:
-        # Ninghai three-melds liability (RULES.md section 8): the liable
+        # Ninghai three-melds liability (docs/rules.md §8): the liable
         # player pays all three shares
         total = pays[sit["seat"]]
         pays = {s: 0 for s in SEATS}
@@ -532,7 +532,7 @@ class Replay:
         row_wilds = sorted(kind_of(k) for k in (self.row["wild_kinds"] or []))
         if row_wilds != sorted(self.wild):
             self.err(f"row wild_kinds {self.row['wild_kinds']} != "
-                     f"{[KIND_NAMES[k] for k in sorted(self.wild)]} (RULES.md section 3)")
+                     f"{[KIND_NAMES[k] for k in sorted(self.wild)]} (docs/rules.md §3)")
         # the deal: 3 rounds of 4 tiles, then 1 each, then the dealer's 14th
         order = []
         for rr in range(3):
@@ -685,7 +685,7 @@ class Replay:
         return "win"
 
     def liable_for(self, winner, discarder, tile) -> int:
-        """Ninghai three-melds liability (engine docstring, RULES.md section 8)."""
+        """Ninghai three-melds liability (engine docstring, docs/rules.md §8)."""
         if not self.r.liability:
             return -1
         exp = [(t, k) for t, k, _ in self.melds[winner] if t != CKONG]
@@ -1275,7 +1275,7 @@ def validate_frame(rules, df, ev, stats: Counter | None = None, match: bool = Fa
 
 
 def validate_match(rules, rows: list[dict], totals: dict | None = None) -> list[str]:
-    """Check the sequence of one match's deal rows (RULES.md section 2 and
+    """Check the sequence of one match's deal rows (docs/rules.md §2 and
     the match docstring of nbsim.kernels.games): player 0 deals first;
     seat s holds player (dealer + s) % 4; the dealer keeps the deal when it
     wins, and on an exhaustive draw when ``dealer_keeps_on_draw``, else the

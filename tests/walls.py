@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbsim.tiles import parse_tiles
+from nbsim.rules.tiles import parse_tiles
 
 N = 144
 

@@ -29,7 +29,7 @@ def deal_batch(rules, seed, start, tables, hands, flowers, wilds_held, dice,
     Args:
         rules: int64[R_LEN] (``RuleSet.array``).
         seed: uint64 run seed; start: int64 index of the first deal.
-        tables: ``nbsim.tables.load_tables()`` (for ``hand.is_complete``).
+        tables: ``nbsim.rules.lookups.load_tables()`` (for ``hand.is_complete``).
     Outputs (first axis n = number of deals, all written):
         hands: int8[n, 4, 42] tile counts per seat (E S W N, dealer = E)
             after the flower replacement, wild flowers included.

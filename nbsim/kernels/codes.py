@@ -3,7 +3,7 @@ tai/fan/fu item ids, result layouts and error codes.
 
 Everything here is a plain ``int`` constant (or a tuple of names for the
 wrappers), so Numba freezes them as compile-time constants. The layout of the
-flat rules array (``R_*``) is defined here once; ``nbsim.rules`` fills it and
+flat rules array (``R_*``) is defined here once; ``nbsim.rules.ruleset`` fills it and
 the kernels read it.
 
 Tile kinds (docs/rules.md §1):

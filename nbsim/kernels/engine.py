@@ -291,7 +291,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, p
               out, log, dealt_hands, dealt_flowers, probe):
     """Play deal ``deal`` of seed ``seed`` to its end.
 
-    rules: int64[R_LEN]; tables: nbsim.tables.load_tables(); seed: uint64;
+    rules: int64[R_LEN]; tables: nbsim.rules.lookups.load_tables(); seed: uint64;
     deal: int (the wall is deal mode's wall of (seed, deal)); round_wind: 0..3;
     restrict_first: bool, apply the first go-around limits of
     ``first_round_restrictions`` to this deal; policies: int64[4] policy codes

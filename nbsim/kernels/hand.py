@@ -8,7 +8,7 @@ a kind (docs/rules.md §3). Only the standard form counts (docs/rules.md §5):
 k melds (chows/pungs; honors only pungs) + 1 pair from 3k + 2 concealed tiles;
 declared melds are not passed.
 
-``tables`` is the named tuple returned by ``nbsim.tables.load_tables()``
+``tables`` is the named tuple returned by ``nbsim.rules.lookups.load_tables()``
 (``nbsim.kernels.tables.Tables``: suit_need, honor_need, suit_shanten,
 honor_shanten, suit_fit_class, honor_fit_class, fit_combo_ss, fit_combo_sh;
 definitions in nbsim/kernels/tables.py), read by field name. A suit's table
@@ -161,7 +161,7 @@ def is_complete(counts, n_wilds, tables):
 
     counts: int array (int8 preferred), length >= 34, natural tiles per kind
     0..33 (0..4 each; read as unsigned bytes); n_wilds: int >= 0; tables: from
-    ``nbsim.tables.load_tables()``. Returns False when the tile total
+    ``nbsim.rules.lookups.load_tables()``. Returns False when the tile total
     (naturals + wilds) is not 2 mod 3, or for invalid input (a count outside
     0..4, n_wilds < 0). A wild may be a fifth copy of a kind (docs/rules.md
     §3): 1111m + one wild + melds is complete. Standard form only

@@ -396,7 +396,7 @@ def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
     """Score one winning situation (docs/rules.md §3, §5-§8 and §10).
 
     Args:
-        rules: int64[R_LEN] (``RuleSet.array``); tables: ``nbsim.tables.load_tables()``.
+        rules: int64[R_LEN] (``RuleSet.array``); tables: ``nbsim.rules.lookups.load_tables()``.
         hand: int8[42] the winner's concealed tiles per kind BEFORE the winning
             tile, wilds counted at their own kind (a wild flower may be in hand).
         melds: int8[4, 3] rows (MELD_TYPE, MELD_KIND, MELD_FROM); n_melds rows used.

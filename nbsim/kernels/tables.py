@@ -20,7 +20,7 @@ rows occur for a suit and 55 for the honors, so ``*_fit_class[idx]`` (uint8)
 names the row and ``fit_combo_ss[a, b]`` / ``fit_combo_sh[a, h]`` hold the
 combined fit of two groups (M melds + P pairs split between them).
 
-The nbsim.tables module builds these once and caches them on disk; kernels
+The nbsim.rules.lookups module builds these once and caches them on disk; kernels
 receive them as one named tuple argument ``tables`` (``Tables`` below) and
 read its fields by name, e.g. ``tables.suit_need``. The fit tables are
 stored under the names ``suit_shanten`` / ``honor_shanten`` (the name of
@@ -46,7 +46,7 @@ suit_shanten [5**9, 10] and honor_shanten [5**7, 10] (the fit tables,
 classes, ``build_fit_classes``); fit_combo_ss [n_sc, n_sc, 10] and
 fit_combo_sh [n_sc, n_hc, 10] (two groups' combined fit,
 ``build_fit_combo``). A named tuple: Numba reads a field by name as cheaply
-as by position, and ``nbsim.tables.load_tables()`` builds it."""
+as by position, and ``nbsim.rules.lookups.load_tables()`` builds it."""
 
 
 @njit(cache=True)
@@ -316,7 +316,7 @@ def rows_match_classes(fit, cls, rows):
     """True when every row of ``fit`` equals the class row it is named by:
     ``fit[i] == rows[cls[i]]`` for all i, and every class is a row of
     ``rows`` (fit: uint8[n, 10]; cls: uint8[n]; rows: uint8[k, 10]). The
-    full consistency check of cached tables (``nbsim.tables``): about 20 ms
+    full consistency check of cached tables (``nbsim.rules.lookups``): about 20 ms
     for a suit table, where numpy's gather took about 50 ms."""
     k = rows.shape[0]
     for i in range(fit.shape[0]):

@@ -5,7 +5,7 @@ This is the one list of scoring items. ``codes`` takes the item ids and
 their order from it (``TAI_ITEMS``, ``FAN_ITEMS``, ``FU_ITEMS``; a config's
 ``scoring.tai.<id>``, ``scoring.fan.<id>`` and ``scoring.fu.<id>`` keys),
 ``tai_hand`` builds the dispatch of the hand-level tai items from it,
-``nbsim.names`` takes the Chinese names from it, and docs/items.md explains
+``nbsim.rules.names`` takes the Chinese names from it, and docs/items.md explains
 how to add a row. It is plain Python (no numba), so the wrappers and the
 command line can read it without loading the kernels.
 

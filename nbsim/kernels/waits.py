@@ -23,7 +23,7 @@ from nbsim.kernels.validation import is_wild
 @njit(cache=True, inline="always")
 def melds_only(naturals, wilds, tables):
     """True when the natural counts (length >= 34) plus ``wilds`` wilds split
-    into melds only (no pair); tables: ``nbsim.tables.load_tables()``."""
+    into melds only (no pair); tables: ``nbsim.rules.lookups.load_tables()``."""
     if wilds < 0:
         return False
     suit_need = tables.suit_need
@@ -55,7 +55,7 @@ def wait_info(iw, hand, indicator, wild_a, wild_b, wild_flowers, wilds13, tables
     stops at the third waiting kind, and without wilds tries only kinds next
     to a natural tile (a tile joining no wild must share a group with one).
     A kind y completes the hand when, with the per-group need tables
-    (``nbsim.tables``: wilds needed for melds only / melds + the pair),
+    (``nbsim.rules.lookups``: wilds needed for melds only / melds + the pair),
     wilds13 - (needs of the other groups + y's group's need + the cheapest
     pair move) is a non-negative multiple of 3."""
     i0 = suit_index(iw, O_NAT13 + C.MAN0)

@@ -11,7 +11,7 @@ order. Everything in a View is what that player would know at a real table
 field      type                   meaning
 ========== ====================== ==============================================
 rules      int64[R_LEN]           the variant's rules (``codes.R_*``)
-tables     lookup-table tuple     ``nbsim.tables.load_tables()``
+tables     lookup-table tuple     ``nbsim.rules.lookups.load_tables()``
 seat       int64                  the deciding seat (0 E = dealer, 1 S, 2 W, 3 N)
 to_play    int64                  the seat whose turn it is (for a claim: the
                                   discarder)

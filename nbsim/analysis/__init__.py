@@ -1,0 +1,1 @@
+"""Reports, comparisons, sweeps and tuning of run folders; statistics, plots, HTML."""

@@ -1,0 +1,1 @@
+"""Play: policy specs, duel, ladder, band, replays, divergence, positions, lookahead, advice."""

@@ -1,0 +1,502 @@
+"""Discard and claim advice for a player at the table: ``nbsim advise`` and
+``nbsim.advise`` (this module is ``advice``, so that the package attribute
+``nbsim.advise`` stays the function).
+
+From a ``nbsim.play.position.Position`` (built from the table state by
+``nbsim.play.advice_state``), for every candidate
+
+* a discard, when the seat holds 3k + 2 tiles (its turn), or
+* pass / pung / kong / chow, when a discard is offered to it (a claim),
+  and the win on the offered tile when it completes the hand (scored as
+  ``nbsim score`` scores it; a legal win ranks first),
+
+``advise`` reports the shanten and the tile acceptance toward each target
+the bots play for (``nbsim/kernels/policies/common.py``: the open hand, the
+full and half flushes by suit, all pungs; shanten as in docs/rules.md
+§10.2), and from the lookahead evaluator (``nbsim.play.evaluation.evaluate``) the
+chance to win, the expected payment with its 95% interval, the chance of
+dealing in to each opponent and the paired difference to the best
+candidate; for a discard that leaves the hand ready, the exact chance of
+completing it with the seat's own remaining draws alone
+(``nbsim.play.evaluation.exact_own_draws``, no opponents). The recommendation is
+the best candidate; candidates whose paired difference to it has a 95%
+interval containing 0 are "within the noise".
+
+The answer's records are ``nbsim.play.advice_types``, its text, JSON and plot
+``nbsim.play.advice_text``; this module re-exports both and the table-state
+functions of ``nbsim.play.advice_state``, so ``from nbsim.play.advice import ...``
+reaches every public name.
+
+Units: payments are points per deal for the seat (the variant's scoring:
+tai with its base points, Ninghai points), probabilities are per deal.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nbsim.errors import NbsimError, RunError
+from nbsim.kernels import codes as C
+from nbsim.play.advice_notation import POND_CLAIMED, SEATS
+from nbsim.play.advice_state import (
+    STATE_KEYS,
+    position_from_json,
+    position_from_options,
+    position_from_state,
+    position_to_state,
+    read_state,
+    seen_copies,
+    table_state,
+)
+from nbsim.play.advice_text import advice_json, describe_position, format_advice, plot_advice
+from nbsim.play.advice_types import (
+    TARGETS,
+    Z95,
+    Advice,
+    CandidateAdvice,
+    TargetFit,
+    best_target,
+)
+from nbsim.play.position import Position
+from nbsim.rules.ruleset import RuleSet, as_rules
+from nbsim.rules.tiles import KIND_NAMES, format_tiles
+
+__all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "advise",
+           "advice_json", "build_advice", "format_advice", "plot_advice", "position_from_json",
+           "position_from_options", "position_from_state", "position_to_state", "read_state",
+           "table_state", "after_claim", "best_target", "describe_position"]
+
+_CLAIM_PASS, _CLAIM_PUNG, _CLAIM_KONG, _CLAIM_CHOW = 0, 1, 2, 3   # common.CLAIM_*
+WIN_CODE = -1                       # the code of a win on the offered tile
+
+
+# ================================================================ shanten and acceptance
+def _allowed(rs: RuleSet, target: int) -> bool:
+    pats = set(rs.config.win.allowed_patterns)
+    if not pats:
+        return True
+    if target == 0:
+        return False
+    if target < 4:
+        return "full_flush" in pats
+    if target < 7:
+        return "half_flush" in pats
+    return "all_pungs" in pats
+
+
+class _Fitter:
+    """Shanten and acceptance of the seat's possible hands, with the kernels'
+    functions (``common.target_shanten``, ``common.target_ok``) over the 34
+    natural kinds and the wilds."""
+
+    def __init__(self, rs: RuleSet, pos: Position) -> None:
+        from nbsim.kernels.policies import common as CM
+        from nbsim.kernels.wilds import wild_mask
+        from nbsim.rules.lookups import load_tables
+        self.cm = CM
+        self.rs = rs
+        self.tables = load_tables()
+        self.tmp = np.zeros(C.N_PLAY, dtype=np.int8)
+        self.wild = np.zeros(C.N_KINDS, dtype=np.bool_)
+        wild_mask(rs.array, pos.indicator, self.wild)
+        parts = seen_copies(pos.hand, pos.melds, pos.n_melds, pos.pond, pos.pond_flags, pos.n_pond,
+                      pos.flowers, pos.indicator)
+        seen = np.sum(list(parts.values()), axis=0)
+        limit = np.array([4] * C.N_PLAY + [1] * C.N_FLOWERS, dtype=np.int64)
+        self.unseen = np.maximum(limit - seen, 0)
+        self.wild_kinds = [k for k in range(C.N_KINDS) if self.wild[k] and self.unseen[k] > 0]
+        self.wild_unseen = int(sum(self.unseen[k] for k in self.wild_kinds))
+
+    def split(self, hand: np.ndarray) -> tuple[np.ndarray, int]:
+        nat = np.where(self.wild[:C.N_PLAY], 0, hand[:C.N_PLAY]).astype(np.int8)
+        return nat, int(hand[self.wild].sum())
+
+    def fits(self, hand: np.ndarray, melds: np.ndarray, n_melds: int) -> list[TargetFit]:
+        """Every target compatible with the declared ``melds`` (int8[4, 3]):
+        its shanten for the concealed ``hand`` (int8[42], 3k + 1 tiles) and
+        the acceptance."""
+        cm = self.cm
+        nat, w = self.split(hand)
+        out = []
+        for name, t in TARGETS:
+            if not cm.target_ok(t, melds, n_melds):
+                continue
+            s = int(cm.target_shanten(t, nat, w, n_melds, self.tables, self.tmp))
+            accepted: list[int] = []
+            n = 0
+            if self.wild_unseen and int(cm.target_shanten(t, nat, w + 1, n_melds, self.tables,
+                                                          self.tmp)) < s:
+                accepted += self.wild_kinds
+                n += self.wild_unseen
+            for d in range(C.N_PLAY):
+                if self.wild[d] or self.unseen[d] == 0 or nat[d] >= 4:
+                    continue
+                nat[d] += 1
+                s2 = int(cm.target_shanten(t, nat, w, n_melds, self.tables, self.tmp))
+                nat[d] -= 1
+                if s2 < s:
+                    accepted.append(d)
+                    n += int(self.unseen[d])
+            out.append(TargetFit(name, s, n, tuple(sorted(accepted)), _allowed(self.rs, t)))
+        return out
+
+    def best_after_discard(self, hand: np.ndarray, melds: np.ndarray, n_melds: int,
+                           forbidden=()) -> list[TargetFit]:
+        """For a 3k + 2 hand (after a claim): per target, the discard that
+        leaves the lowest shanten, then the most acceptance."""
+        best: dict[str, TargetFit] = {}
+        held = [k for k in range(C.N_KINDS) if hand[k] > 0]
+        allowed = [k for k in held if k not in forbidden or self.wild[k]] or held
+        for k in allowed:
+            hand[k] -= 1
+            for f in self.fits(hand, melds, n_melds):
+                b = best.get(f.target)
+                if b is None or (f.shanten, -f.acceptance) < (b.shanten, -b.acceptance):
+                    best[f.target] = TargetFit(f.target, f.shanten, f.acceptance, f.accepted,
+                                               f.allowed, k)
+            hand[k] += 1
+        return [best[n] for n, _ in TARGETS if n in best]
+
+
+def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
+    """Rank of a candidate by its targets alone: the lowest shanten toward
+    an allowed target, then the most acceptance toward it."""
+    pool = [f for f in fits if f.allowed] or list(fits)
+    if not pool:
+        return (99, 0)
+    f = min(pool, key=lambda f: (f.shanten, -f.acceptance))
+    return (f.shanten, -f.acceptance)
+
+
+# ================================================================ the advice
+def _win_on_offered(rs: RuleSet, pos: Position, fit: _Fitter) -> CandidateAdvice | None:
+    """The win on the offered tile when it completes the hand (docs/rules.md
+    §5): the candidate carries the scored win (``score``: legal or not, and
+    why, its tai or fan and the payments); None when the hand stays
+    incomplete or the situation cannot be scored."""
+    from nbsim.kernels import hand as H
+    from nbsim.rules.scorer import score_counts
+    me, d, src = pos.seat, int(pos.offered), pos.to_play
+    n = int(pos.n_melds[me])
+    h = pos.hand.copy()
+    h[d] += 1
+    nat, w = fit.split(h)
+    if int(H.shanten(nat, w, n, fit.tables)) != -1:
+        return None
+    melds = pos.melds[me]
+    fed = np.zeros(4, np.int8)
+    fed_by_winner = np.zeros(4, np.int8)
+    for i in range(n):
+        if int(melds[i, 0]) != C.MELD_CKONG and 0 <= int(melds[i, 2]) != me:
+            fed[int(melds[i, 2])] += 1
+    for s in range(4):
+        if s != me:
+            fed_by_winner[s] = sum(1 for i in range(int(pos.n_melds[s]))
+                                   if int(pos.melds[s, i, 2]) == me
+                                   and int(pos.melds[s, i, 0]) != C.MELD_CKONG)
+    flowers = np.array([(int(pos.flowers[me]) >> f) & 1 for f in range(C.N_FLOWERS)], np.int8)
+    ctx = 0
+    if (src == 0 and int(pos.n_pond.sum()) == 1 and n == 0
+            and rs.config.win.earthly_hand_rule == "dealer_first_discard"):
+        ctx |= C.CTX_EARTHLY
+    try:
+        res = score_counts(rs, pos.hand, melds, n, flowers, d, C.WIN_DISCARD, ctx, me,
+                           pos.round_wind, pos.indicator, src, fed, fed_by_winner)
+    except NbsimError:
+        return None
+    if not res.complete:
+        return None
+    name = KIND_NAMES[d]
+    if res.win:
+        worth = f"{res.tai} tai" if res.tai is not None else f"{res.fan} fan"
+        label = f"win on {name} ({worth})"
+    else:
+        label = f"win on {name} (not legal)"
+    return CandidateAdvice("win", d, WIN_CODE, label, (), score=res)
+
+
+def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
+    """Every legal move with its targets: each held kind as a discard, or
+    the win on the offered tile when it completes the hand, pass / pung /
+    kong / chow of the offered tile (docs/rules.md §4-§5)."""
+    me = pos.seat
+    own = pos.melds[me].copy()
+    n = int(pos.n_melds[me])
+    hand = pos.hand.copy()
+    out: list[CandidateAdvice] = []
+    if pos.offered < 0:
+        for k in range(C.N_KINDS):
+            if hand[k] == 0:
+                continue
+            hand[k] -= 1
+            label = KIND_NAMES[k] + (" (wild)" if fit.wild[k] else "")
+            out.append(CandidateAdvice("discard", k, k, label, tuple(fit.fits(hand, own, n))))
+            hand[k] += 1
+        return out
+    d = int(pos.offered)
+    win = _win_on_offered(rs, pos, fit)
+    if win is not None:
+        out.append(win)
+    out.append(CandidateAdvice("pass", d, _CLAIM_PASS, "pass", tuple(fit.fits(hand, own, n))))
+    if fit.wild[d] or d >= C.N_PLAY or n >= C.MAX_MELDS:
+        return out               # a wild (or a flower) is never claimed (docs/rules.md §3)
+    name = KIND_NAMES[d]
+
+    def with_meld(typ: int, kind: int) -> np.ndarray:
+        m = own.copy()
+        m[n] = (typ, kind, pos.to_play)
+        return m
+    if hand[d] >= 2:
+        h = hand.copy()
+        h[d] -= 2
+        fits = fit.best_after_discard(h, with_meld(C.MELD_PUNG, d), n + 1)
+        out.append(CandidateAdvice("pung", d, _CLAIM_PUNG, f"pung {name}", tuple(fits),
+                                   then_discard=_then(fits)))
+    if hand[d] == 3 and pos.tiles_left - 2 * rs.config.wall.reserve_stacks_per_kong > 0:
+        h = hand.copy()
+        h[d] -= 3
+        out.append(CandidateAdvice("kong", d, _CLAIM_KONG, f"kong {name}",
+                                   tuple(fit.fits(h, with_meld(C.MELD_KONG, d), n + 1))))
+    if (rs.config.claims.allow_chow and d < C.HONOR0 and me == (pos.to_play + 1) % 4):
+        r = d % 9
+        for j in range(3):
+            lo = d - j
+            if r - j < 0 or r - j + 2 > 8:
+                continue
+            need = [lo + t for t in range(3) if lo + t != d]
+            if any(hand[k] == 0 or fit.wild[k] for k in need):
+                continue
+            h = hand.copy()
+            for k in need:
+                h[k] -= 1
+            forbid: tuple[int, ...] = ()
+            if rs.config.claims.forbid_chow_swap:
+                other = lo + 3 if j == 0 else (lo - 1 if j == 2 else -1)
+                forbid = (d,) + ((other,) if other >= 0 and other // 9 == lo // 9 else ())
+            fits = fit.best_after_discard(h, with_meld(C.MELD_CHOW, lo), n + 1, forbid)
+            out.append(CandidateAdvice("chow", d, _CLAIM_CHOW + j,
+                                       f"chow {format_tiles([lo, lo + 1, lo + 2])}",
+                                       tuple(fits), chow=lo, then_discard=_then(fits)))
+    return out
+
+
+def _then(fits: Sequence[TargetFit]) -> int:
+    b = best_target(fits)
+    return b.then_discard if b is not None else -1
+
+
+def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
+           cands: Sequence[CandidateAdvice]) -> list[str]:
+    from nbsim.kernels import hand as H
+    notes = []
+    me = pos.seat
+    n = int(pos.n_melds[me])
+    if pos.offered < 0:
+        nat, w = fit.split(pos.hand)
+        if int(H.shanten(nat, w, n, fit.tables)) == -1:
+            notes.append("the hand is complete: a self-drawn win if it is legal (check it with "
+                         "nbsim score ... --self-draw); the table compares the discards")
+        if int(pos.n_pond.sum()) == 0 and rs.config.claims.first_round_restrictions != "off":
+            notes.append("first go-around limits (claims.first_round_restrictions) are not "
+                         "applied to the candidates")
+    else:
+        from nbsim.rules.scorer import why_text
+        name = KIND_NAMES[pos.offered]
+        for c in cands:
+            if c.action != "win" or c.score is None:
+                continue
+            if c.score.win:
+                pay = (c.score.payments or {}).get(SEATS[me])
+                notes.append(f"{name} completes the hand: a legal win on this discard"
+                             + (f", {pay:+d} points to the seat" if pay is not None else "")
+                             + f" (nbsim score ... --win-tile {name} --discarder "
+                             f"{SEATS[pos.to_play]} shows the items)")
+            else:
+                notes.append(f"{name} completes the hand, but a win on it is not legal: "
+                             f"{why_text(c.score, rs)}")
+    return notes
+
+
+def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
+    """CandidateAdvice fields of an evaluator's ``CandidateValue`` (the 95%
+    intervals: estimate +- 1.96 se); ``paired``: keep the paired difference
+    to the best (same position, common random numbers)."""
+    mean, se = float(v.mean_pay), float(v.se_pay)
+    kw: dict[str, Any] = dict(
+        mean_pay=mean, se_pay=se, pay_low=mean - Z95 * se, pay_high=mean + Z95 * se,
+        p_win=float(v.p_win), se_win=float(v.se_win), p_deal_in=float(v.p_deal_in),
+        p_deal_in_to=tuple(float(x) for x in v.p_deal_in_to),
+        p_exhausted=float(v.p_exhausted))
+    if paired:
+        diff, dse = float(v.diff), float(v.diff_se)
+        kw.update(diff=diff, diff_se=dse, diff_low=diff - Z95 * dse,
+                  diff_high=diff + Z95 * dse)
+    return kw
+
+
+def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = None,
+                 exact: Mapping[int, Any] | None = None,
+                 claims: Mapping[int, Any] | None = None, *, samples: int = 0,
+                 seed: int = 0, base: str = "") -> Advice:
+    """The ``Advice`` of a Position from the lookahead's answers.
+
+    evaluation: for a discard, ``nbsim.play.evaluation.evaluate``'s ``Evaluation``
+    (candidates keyed by the discarded kind, best first), which ranks the
+    candidates; None: they are ranked by shanten and acceptance only.
+    exact: ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
+    .draws). claims: for a claim, the claim code (``common.CLAIM_*``) ->
+    the ``CandidateValue`` of the best discard after it (the evaluation of
+    the position after the claim); pass and kong have none. samples, seed,
+    base: the settings, when ``evaluation`` does not carry them."""
+    rs = as_rules(rules)
+    fit = _Fitter(rs, pos)
+    cands = _candidates(rs, pos, fit)
+    notes = _notes(rs, pos, fit, cands)
+    exact = dict(exact or {})
+    claims = dict(claims or {})
+    by_code: dict[int, Any] = {}
+    ranked: dict[int, int] = {}
+    if evaluation is not None:
+        by_code = {int(c.kind): c for c in evaluation.candidates}
+        ranked = {int(c.kind): i for i, c in enumerate(evaluation.candidates)}
+        samples, seed, base = int(evaluation.samples), int(evaluation.seed), \
+            str(evaluation.base)
+    rows = []
+    for c in cands:
+        kw: dict[str, Any] = {}
+        if c.action == "discard" and c.code in by_code:
+            kw = _value_fields(by_code[c.code], paired=True)
+        elif c.action != "discard" and c.code in claims:
+            v = claims[c.code]
+            kw = _value_fields(v, paired=False)
+            kw["then_discard"] = int(v.kind)
+        if c.action == "discard" and c.kind in exact:
+            e = exact[c.kind]
+            kw["exact_p_win"] = float(e.p_win)
+            kw["exact_draws"] = int(e.draws)
+        rows.append(_replace(c, **kw))
+    rows.sort(key=lambda c: _rank(c, ranked))
+    if ranked:
+        rows = [rows[0]] + [_replace(c, within_noise=c.diff_low is not None
+                                     and c.diff_high is not None
+                                     and c.diff_low <= 0.0 <= c.diff_high)
+                            for c in rows[1:]]
+    if pos.offered >= 0 and claims:
+        notes.append("the lookahead plays the seat's discards: a pung or chow shows the "
+                     "simulation of its best discard after the claim; pass and kong are not "
+                     "simulated, so the claims are ranked by shanten and acceptance")
+    from nbsim.kernels.wilds import wild_kinds
+    return Advice(variant=rs.name, position=pos, state=position_to_state(pos),
+                  decision="claim" if pos.offered >= 0 else "discard",
+                  wilds=tuple(wild_kinds(rs.array, pos.indicator)), candidates=tuple(rows),
+                  samples=int(samples), seed=int(seed), base=str(base), notes=tuple(notes),
+                  ranked_by="lookahead" if ranked else "shanten")
+
+
+def _rank(c: CandidateAdvice, ranked: Mapping[int, int]) -> tuple[int, int, int]:
+    """Sort key of a candidate: a legal win first, then the lookahead's
+    order, then shanten and acceptance; a win that is not legal last."""
+    if c.action == "win":
+        return (-1, 0, 0) if c.score is not None and c.score.win else (3, 0, 0)
+    if c.code in ranked:
+        return (0, ranked[c.code], 0)
+    return (1, *_key(c.targets))
+
+
+def _replace(c: CandidateAdvice, **kw) -> CandidateAdvice:
+    import dataclasses
+    return dataclasses.replace(c, **kw) if kw else c
+
+
+def after_claim(pos: Position, action: str, kind: int, chow: int = -1) -> Position:
+    """The Position after the deciding seat pungs or chows the offered tile
+    (``chow``: the chow's lowest kind): the tiles leave its hand for a meld
+    claimed from the discarder, whose last discard is marked claimed, and
+    the seat is to discard (docs/rules.md §4)."""
+    if pos.offered < 0 or action not in ("pung", "chow"):
+        raise RunError(f"after_claim: a pung or chow of an offered tile, not {action!r}")
+    me, d = pos.seat, int(pos.offered)
+    hand = pos.hand.copy()
+    if action == "pung":
+        hand[d] -= 2
+        meld = (C.MELD_PUNG, d, pos.to_play)
+    else:
+        for k in range(chow, chow + 3):
+            if k != d:
+                hand[k] -= 1
+        meld = (C.MELD_CHOW, chow, pos.to_play)
+    melds = pos.melds.copy()
+    n_melds = pos.n_melds.copy()
+    melds[me, int(n_melds[me])] = meld
+    n_melds[me] += 1
+    flags = pos.pond_flags.copy()
+    flags[pos.to_play, int(pos.n_pond[pos.to_play]) - 1] |= POND_CLAIMED
+    import dataclasses
+    return dataclasses.replace(pos, to_play=me, hand=hand, melds=melds, n_melds=n_melds,
+                               pond_flags=flags, drawn=-1, offered=-1)
+
+
+def _follow_ups(rs: RuleSet, pos: Position, c: CandidateAdvice) -> list[int]:
+    """The discards allowed after the claim ``c`` (a chow forbids the kinds
+    that would make the same chow while more than two tiles are left:
+    ``claims.forbid_chow_swap``, docs/rules.md §4)."""
+    from nbsim.kernels.wilds import wild_mask
+    held = [k for k in range(C.N_KINDS) if pos.hand[k] > 0]
+    if c.action != "chow" or not rs.config.claims.forbid_chow_swap or pos.hand.sum() <= 2:
+        return held
+    wild = np.zeros(C.N_KINDS, dtype=np.bool_)
+    wild_mask(rs.array, pos.indicator, wild)
+    lo, d = c.chow, c.kind
+    other = lo + 3 if d == lo else (lo - 1 if d == lo + 2 else -1)
+    forbid = {d} | ({other} if other >= 0 and other // 9 == lo // 9 else set())
+    return [k for k in held if k not in forbid or wild[k]] or held
+
+
+def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
+           base: str = "defend") -> Advice:
+    """Advice for the deciding seat of ``pos``.
+
+    Every legal candidate with its targets' shanten and acceptance and,
+    from the lookahead (``nbsim.play.evaluation.evaluate``: ``samples`` sampled
+    deals per candidate from ``seed``, the rest of the deal played by the
+    policy ``base``: greedy, value or defend), its P(win), expected payment
+    (points per deal, 95% interval), deal-in chance per opponent and the
+    paired difference to the best; for a ready hand the exact chance of
+    completing it with its own draws (``exact_own_draws``). A discard
+    decision is ranked by the lookahead. For a claim, a pung or chow is
+    simulated through the position after it (its best discard then); pass
+    and kong are not, and the claims are ranked by shanten and acceptance,
+    after a legal win on the offered tile. ``samples=0``: no simulation,
+    everything ranked by shanten and acceptance. Raises NbsimError
+    subclasses (RunError for a position the engine cannot continue from or
+    one with no tile left to draw, bad samples, seed or base)."""
+    from nbsim.args import whole_number
+    rs = as_rules(rules)
+    samples = whole_number(samples, "samples", 0, 100_000, RunError)
+    seed = whole_number(seed, "seed", 0, 2**64 - 1, RunError)
+    if not isinstance(base, str) or not base.strip():
+        raise RunError(f"base: expected a policy name such as 'defend', got {base!r}")
+    if samples == 0:
+        return build_advice(rs, pos, samples=0, seed=seed, base=base)
+    if pos.tiles_left < 1:
+        from nbsim.play.advice_state import max_wall_left
+        raise RunError(f"wall_left {pos.tiles_left}: the lookahead simulates the rest of the "
+                       f"deal, so it needs a tile left to draw: give wall_left 1 .. "
+                       f"{max_wall_left(rs, pos)} (--wall-left), or --samples 0 to rank the "
+                       f"moves by shanten and acceptance alone")
+    from nbsim.play.evaluation import evaluate, exact_own_draws
+    if pos.offered < 0:
+        return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base),
+                            exact_own_draws(rs, pos))
+    fit = _Fitter(rs, pos)
+    claims: dict[int, Any] = {}
+    for c in _candidates(rs, pos, fit):
+        if c.action in ("pung", "chow"):
+            after = after_claim(pos, c.action, c.kind, c.chow)
+            ev = evaluate(rs, after, samples=samples, seed=seed, base=base,
+                          kinds=_follow_ups(rs, after, c))
+            claims[c.code] = ev.candidates[0]
+    return build_advice(rs, pos, claims=claims, samples=samples, seed=seed, base=base)

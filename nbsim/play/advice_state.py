@@ -1,0 +1,512 @@
+"""The table state of ``nbsim advise`` and its ``Position``.
+
+A player gives the table as it stands, in tile notation (docs/rules.md §1;
+the pieces are ``nbsim.play.advice_notation``): the own concealed tiles, every
+seat's melds and discards, the flowers set aside, the indicator, the seat
+and round winds and the tiles left. ``table_state`` builds the state from
+the command's options, ``read_state`` reads it from JSON,
+``position_from_state`` checks it against the rules (docs/rules.md §2-§4)
+and turns it into a ``nbsim.play.position.Position``; ``position_to_state`` is
+the inverse.
+
+The table state (``--state FILE.json``, or the same keys from the
+command's options; every key optional but ``hand``)::
+
+    {"seat": "S", "round": "E", "indicator": "5m", "wall_left": 40,
+     "hand": "123m456p789s5z",            # 13 - 3 x 1 meld: a claim of the offered 4s
+     "offered": "4s", "from": "E",        # or, to discard: 14 - 3 x melds tiles, "drawn"
+     "melds": {"S": ["pung:777z@W"], "N": ["chow:345s", "ckong"]},
+     "discards": {"E": "19m3s*", "S": "9s1z", "W": "5p(7z)(4s)", "N": "2z"},
+     "flowers": {"E": "1f", "S": "2f6f"}}
+
+* melds: ``TYPE:TILES`` as ``nbsim score --meld`` writes them (chow:345s,
+  pung:777z, kong:7777z, ckong:9999s), optionally ``@SEAT``, the seat whose
+  discard was claimed (default: the seat before the meld's owner, the only
+  one a chow can come from). Another seat's concealed kong lies face down:
+  ``ckong`` without tiles.
+* discards: each seat's pond in order. A tile in parentheses was claimed
+  by a meld (it is counted once, in the meld); a claimed meld whose tile is
+  not marked gets it added to the end of its source's pond. ``*`` after a
+  tile marks a discard of the tile just drawn (摸打).
+* offered: the tile just discarded by ``from`` (default: the seat before
+  ``seat``), not written in its discards. It is the claim decision: the
+  hand then holds 13 - 3 x melds tiles, else 14 - 3 x melds.
+* wall_left: the tiles that can still be drawn (Ninghai's reserve left
+  out); by default all that the table as given leaves unseen.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nbsim.errors import HandError
+from nbsim.kernels import codes as C
+from nbsim.play.advice_notation import (
+    POND_CLAIMED,
+    SEATS,
+    Meld,
+    format_pond,
+    is_seat_name,
+    meld_kinds,
+    optional_tile,
+    parse_meld_text,
+    parse_pond,
+    seat_index,
+    seat_mapping,
+)
+from nbsim.play.position import MAX_POND, Position
+from nbsim.rules.ruleset import RuleSet, as_rules
+from nbsim.rules.tiles import KIND_NAMES, format_tiles, parse_tiles
+
+__all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
+           "position_from_options", "position_from_json", "position_to_state", "seen_copies",
+           "max_wall_left"]
+
+STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "offered", "from",
+              "melds", "discards", "flowers")
+
+
+_SEAT_PREFIX = re.compile(r"^\s*([A-Za-z])\s*:(.*)$", re.S)
+
+
+def _split_seat(text: str, default: str | None, what: str) -> tuple[str, str]:
+    """'S:pung:555p' -> ('S', 'pung:555p'); a text without a one-letter
+    prefix belongs to ``default`` (the deciding seat; None: a seat is
+    required)."""
+    m = _SEAT_PREFIX.match(text)
+    if m:
+        seat_index(m.group(1), f"{what} {text!r}")
+        return m.group(1).upper(), m.group(2).strip()
+    if default is None:
+        raise HandError(f"{what} {text!r}: start with the seat, e.g. 'S:{text}' "
+                        f"(seats E S W N)")
+    return default, text.strip()
+
+
+def _group_by_seat(values, what: str, default: str | None, *, many: bool
+                   ) -> dict[str, Any]:
+    """``[SEAT:]TEXT`` option values -> {seat: text} (``many``: {seat: [texts]},
+    several values of one seat kept in order; a value may hold several,
+    comma-separated)."""
+    out: dict[str, Any] = {}
+    for v in values:
+        seat, rest = _split_seat(v, default, what)
+        if many:
+            out.setdefault(seat, []).extend(p.strip() for p in rest.split(",") if p.strip())
+        else:
+            if seat in out:
+                raise HandError(f"{what}: seat {seat} given twice ({out[seat]!r} and "
+                                f"{rest!r}); give each seat's tiles once, in order")
+            out[seat] = rest
+    return out
+
+
+def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = None,
+                melds: Sequence[str] = (), discards: Sequence[str] = (),
+                seat: str | None = None, round_wind: str | None = None,
+                indicator: str | None = None, wall_left: int | None = None,
+                flowers: Sequence[str] = (), drawn: str | None = None,
+                offered: str | None = None, offered_from: str | None = None
+                ) -> dict[str, Any]:
+    """The table state dict (the ``--state`` JSON format, module doc) of the
+    ``nbsim advise`` options, over ``base`` (a state read from a file): an
+    option given replaces that key. ``melds``, ``discards`` and ``flowers``
+    take ``[SEAT:]TEXT`` values (without a seat: the deciding seat's), e.g.
+    ``["S:pung:555p@W", "chow:345s"]``, ``["E:19m(5p)3s", "S:9s1z"]``,
+    ``["S:2f6f"]``; several melds of a seat may be comma-separated."""
+    state: dict[str, Any] = dict(base or {})
+    if seat is not None:
+        state["seat"] = seat
+    own = state.get("seat", "E")
+    own = own.strip().upper() if is_seat_name(own) else "E"
+    for key, value in (("hand", hand), ("round", round_wind), ("indicator", indicator),
+                       ("wall_left", wall_left), ("drawn", drawn), ("offered", offered),
+                       ("from", offered_from)):
+        if value is not None:
+            state[key] = value
+    if melds:
+        state["melds"] = _group_by_seat(melds, "--melds", own, many=True)
+    if discards:
+        state["discards"] = _group_by_seat(discards, "--discards", own, many=False)
+    if flowers:
+        state["flowers"] = _group_by_seat(flowers, "--flowers", own, many=False)
+    return state
+
+
+def read_state(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
+    """A table state from a JSON file (or a dict, copied). Raises HandError
+    when the file cannot be read or is not a JSON object."""
+    if isinstance(path_or_dict, Mapping):
+        return dict(path_or_dict)
+    try:
+        data = json.loads(Path(path_or_dict).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise HandError(f"state file {str(path_or_dict)!r}: cannot read: "
+                        f"{getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise HandError(f"state file {str(path_or_dict)!r}: bad JSON: {e.msg} "
+                        f"(line {e.lineno}, column {e.colno})") from None
+    if not isinstance(data, dict):
+        raise HandError(f"state file {str(path_or_dict)!r}: expected a JSON object with keys "
+                        f"{', '.join(STATE_KEYS)}, got {type(data).__name__}")
+    return data
+
+
+# ---------------------------------------------------------------- state -> Position
+def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -> Position:
+    """The ``Position`` of a table state (the JSON format of the module doc).
+
+    Checks, each a ``HandError`` (or ``TileError`` for bad notation) naming
+    what is wrong and what is allowed: unknown keys and seats, an indicator
+    in a variant without wilds or none in one with wilds, a flower or a wild
+    in a meld, a chow of honours or in a variant without chows, more than 4
+    melds for a seat, a hand of the wrong size (14 - 3 x melds to discard,
+    13 - 3 x melds when a discard is offered), a fifth copy of a kind across
+    everything visible (hand, melds, discards, flowers, indicator), a flower
+    held or discarded that is not wild, a wild flower or the indicator set
+    aside, a pond longer than MAX_POND, and a wall_left that is negative or
+    more than the unseen tiles can hold (docs/rules.md §1-§4)."""
+    rs = as_rules(rules)
+    if not isinstance(state, Mapping):
+        raise HandError(f"table state: expected an object with keys {', '.join(STATE_KEYS)}, "
+                        f"got {state!r}")
+    unknown = [k for k in state if k not in STATE_KEYS]
+    if unknown:
+        raise HandError(f"table state: unknown key {unknown[0]!r}; allowed: "
+                        f"{', '.join(STATE_KEYS)}")
+    me = seat_index(state.get("seat", "E"), "seat")
+    round_wind = seat_index(state.get("round", "E"), "round")
+    from nbsim.kernels.wilds import wild_mask
+    ind = optional_tile(state.get("indicator"), "indicator")
+    has_wilds = rs.config.wilds.wilds != "none"
+    if ind >= 0 and not has_wilds:
+        raise HandError(f"indicator {KIND_NAMES[ind]}: {rs.name} has no wilds "
+                        f"(wilds.wilds = \"none\"), so no indicator is turned up; give none")
+    if ind < 0 and has_wilds:
+        raise HandError(f"{rs.name} plays with wilds ({rs.config.wilds.wilds}): give the "
+                        f"indicator tile (--indicator, e.g. 5m; docs/rules.md §3)")
+    wild = np.zeros(C.N_KINDS, dtype=np.bool_)
+    wild_mask(rs.array, ind, wild)
+
+    # own concealed tiles
+    hand_text = state.get("hand")
+    if not isinstance(hand_text, str) or not hand_text.strip():
+        raise HandError("hand: give the concealed tiles in notation, e.g. --hand 123m456p789s1155z"
+                        if hand_text is None or isinstance(hand_text, str) else
+                        f"hand: expected tile notation text such as '123m55z', got {hand_text!r}")
+    hand_kinds = parse_tiles(hand_text, max_copies=None, what="hand")
+    bad = sorted({k for k in hand_kinds if k >= C.FLOWER0 and not wild[k]})
+    if bad:
+        raise HandError(f"hand holds {', '.join(KIND_NAMES[k] for k in bad)}: flowers are set "
+                        f"aside when drawn (give them with --flowers); only a wild flower is "
+                        f"held (docs/rules.md §2-§3)")
+
+    # melds
+    melds_by_seat = seat_mapping(state.get("melds"), "melds", "a list such as ['pung:777z@W']")
+    melds: list[list[Meld]] = [[] for _ in range(4)]
+    for s_name, items in melds_by_seat.items():
+        s = SEATS.index(s_name)
+        if isinstance(items, str):
+            items = [p for p in items.split(",") if p.strip()]
+        if not isinstance(items, (list, tuple)):
+            raise HandError(f"melds of {s_name}: expected a list such as ['pung:777z@W'], "
+                            f"got {items!r}")
+        for text in items:
+            melds[s].append(parse_meld_text(text, s, me, wild, rs))
+        if len(melds[s]) > C.MAX_MELDS:
+            raise HandError(f"melds of {s_name}: {len(melds[s])} melds given; a player "
+                            f"declares at most {C.MAX_MELDS} (4 melds + a pair win)")
+
+    # the decision: a discard (3k + 2 tiles) or a claim of an offered discard (3k + 1)
+    drawn = optional_tile(state.get("drawn"), "drawn")
+    offered = optional_tile(state.get("offered"), "offered")
+    frm_given = state.get("from")
+    if offered < 0 and frm_given is not None:
+        raise HandError("from: names the seat that discarded the offered tile; give the tile "
+                        "too (--offered 4s --from W)")
+    discarder = me
+    if offered >= 0:
+        discarder = (me + 3) % 4 if frm_given is None else seat_index(frm_given, "from")
+        if discarder == me:
+            raise HandError(f"from {SEATS[me]}: the offered tile is another player's discard; "
+                            f"from names one of the other seats")
+        if drawn >= 0:
+            raise HandError("drawn and offered exclude each other: a seat decides on a discard "
+                            "after its draw, or on a claim of another player's discard")
+        if offered >= C.FLOWER0 and not wild[offered]:
+            raise HandError(f"offered {KIND_NAMES[offered]}: a flower is set aside, never "
+                            f"discarded (only a wild flower can be)")
+    n_own = len(melds[me])
+    need = (13 if offered >= 0 else 14) - 3 * n_own
+    if len(hand_kinds) != need:
+        n = len(hand_kinds)
+        raise HandError(
+            f"hand holds {n} tile{'' if n == 1 else 's'} with {n_own} meld"
+            f"{'' if n_own == 1 else 's'}: "
+            + (f"when a discard is offered the hand holds 13 - 3 x {n_own} = {need} tiles "
+               f"(to discard after a draw: {need + 1})" if offered >= 0 else
+               f"to discard, the hand holds 14 - 3 x {n_own} = {need} tiles, the drawn tile "
+               f"included (when a discard is offered, --offered: {need - 1})")
+            + " (kongs count 3)")
+    if drawn >= 0 and drawn not in hand_kinds:
+        raise HandError(f"drawn {KIND_NAMES[drawn]}: the drawn tile is part of the hand, and "
+                        f"the hand holds no {KIND_NAMES[drawn]}")
+
+    # flowers set aside
+    flowers = np.zeros(4, dtype=np.uint8)
+    for s_name, text in seat_mapping(state.get("flowers"), "flowers", "flower notation "
+                                 "such as '2f6f'").items():
+        if not isinstance(text, str):
+            raise HandError(f"flowers of {s_name}: expected flower notation such as '2f6f', "
+                            f"got {text!r}")
+        for k in parse_tiles(text, max_copies=None, what=f"flowers of {s_name}"):
+            if k < C.FLOWER0:
+                raise HandError(f"flowers of {s_name} {text!r}: {KIND_NAMES[k]} is not a "
+                                f"flower (flowers are 1f-8f)")
+            if wild[k] or k == ind:
+                raise HandError(f"flowers of {s_name}: {KIND_NAMES[k]} is "
+                                f"{'a wild' if wild[k] else 'the indicator'}; wild flowers "
+                                f"are held, not set aside, and the indicator is never drawn "
+                                f"(docs/rules.md §2-§3)")
+            bit = np.uint8(1 << (k - C.FLOWER0))
+            if any(flowers[o] & bit for o in range(4)):
+                raise HandError(f"flowers: {KIND_NAMES[k]} is set aside twice; each flower "
+                                f"is a single tile")
+            flowers[SEATS.index(s_name)] |= bit
+
+    # ponds, and the claimed tiles matched to the melds that claimed them
+    ponds: list[list[list[int]]] = [[] for _ in range(4)]     # [kind, flags, matched]
+    for s_name, text in seat_mapping(state.get("discards"), "discards",
+                                 "tile notation such as '19m(5p)3s'").items():
+        s = SEATS.index(s_name)
+        for k, f in parse_pond(text, f"discards of {s_name}"):
+            if k >= C.FLOWER0 and not wild[k]:
+                raise HandError(f"discards of {s_name}: {KIND_NAMES[k]} is a flower; flowers "
+                                f"are set aside (--flowers), only a wild flower is discarded")
+            ponds[s].append([k, f, 0])
+    _match_claims(melds, ponds)
+    if offered >= 0:
+        ponds[discarder].append([offered, 0, 0])
+    for s in range(4):
+        if len(ponds[s]) > MAX_POND:
+            extra = " (the offered tile included)" if offered >= 0 and s == discarder else ""
+            raise HandError(f"discards of {SEATS[s]}: {len(ponds[s])} tiles{extra}; a pond "
+                            f"holds at most MAX_POND = {MAX_POND} discards")
+
+    hand = np.zeros(C.N_KINDS, dtype=np.int8)
+    for k in hand_kinds:
+        hand[k] += 1
+    marr = np.zeros((4, C.MAX_MELDS, 3), dtype=np.int8)
+    n_melds = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        for i, m in enumerate(melds[s]):
+            frm = -1 if m.typ == C.MELD_CKONG else int(m.frm if m.frm is not None else -1)
+            marr[s, i] = (m.typ, m.kind, frm)
+        n_melds[s] = len(melds[s])
+    pond = np.zeros((4, MAX_POND), dtype=np.int8)
+    pond_flags = np.zeros((4, MAX_POND), dtype=np.int8)
+    n_pond = np.zeros(4, dtype=np.int64)
+    for s in range(4):
+        for i, (k, f, _) in enumerate(ponds[s]):
+            pond[s, i] = k
+            pond_flags[s, i] = f
+        n_pond[s] = len(ponds[s])
+    _check_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
+    most = _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
+    if most < 0:
+        raise HandError(f"the table as given holds {C.N_TILES - most} tiles, more than the "
+                        f"{C.N_TILES} of a set (the other players' concealed tiles, 13 - 3 x "
+                        f"melds each, included); check the discards and melds")
+    wall_left = state.get("wall_left")
+    if wall_left is None:
+        wall_left = most
+    elif isinstance(wall_left, bool) or not isinstance(wall_left, (int, np.integer)):
+        raise HandError(f"wall_left: expected a whole number of tiles, got {wall_left!r}")
+    elif wall_left < 0:
+        raise HandError(f"wall_left {wall_left}: the tiles left to draw cannot be negative "
+                        f"(0 .. {most} here)")
+    elif wall_left > most:
+        raise HandError(f"wall_left {wall_left}: at most {most} tiles can still be drawn: the "
+                        f"{C.N_TILES} tiles less those on the table, in the hands (13 - 3 x "
+                        f"melds for each other player), the indicator"
+                        + (" and the reserve" if _reserve(rs, n_kongs=0) else "")
+                        + f" (0 .. {most}; omit --wall-left for {most})")
+    return Position(seat=me, to_play=discarder, round_wind=round_wind, indicator=ind,
+                    tiles_left=int(wall_left), hand=hand, melds=marr, n_melds=n_melds,
+                    flowers=flowers, pond=pond, pond_flags=pond_flags, n_pond=n_pond,
+                    drawn=drawn, offered=offered)
+
+
+def _match_claims(melds: list[list[Meld]], ponds: list[list[list[int]]]) -> None:
+    """Pair each claimed meld (chow, pung, exposed kong) with the claimed tile
+    of its source's pond: ``@SEAT`` when given; else the seat whose pond
+    holds an unmatched claimed tile of the meld's kinds (the seats before
+    the owner, nearest first; a chow only from the one before), else the
+    seat before the owner. A meld without a marked tile gets one added to
+    the end of its source's pond; a marked tile no meld claims is refused."""
+    order = [m for ms in melds for m in ms if m.claimed and m.frm is not None] + \
+            [m for ms in melds for m in ms if m.claimed and m.frm is None]
+    for m in order:
+        fits = set(m.kinds())
+
+        def free(s, fits=fits):
+            return next((e for e in ponds[s] if e[1] & POND_CLAIMED and not e[2]
+                         and e[0] in fits), None)
+        if m.frm is None:
+            sources = [(m.owner + 3) % 4] if m.typ == C.MELD_CHOW else \
+                [(m.owner + d) % 4 for d in (3, 2, 1)]
+            m.frm = next((s for s in sources if free(s) is not None), (m.owner + 3) % 4)
+        entry = free(m.frm)
+        if entry is None:
+            # the claimed tile is not written in the source's discards: add it
+            entry = [m.kind, POND_CLAIMED, 0]     # a chow: its lowest tile
+            ponds[m.frm].append(entry)
+        entry[2] = 1
+    for s in range(4):
+        for k, f, matched in ponds[s]:
+            if f & POND_CLAIMED and not matched:
+                others = " ".join(SEATS[o] for o in range(4) if o != s)
+                raise HandError(f"discards of {SEATS[s]}: ({KIND_NAMES[k]}) is marked as "
+                                f"claimed, but no meld of {others} claims a {KIND_NAMES[k]} "
+                                f"from {SEATS[s]}; give that meld (e.g. --melds "
+                                f"{SEATS[(s + 1) % 4]}:pung:{KIND_NAMES[k][0] * 3}"
+                                f"{KIND_NAMES[k][1]}@{SEATS[s]}) or drop the parentheses")
+
+
+def seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind
+                ) -> dict[str, np.ndarray]:
+    """Copies of each kind (int64[42]) the deciding seat sees, by where:
+    its hand, the melds (face-down kongs not counted), the discards not
+    claimed (a claimed one is counted in its meld), the flowers set aside
+    and the indicator."""
+    out = {w: np.zeros(C.N_KINDS, dtype=np.int64)
+           for w in ("hand", "melds", "discards", "flowers", "indicator")}
+    out["hand"] += hand
+    for s in range(4):
+        for i in range(int(n_melds[s])):
+            for k in meld_kinds(int(marr[s, i, 0]), int(marr[s, i, 1])):
+                out["melds"][k] += 1
+        for i in range(int(n_pond[s])):
+            if not pond_flags[s, i] & POND_CLAIMED:
+                out["discards"][int(pond[s, i])] += 1
+        for f in range(C.N_FLOWERS):
+            if int(flowers[s]) >> f & 1:
+                out["flowers"][C.FLOWER0 + f] += 1
+    if ind >= 0:
+        out["indicator"][ind] += 1
+    return out
+
+
+def _check_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -> None:
+    parts = seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
+    total = np.sum(list(parts.values()), axis=0)
+    for k in range(C.N_KINDS):
+        limit = 4 if k < C.FLOWER0 else 1
+        if total[k] > limit:
+            where = ", ".join(f"{w} {int(a[k])}" for w, a in parts.items() if a[k])
+            raise HandError(f"{int(total[k])} copies of {KIND_NAMES[k]} on the table ({where}): "
+                            f"a set holds {limit} of each "
+                            f"{'tile' if limit == 4 else 'flower'} (docs/rules.md §1)")
+
+
+def _reserve(rs: RuleSet, n_kongs: int) -> int:
+    w = rs.config.wall
+    return 2 * (w.reserve_stacks + w.reserve_stacks_per_kong * n_kongs)
+
+
+def max_wall_left(rules: RuleSet | str | Path, pos: Position) -> int:
+    """The most tiles that can still be drawn at the table of ``pos``
+    (the largest ``wall_left`` its table state allows)."""
+    return _max_wall_left(as_rules(rules), pos.seat, pos.hand, pos.melds, pos.n_melds,
+                          pos.pond, pos.pond_flags, pos.n_pond, pos.flowers, pos.indicator)
+
+
+def _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -> int:
+    """Tiles that can still be drawn at most: the set less everything out of
+    the wall (the tiles seen, the others' concealed tiles, face-down kongs)
+    less the reserve (docs/rules.md §2)."""
+    parts = seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
+    out = int(sum(int(a.sum()) for a in parts.values()))
+    n_kongs = 0
+    for s in range(4):
+        if s != me:
+            out += 13 - 3 * int(n_melds[s])
+        for i in range(int(n_melds[s])):
+            typ = int(marr[s, i, 0])
+            n_kongs += typ in (C.MELD_KONG, C.MELD_CKONG)
+            if typ == C.MELD_CKONG and int(marr[s, i, 1]) < 0:
+                out += 4
+    return C.N_TILES - out - _reserve(rs, n_kongs)
+
+
+def position_from_options(rules: RuleSet | str | Path, *, hand: str,
+                          melds: Sequence[str] = (), discards: Sequence[str] = (),
+                          seat: str = "E", round_wind: str = "E", indicator: str | None = None,
+                          wall_left: int | None = None, flowers: Sequence[str] = (),
+                          drawn: str | None = None, offered: str | None = None,
+                          offered_from: str | None = None) -> Position:
+    """The ``Position`` of the ``nbsim advise`` options (``table_state`` then
+    ``position_from_state``): e.g. ``position_from_options("ningbo-3baida",
+    hand="123m456p789s1155z3p", indicator="5m", discards=["E:19m"],
+    melds=["W:pung:777z"])``."""
+    return position_from_state(rules, table_state(
+        hand=hand, melds=melds, discards=discards, seat=seat, round_wind=round_wind,
+        indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
+        offered=offered, offered_from=offered_from))
+
+
+def position_from_json(rules: RuleSet | str | Path,
+                       path_or_dict: str | Path | Mapping[str, Any]) -> Position:
+    """The ``Position`` of a table state in a JSON file (or a dict of the
+    same keys; module doc)."""
+    return position_from_state(rules, read_state(path_or_dict))
+
+
+def position_to_state(pos: Position) -> dict[str, Any]:
+    """The table state of a Position, in notation (the inverse of
+    ``position_from_state``): melds with their source seat, claimed discards
+    in parentheses, the offered tile apart from its discarder's pond."""
+    me = pos.seat
+    state: dict[str, Any] = {"seat": SEATS[me], "round": SEATS[pos.round_wind]}
+    if pos.indicator >= 0:
+        state["indicator"] = KIND_NAMES[pos.indicator]
+    state["wall_left"] = int(pos.tiles_left)
+    state["hand"] = format_tiles(k for k in range(C.N_KINDS) for _ in range(int(pos.hand[k])))
+    if pos.drawn >= 0:
+        state["drawn"] = KIND_NAMES[pos.drawn]
+    if pos.offered >= 0:
+        state["offered"] = KIND_NAMES[pos.offered]
+        state["from"] = SEATS[pos.to_play]
+    melds: dict[str, list[str]] = {}
+    for s in range(4):
+        for i in range(int(pos.n_melds[s])):
+            typ, kind, frm = (int(x) for x in pos.melds[s, i])
+            if typ == C.MELD_CKONG and (s != me or kind < 0):
+                text = "ckong"
+            else:
+                text = f"{C.MELD_NAMES[typ]}:{format_tiles(meld_kinds(typ, kind))}"
+                if typ != C.MELD_CKONG and frm >= 0:
+                    text += f"@{SEATS[frm]}"
+            melds.setdefault(SEATS[s], []).append(text)
+    if melds:
+        state["melds"] = melds
+    discards: dict[str, str] = {}
+    for s in range(4):
+        n = int(pos.n_pond[s])
+        if pos.offered >= 0 and s == pos.to_play:
+            n -= 1           # the offered tile is given apart
+        if n > 0:
+            discards[SEATS[s]] = format_pond(pos.pond[s, :n], pos.pond_flags[s, :n])
+    if discards:
+        state["discards"] = discards
+    flowers = {SEATS[s]: format_tiles(C.FLOWER0 + f for f in range(C.N_FLOWERS)
+                                      if int(pos.flowers[s]) >> f & 1)
+               for s in range(4) if int(pos.flowers[s])}
+    if flowers:
+        state["flowers"] = flowers
+    return state

@@ -1,0 +1,272 @@
+"""``nbsim advise``'s output: the advice as an aligned text table
+(``format_advice``, with ``describe_position`` for its head), as plain data
+(``advice_json``: ``--json``) and as a bar chart of the expected payments
+(``plot_advice``: ``--plot``). Units: payments in points per deal for the
+seat, probabilities per deal, 95% intervals (mean +- 1.96 se).
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nbsim.errors import RunError
+from nbsim.play.advice_notation import SEATS
+from nbsim.play.advice_types import TARGET_LABELS, Advice, CandidateAdvice, TargetFit
+from nbsim.rules.scorer import display_width
+from nbsim.rules.tiles import KIND_NAMES, format_tiles
+
+__all__ = ["describe_position", "format_advice", "advice_json", "plot_advice"]
+
+
+def _fit_cell(fits: Sequence[TargetFit], family: str) -> str:
+    """'1/24' (shanten / acceptance) of a target; a flush family shows its
+    best suit ('p 3/12'); '-' when the melds rule it out, 'x' marks a target
+    the variant does not let win."""
+    pool = [f for f in fits if f.target == family or f.target.startswith(family + "_")]
+    if not pool:
+        return "-"
+    f = min(pool, key=lambda f: (f.shanten, -f.acceptance))
+    suit = f.target[-1] + " " if f.target != family else ""
+    return f"{suit}{f.shanten}/{f.acceptance}{'' if f.allowed else 'x'}"
+
+
+def _table(header: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
+    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(r):
+        cells = []
+        for i, c in enumerate(r):
+            pad = " " * (widths[i] - display_width(c))
+            cells.append(c + pad if i < left else pad + c)
+        return "  ".join(cells).rstrip()
+    return [line(header)] + [line(r) for r in rows]
+
+
+def describe_position(adv: Advice) -> list[str]:
+    """The position in words and notation (the head of ``format_advice``)."""
+    st = adv.state
+    lines = [f"{adv.variant}: seat {st['seat']}, round {st['round']}"
+             + (f", indicator {st['indicator']} (wilds: "
+                f"{' '.join(KIND_NAMES[k] for k in adv.wilds)})" if 'indicator' in st else "")
+             + f", {st['wall_left']} tiles left to draw"]
+    mine = " ".join(st.get("melds", {}).get(st["seat"], []))
+    lines.append(f"hand {st['hand']}" + (f"  melds {mine}" if mine else "")
+                 + (f"  drawn {st['drawn']}" if "drawn" in st else ""))
+    if adv.decision == "claim":
+        lines.append(f"offered {st['offered']} discarded by {st['from']}: pass or claim")
+    for s in SEATS:
+        bits = []
+        if s != st["seat"] and st.get("melds", {}).get(s):
+            bits.append("melds " + " ".join(st["melds"][s]))
+        if st.get("discards", {}).get(s):
+            bits.append("discards " + st["discards"][s])
+        if st.get("flowers", {}).get(s):
+            bits.append("flowers " + st["flowers"][s])
+        if bits:
+            lines.append(f"  {s}: " + "  ".join(bits))
+    return lines
+
+
+def format_advice(adv: Advice) -> str:
+    """The advice as an aligned text table: one row per candidate, best
+    first, with shanten/acceptance per target, P(win), the expected payment
+    with its 95% interval, the paired difference to the best, the deal-in
+    chance in total and per opponent, and the exact own-draw P(win); then the
+    recommendation and a legend (units: points per deal, probabilities)."""
+    lines = describe_position(adv)
+    n = len(adv.candidates)
+    what = "discard" if adv.decision == "discard" else "claim"
+    sim = adv.simulated
+    if sim:
+        lines.append(f"{n} {what} candidates, {adv.samples} sampled deals each from seed "
+                     f"{adv.seed}, the rest of the deal played by {adv.base}")
+    else:
+        lines.append(f"{n} {what} candidates, ranked by shanten and tile acceptance "
+                     f"(not simulated: --samples 0)")
+    lines.append("")
+    me = adv.position.seat
+    opp = [s for s in range(4) if s != me]
+    paired = adv.ranked_by == "lookahead"
+    header = ["move", "open", "full flush", "half flush", "all pungs"]
+    if sim:
+        header += ["P(win)", "E[pay] [95% CI]", *(["vs best [95% CI]"] if paired else []),
+                   "deal-in", *(f"to {SEATS[s]}" for s in opp)]
+    has_exact = any(c.exact_p_win is not None for c in adv.candidates)
+    if has_exact:
+        header.append("exact own-draw P(win)")
+    rows = []
+    for i, c in enumerate(adv.candidates):
+        label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
+        r = [label] + [("complete" if c.action == "win" else _fit_cell(c.targets, fam))
+                       for fam in ("open", "full_flush", "half_flush", "all_pungs")]
+        if sim:
+            if c.mean_pay is None:
+                r += ["-"] * (3 + paired + len(opp))
+            else:
+                r += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
+                      f"{c.pay_high:+.2f}]"]
+                if paired:
+                    r.append("best" if i == 0 else
+                             f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
+                             + (" ~" if c.within_noise else ""))
+                r += [f"{c.p_deal_in:.3f}",
+                      *(f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp)]
+        if has_exact:
+            r.append("-" if c.exact_p_win is None else
+                     f"{c.exact_p_win:.3f} ({c.exact_draws} draws)")
+        rows.append(r)
+    lines += _table(header, rows)
+    lines.append("")
+    best = adv.recommended
+    rec: list[str] = []
+    if paired and best.mean_pay is not None:
+        rec.append(f"recommended: {_move(best)} (expected {best.mean_pay:+.2f} points per "
+                     f"deal [{best.pay_low:+.2f}, {best.pay_high:+.2f}], P(win) "
+                     f"{best.p_win:.3f}, P(deal in) {best.p_deal_in:.3f})")
+        close = adv.close
+        if close:
+            rec.append("within the noise of it (the paired 95% interval of the difference "
+                         "holds 0): " + ", ".join(_move(c) for c in close)
+                         + "; more --samples would tell them apart")
+        elif len(adv.candidates) > 1:
+            rec.append(f"the runner-up, {_move(adv.candidates[1])}, is behind by more than "
+                         f"the noise (its paired 95% interval lies below 0)")
+    elif best.action == "win" and best.score is not None and best.score.win:
+        rec.append(f"recommended: {_move(best)}, a legal win")
+    else:
+        b = best.best_target
+        rec.append(f"recommended by shanten and acceptance: {_move(best)}"
+                     + (f" ({_target_label(b.target)}: {b.shanten} from ready, "
+                        f"{b.acceptance} tiles accepted)" if b is not None else ""))
+    rec += [f"note: {note}" for note in adv.notes]
+    lines += [textwrap.fill(t, 100, subsequent_indent="  ") for t in rec]
+    legend = ["open / full flush / half flush / all pungs: shanten/acceptance toward the target "
+              "(0 = ready; acceptance = unseen tiles that lower the shanten; a flush shows its "
+              "best suit; x: not a winning pattern in this variant; -: ruled out by the melds; "
+              "docs/rules.md §10.2)"]
+    if sim:
+        legend.append("E[pay]: mean payment to the seat in points per deal, 95% interval mean "
+                      "+- 1.96 se; P(win), deal-in (in total and to each opponent): "
+                      "probabilities per deal"
+                      + ("; vs best: paired difference on the same sampled deals, ~ within "
+                         "the noise" if paired else ""))
+    if has_exact:
+        legend.append("exact own-draw P(win): exact (own draws, no opponents): the chance that "
+                      "the seat's own remaining draws (every fourth tile left) complete the "
+                      "ready hand, if nobody else wins or claims")
+    lines.append("")
+    lines += [textwrap.fill(t, 100, subsequent_indent="  ") for t in legend]
+    return "\n".join(lines)
+
+
+def _move(c: CandidateAdvice) -> str:
+    if c.action == "discard":
+        return f"discard {c.label}"
+    if c.then_discard >= 0:
+        return f"{c.label}, then discard {KIND_NAMES[c.then_discard]}"
+    return c.label
+
+
+def _target_label(name: str) -> str:
+    for fam, label in TARGET_LABELS.items():
+        if name == fam:
+            return label
+        if name.startswith(fam + "_"):
+            return f"{label} ({name[-1]})"
+    return name
+
+
+def _json_num(x):
+    if x is None:
+        return None
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def advice_json(adv: Advice) -> dict[str, Any]:
+    """The advice as plain data (``nbsim advise --json``): the variant, the
+    table state in notation, the decision, the wilds, the lookahead's
+    settings, the candidates best first (tiles in notation, every number of
+    ``CandidateAdvice``, targets with shanten, acceptance and the kinds
+    accepted), the recommendation, the candidates within the noise and the
+    notes. Payments are points per deal; probabilities per deal."""
+    cands = []
+    for c in adv.candidates:
+        d: dict[str, Any] = {
+            "move": _move(c), "action": c.action, "tile": KIND_NAMES[c.kind], "code": c.code,
+            "chow": format_tiles([c.chow, c.chow + 1, c.chow + 2]) if c.chow >= 0 else None,
+            "then_discard": KIND_NAMES[c.then_discard] if c.then_discard >= 0 else None,
+            "targets": [{"target": f.target, "shanten": f.shanten, "acceptance": f.acceptance,
+                         "accepted": format_tiles(f.accepted), "allowed": f.allowed,
+                         **({"then_discard": KIND_NAMES[f.then_discard]}
+                            if f.then_discard >= 0 else {})}
+                        for f in c.targets]}
+        for name in ("mean_pay", "se_pay", "pay_low", "pay_high", "p_win", "se_win",
+                     "p_deal_in", "p_exhausted", "diff", "diff_se", "diff_low", "diff_high",
+                     "exact_p_win", "exact_draws"):
+            d[name] = _json_num(getattr(c, name))
+        d["p_deal_in_to"] = ({SEATS[s]: _json_num(v) for s, v in enumerate(c.p_deal_in_to)}
+                             if c.p_deal_in_to is not None else None)
+        d["within_noise"] = c.within_noise
+        if c.score is not None:
+            d["win"] = {"legal": c.score.win, "why": c.score.why, "tai": c.score.tai,
+                        "fan": c.score.fan, "payments": c.score.payments}
+        cands.append(d)
+    return {"variant": adv.variant, "state": adv.state, "decision": adv.decision,
+            "wilds": format_tiles(adv.wilds) if adv.wilds else "",
+            "ranked_by": adv.ranked_by, "simulated": adv.simulated,
+            "samples": adv.samples, "seed": adv.seed,
+            "base": adv.base, "units": {"pay": "points per deal for the seat",
+                                        "p": "probability per deal",
+                                        "interval": "95%, mean +- 1.96 se"},
+            "recommended": _move(adv.recommended),
+            "within_noise": [_move(c) for c in adv.close],
+            "candidates": cands, "notes": list(adv.notes)}
+
+
+def plot_advice(adv: Advice, path: str | Path) -> Path:
+    """A bar chart (PNG) of each candidate's expected payment (points per
+    deal) with its 95% interval, best first, the recommendation
+    highlighted and a zero line; the caption names the position and the
+    lookahead's settings. Raises RunError when the advice was not simulated
+    (samples 0: there is no payment to draw)."""
+    from nbsim.analysis.plots import _save, _subplots
+    rows = [c for c in adv.candidates if c.mean_pay is not None]
+    if not rows:
+        raise RunError("--plot: the candidates were not simulated (--samples 0), so there is "
+                       "no expected payment to plot; give --samples N")
+    path = Path(path)
+    fig, ax = _subplots(figsize=(max(5.0, 0.65 * len(rows) + 2.0), 4), dpi=110)
+    xs = list(range(len(rows)))
+    means = [c.mean_pay or 0.0 for c in rows]
+    lo = [m - (c.pay_low if c.pay_low is not None else m) for m, c in zip(means, rows,
+                                                                          strict=True)]
+    hi = [(c.pay_high if c.pay_high is not None else m) - m for m, c in zip(means, rows,
+                                                                            strict=True)]
+    colors = ["tab:green" if c is adv.recommended else
+              ("tab:olive" if c.within_noise else "tab:blue") for c in rows]
+    ax.bar(xs, means, color=colors, alpha=0.85)
+    ax.errorbar(xs, means, yerr=[lo, hi], fmt="none", color="black", capsize=4)
+    ax.axhline(0.0, color="#444", linewidth=0.8)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([c.label if c.then_discard < 0 else
+                        f"{c.label}\nthen {KIND_NAMES[c.then_discard]}" for c in rows],
+                       fontsize=8)
+    ax.set_ylabel("expected payment (points per deal)")
+    ax.set_title(f"{adv.variant}: {adv.decision} candidates in the advice's order (green: the "
+                 f"recommendation; olive: within its noise), 95% intervals", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    st = adv.state
+    caption = (f"seat {st['seat']}, round {st['round']}, hand {st['hand']}"
+               + (f", indicator {st['indicator']}" if "indicator" in st else "")
+               + (f", offered {st['offered']} by {st['from']}" if "offered" in st else "")
+               + f", {st['wall_left']} tiles left; {adv.samples} playouts per candidate, "
+                 f"seed {adv.seed}, rest played by {adv.base} (nbsim advise)")
+    try:
+        return _save(fig, path, caption)
+    except OSError as e:
+        raise RunError(f"--plot {str(path)!r}: cannot write ({e.strerror or e})") from None

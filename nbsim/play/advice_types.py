@@ -1,0 +1,149 @@
+"""The records of ``nbsim advise``'s answer: ``TargetFit`` (shanten and
+tile acceptance toward one target), ``CandidateAdvice`` (one move and what
+the lookahead measured of it) and ``Advice`` (every candidate of a
+position, best first); and the targets the bots play for (``TARGETS``, the
+``TG_*`` of ``nbsim/kernels/policies/common.py``). ``nbsim.play.advice`` fills
+them, ``nbsim.play.advice_text`` shows them.
+
+Units: payments are points per deal for the seat (the variant's scoring:
+tai with its base points, Ninghai points), probabilities are per deal.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nbsim.play.position import Position
+
+if TYPE_CHECKING:
+    from nbsim.rules.scorer import ScoreResult
+
+__all__ = ["TARGETS", "TARGET_LABELS", "Z95", "TargetFit", "best_target", "CandidateAdvice",
+           "Advice"]
+
+Z95 = 1.959963984540054          # the normal 97.5% quantile: a 95% interval is +- Z95 x se
+
+# the targets of nbsim/kernels/policies/common.py (TG_*), by name
+TARGETS = (("open", 0), ("full_flush_m", 1), ("full_flush_p", 2), ("full_flush_s", 3),
+           ("half_flush_m", 4), ("half_flush_p", 5), ("half_flush_s", 6), ("all_pungs", 7))
+TARGET_LABELS = {"open": "open hand", "full_flush": "full flush", "half_flush": "half flush",
+                 "all_pungs": "all pungs"}
+
+
+@dataclass(frozen=True)
+class TargetFit:
+    """One target of a candidate (``TARGETS``; docs/rules.md §10.2).
+
+    shanten: tiles away from ready toward the target (0 ready, -1 complete;
+    a flush counts the off-suit tiles as tiles to replace); acceptance: the
+    unseen tiles (copies not in the seat's hand or on the table) whose draw
+    lowers it, wild tiles included; accepted: those kinds; allowed: the
+    variant lets a win of this target count (``win.allowed_patterns``);
+    then_discard: for a claim, the discard after it that reaches this
+    (-1: none, a kong draws instead)."""
+    target: str
+    shanten: int
+    acceptance: int
+    accepted: tuple[int, ...]
+    allowed: bool
+    then_discard: int = -1
+
+
+def best_target(fits: Sequence[TargetFit]) -> TargetFit | None:
+    """The allowed target with the lowest shanten, then the most acceptance."""
+    pool = [f for f in fits if f.allowed] or list(fits)
+    return min(pool, key=lambda f: (f.shanten, -f.acceptance)) if pool else None
+
+
+@dataclass(frozen=True)
+class CandidateAdvice:
+    """One candidate move and what is known of it.
+
+    action: "discard", "pass", "pung", "kong" or "chow"; kind: the tile
+    discarded, or the offered tile claimed; chow: the chow's lowest kind
+    (-1 otherwise); code: the evaluator's candidate code (the discard kind,
+    or ``common.CLAIM_*`` for a claim); label: "5p", "pung 5p", "chow 345p",
+    "pass". targets: ``TargetFit`` per target compatible with the melds.
+    From the lookahead (None when not simulated): mean_pay and se_pay
+    (points per deal for the seat), pay_low / pay_high (its 95% interval,
+    mean +- 1.96 se), p_win / se_win, p_deal_in with p_deal_in_to (by
+    seat E S W N, 0 for the seat itself), p_exhausted, diff / diff_se /
+    diff_low / diff_high (paired difference to the best candidate, common
+    random numbers, and its 95% interval), within_noise (that interval
+    holds 0). exact_p_win / exact_draws: for a discard leaving the hand
+    ready, the exact chance of completing it with the seat's own draws
+    alone (no opponents) and the draws it has. score: for a "win" on the
+    offered tile (code -1), the scored win (``ScoreResult``: legal or not
+    and why, tai or fan, the payments); None for the other moves."""
+    action: str
+    kind: int
+    code: int
+    label: str
+    targets: tuple[TargetFit, ...]
+    chow: int = -1
+    then_discard: int = -1
+    mean_pay: float | None = None
+    se_pay: float | None = None
+    pay_low: float | None = None
+    pay_high: float | None = None
+    p_win: float | None = None
+    se_win: float | None = None
+    p_deal_in: float | None = None
+    p_deal_in_to: tuple[float, ...] | None = None
+    p_exhausted: float | None = None
+    diff: float | None = None
+    diff_se: float | None = None
+    diff_low: float | None = None
+    diff_high: float | None = None
+    within_noise: bool = False
+    exact_p_win: float | None = None
+    exact_draws: int | None = None
+    score: ScoreResult | None = None
+
+    @property
+    def best_target(self) -> TargetFit | None:
+        """The candidate's closest allowed target (``best_target``)."""
+        return best_target(self.targets)
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advice for one Position.
+
+    variant: the rules' name; position and state (its notation,
+    ``position_to_state``); decision: "discard" or "claim"; wilds: the wild
+    kinds; candidates: best first; ranked_by: "lookahead" (a discard
+    decision simulated: by expected payment) or "shanten" (by the lowest
+    shanten toward an allowed target, then the most acceptance: claims, or
+    no simulation); recommended: the first; close: the other candidates
+    within the noise of it; samples, seed, base: the lookahead's (samples 0:
+    not simulated); notes: remarks for the player (a complete hand, a
+    possible win on the offered tile, what the advice leaves out)."""
+    variant: str
+    position: Position
+    state: dict[str, Any]
+    decision: str
+    wilds: tuple[int, ...]
+    candidates: tuple[CandidateAdvice, ...]
+    samples: int
+    seed: int
+    base: str
+    notes: tuple[str, ...] = ()
+    ranked_by: str = "shanten"
+
+    @property
+    def simulated(self) -> bool:
+        """Some candidate carries the lookahead's numbers."""
+        return any(c.mean_pay is not None for c in self.candidates)
+
+    @property
+    def recommended(self) -> CandidateAdvice:
+        """The best candidate."""
+        return self.candidates[0]
+
+    @property
+    def close(self) -> tuple[CandidateAdvice, ...]:
+        """The other candidates whose paired difference to the best has a 95%
+        interval containing 0."""
+        return tuple(c for c in self.candidates[1:] if c.within_noise)

@@ -1,0 +1,248 @@
+"""``nbsim band``: the play-style band, the same variant played in several styles.
+
+Every statistic nbsim reports comes from some style of play. The band plays a
+variant once per style, with that policy in every seat and the same seed (the
+same walls), and shows the headline statistics side by side (win rate, wall
+exhausted, self-drawn share, mean tai or points of wins, deal-in rate per
+seat, dealer advantage, and the per-seat win rates and net points), each
+with its 95% interval (``nbsim.compare``: differences from the first style are
+paired), and each style's duel against ``value`` (``nbsim.duel``). A figure
+that moves little across the band holds whatever the style; one that moves
+a lot depends on how the table plays.
+
+Styles are policy specs (``nbsim.play.policy_specs``); the default band is ``value``,
+``defend`` at its default caution and ``defend:caution=0.9`` (careful tables).
+
+The expert reference (``expert``, e.g. ``lookahead``) is a slow, strong
+style played on fewer deals (``expert_deals``): the same seed, so its deals
+are the first ``expert_deals`` walls of every style's run. It is compared
+with one style of the band (``expert_base``, default ``defend``) replayed on
+exactly those deals, paired deal by deal: a statistic "moves" when the 95%
+interval of expert minus base excludes zero and "holds" otherwise. That
+tells which figures of the band depend on how strong the play is.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nbsim.errors import RunError
+from nbsim.play.duel import DuelResult, duel
+from nbsim.play.policy_specs import parse_policy
+from nbsim.rules.ruleset import as_rules
+
+if TYPE_CHECKING:
+    from nbsim.analysis.comparison import Comparison
+
+DEFAULT_STYLES = ("value", "defend", "defend:caution=0.9")
+BAND_MD = "band.md"
+
+
+@dataclass
+class VariantBand:
+    """One variant's band: its runs (style -> folder), the comparison of
+    the runs (``nbsim.analysis.comparison.Comparison``) and the duels against value."""
+    variant: str
+    styles: list[str]
+    runs: dict[str, Path]
+    comparison: Comparison
+    duels: dict[str, DuelResult] = field(default_factory=dict)
+    expert: ExpertReference | None = None
+
+    def markdown(self) -> str:
+        """Headline and per-seat statistics, a column per style, then the duels."""
+        from nbsim.analysis.stats import markdown_table
+        comp = self.comparison
+        head = comp.headline
+        seats = comp.seats
+        lines = [f"### {self.variant}", ""]
+        rename = dict(zip([c for c in head.columns if c not in ("statistic", "key")],
+                          self.styles, strict=False))
+        lines.append(markdown_table(head.drop("key", strict=False).rename(rename)))
+        lines.append("")
+        lines.append(markdown_table(seats.drop("key", strict=False).rename(rename)))
+        lines.append("")
+        if self.duels:
+            lines += ["| style | duel against value (points per deal and seat) | plays won |",
+                      "|---|---|---|"]
+            for s in self.styles:
+                r = self.duels.get(s)
+                if r is None:
+                    lines.append(f"| {s} | (is value) | |")
+                else:
+                    lines.append(f"| {s} | {r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] "
+                                 f"over {r.deals:,} duplicate deals | {r.win_rate_a:.3f} / "
+                                 f"{r.win_rate_b:.3f} |")
+            lines.append("")
+        if self.expert is not None:
+            lines.append(self.expert.markdown())
+        return "\n".join(lines)
+
+
+@dataclass
+class ExpertReference:
+    """The expert style against one style of the band on the same deals.
+
+    runs: (base run folder, expert run folder), both ``deals`` game deals
+    of the band's seed; comparison: ``compare`` of the two (base first, so
+    ``comparison.diff`` is expert minus base, paired deal by deal)."""
+    expert: str
+    base: str
+    deals: int
+    runs: tuple[Path, Path]
+    comparison: Comparison
+
+    def movement(self):
+        """One row per headline statistic: statistic, key, base and expert
+        'estimate [low, high]' cells, the paired difference (expert minus
+        base) with its 95% interval, and ``moves`` (True when that interval
+        excludes zero). A polars DataFrame."""
+        import polars as pl
+
+        from nbsim.analysis.comparison import HEADLINE_KEYS
+        from nbsim.analysis.stats import interval_cell
+        comp = self.comparison
+        diff = comp.diff
+        rows = []
+        for key in HEADLINE_KEYS["game"]:
+            d = diff.filter(pl.col("key") == key)
+            st = comp.stats.filter(pl.col("key") == key)
+            if not d.height or st.height < 2:
+                continue
+            r = d.row(0, named=True)
+            base_row = st.row(0, named=True)
+            exp_row = st.row(1, named=True)
+            rows.append({
+                "statistic": r["statistic"], "key": key,
+                self.base: interval_cell(base_row["estimate"], base_row["ci_low"],
+                                         base_row["ci_high"]),
+                self.expert: interval_cell(exp_row["estimate"], exp_row["ci_low"],
+                                           exp_row["ci_high"]),
+                "difference": interval_cell(r["diff"], r["ci_low"], r["ci_high"]),
+                "pairing": r["pairing"],
+                "moves": bool(r["ci_low"] > 0 or r["ci_high"] < 0)})
+        return pl.DataFrame(rows)
+
+    def markdown(self) -> str:
+        """The movement table with a 'moves'/'holds' column, for band.md."""
+        import polars as pl
+
+        from nbsim.analysis.stats import markdown_table
+        m = self.movement()
+        if not m.height:
+            return ""
+        shown = m.with_columns(
+            pl.when(pl.col("moves")).then(pl.lit("**moves**")).otherwise(pl.lit("holds"))
+            .alias("expert vs " + self.base)).drop("key", "moves", "pairing")
+        shown = shown.rename({"difference": f"{self.expert} - {self.base} (paired)"})
+        return "\n".join([
+            f"Expert reference: `{self.expert}` against `{self.base}` on the same "
+            f"{self.deals:,} deals (the first {self.deals:,} walls of the runs above), "
+            "every seat playing the style; the difference is paired deal by deal.", "",
+            markdown_table(shown), ""])
+
+
+def _folder(style: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", style).strip("-")
+
+
+def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
+            workers: int | None, progress: bool | None) -> Path:
+    """The run folder of ``style`` in every seat (``deals`` game deals of
+    ``seed``): reused when finished, resumed when partial, else played."""
+    from nbsim.run.simulate import run_status, simulate
+    pols = (parse_policy(style).full,) * 4
+    status = run_status(rs, deals=deals, seed=seed, out=run, mode="game", policies=pols,
+                        shard_size=shard)
+    if status != "complete":
+        simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
+                 workers=workers, progress=progress, resume=status == "partial",
+                 overwrite=status == "different", shard_size=shard)
+    return run
+
+
+def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str | Path,
+         styles: Sequence[str] = DEFAULT_STYLES, duel_deals: int = 0,
+         workers: int | None = None,
+         progress: bool | None = None,
+         duel_progress: Callable[[int], None] | None = None,
+         expert: str | None = None, expert_deals: int = 5_000,
+         expert_base: str = "defend") -> list[VariantBand]:
+    """Play each of ``configs`` once per style (``deals`` game deals, policy in
+    every seat, seed ``seed``) into ``out/<variant>/<style>/`` (finished runs
+    are reused), compare them, and duel each style but value against value
+    with ``duel_deals`` duplicate deals (0: no duels). Writes
+    ``out/band.md`` and returns one VariantBand per config.
+
+    ``expert`` (a policy spec, e.g. ``lookahead``; None: no expert): also
+    play the expert and ``expert_base`` (a style of the band) on the first
+    ``expert_deals`` deals into ``out/<variant>/expert-<deals>/<style>/``
+    and compare them paired (``ExpertReference``; a partial expert run is
+    resumed, so an interrupted band loses no finished shard).
+
+    Raises ConfigError / RunError for a bad config, style, count or folder,
+    or an ``expert_base`` that is not one of the styles."""
+    from nbsim.analysis.comparison import compare
+
+    if isinstance(configs, (str, Path)):
+        configs = [configs]
+    if isinstance(styles, str):
+        styles = [s.strip() for s in styles.split(",")]
+    specs = [parse_policy(s).spec for s in styles]
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise RunError(f"a band needs two or more different styles, got {specs}")
+    if expert is not None:
+        expert = parse_policy(expert).spec
+        expert_base = parse_policy(expert_base).spec
+        if expert_base not in specs:
+            raise RunError(f"expert base {expert_base!r} is not a style of the band; "
+                           f"styles: {', '.join(specs)}")
+        if expert == expert_base:
+            raise RunError(f"the expert {expert!r} is its own base; name another style")
+        if (isinstance(expert_deals, bool) or not isinstance(expert_deals, int)
+                or not 2 <= expert_deals <= deals):
+            raise RunError(f"--expert-deals must be a whole number 2 .. --deals ({deals:,}): "
+                           f"the expert replays the first walls of the band's runs; got "
+                           f"{expert_deals!r}")
+    out = Path(out)
+    # four shards per run (at most the default 100,000 deals each), so that
+    # every worker thread plays; the shard size changes no row
+    shard = min(100_000, max(1_000, -(-deals // 4)))
+    result = []
+    for c in configs:
+        rs = as_rules(c)
+        runs = {}
+        for s in specs:
+            runs[s] = _played(rs, s, deals, seed, out / rs.name / _folder(s), shard,
+                              workers, progress)
+        comp = compare([runs[s] for s in specs])
+        vb = VariantBand(rs.name, specs, runs, comp)
+        if expert is not None:
+            # small shards: the expert is slow, and a finished shard survives
+            # an interruption
+            xs = max(2, min(250, -(-expert_deals // 4)))
+            where = out / rs.name / f"expert-{expert_deals}"
+            pair = (_played(rs, expert_base, expert_deals, seed,
+                            where / _folder(expert_base), xs, workers, progress),
+                    _played(rs, expert, expert_deals, seed, where / _folder(expert), xs,
+                            workers, progress))
+            vb.expert = ExpertReference(expert, expert_base, expert_deals, pair,
+                                        compare(list(pair)))
+        if duel_deals:
+            for s in specs:
+                if s != "value":
+                    vb.duels[s] = duel(rs, s, "value", duel_deals, seed,
+                                       progress=duel_progress)
+        result.append(vb)
+    text = ["# The play-style band", "",
+            f"{deals:,} game deals per style and variant, seed {seed}, the style's policy in "
+            "every seat (`nbsim band`). Intervals are 95%; differences between styles are "
+            "paired (same walls).", ""]
+    for vb in result:
+        text.append(vb.markdown())
+    out.mkdir(parents=True, exist_ok=True)
+    (out / BAND_MD).write_text("\n".join(text) + "\n", encoding="utf-8")
+    return result

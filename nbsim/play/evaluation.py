@@ -1,0 +1,308 @@
+"""The lookahead evaluator from Python: every candidate discard of a
+``Position`` played to the end of the deal on sampled hidden tiles, and the
+exact own-draw chance of a ready hand.
+
+``evaluate`` is the engine of ``nbsim advise`` and the numbers behind the
+``lookahead`` policy (``nbsim/kernels/playout.py`` does the work; docs/rules.md
+§2-§5 for the play it simulates). ``exact_own_draws`` is the one answer
+that needs no sampling: with no opponent acting, a ready hand that keeps its
+wait completes on one of its own remaining draws with a hypergeometric
+probability.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from nbsim.errors import RunError
+from nbsim.kernels import codes as C
+from nbsim.kernels.policies.catalog import code_of
+from nbsim.play.position import MAX_POND, Position
+from nbsim.rules.ruleset import RuleSet
+
+__all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "exact_own_draws",
+           "view_of", "own_draws_left"]
+
+PLAYOUT_POLICIES = ("greedy", "value", "defend")
+
+
+@dataclass(frozen=True)
+class CandidateValue:
+    """One candidate discard's outcome over the samples, for the deciding
+    seat: ``kind`` (0..41), mean payment ``mean_pay`` and its standard error
+    ``se_pay`` (points per deal), ``p_win``/``se_win``, ``p_deal_in``,
+    ``p_deal_in_to`` (by seat E S W N; 0 for the seat itself),
+    ``p_exhausted``, and the paired difference ``diff`` to the best
+    candidate's mean payment with its standard error ``diff_se`` (common
+    random numbers; 0 and 0 for the best), over ``n`` samples played."""
+    kind: int
+    mean_pay: float
+    se_pay: float
+    p_win: float
+    se_win: float
+    p_deal_in: float
+    p_deal_in_to: tuple[float, float, float, float]
+    p_exhausted: float
+    diff: float
+    diff_se: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``evaluate``'s answer: the candidates, best (highest mean payment)
+    first, with the samples, seed and playout policy that produced them."""
+    candidates: tuple[CandidateValue, ...]
+    samples: int
+    seed: int
+    base: str
+
+    @property
+    def best_kind(self) -> int:
+        """The recommended discard (kind)."""
+        return self.candidates[0].kind
+
+
+@dataclass(frozen=True)
+class ExactOwnDraw:
+    """Exact (own draws, no opponents): after discarding ``kind`` the hand
+    is ready on ``waits`` (kinds completing a legal self-drawn win), with
+    ``winning_unseen`` of the ``unseen`` tiles; over its ``draws`` own draws
+    it wins with probability ``p_win`` (hypergeometric: the seat keeps its
+    wait and nobody else wins or claims)."""
+    kind: int
+    waits: tuple[int, ...]
+    winning_unseen: int
+    unseen: int
+    draws: int
+    p_win: float
+
+
+@cache
+def _tables():
+    from nbsim.rules.lookups import load_tables
+    return load_tables()
+
+
+def own_draws_left(pos: Position) -> int:
+    """Draws the seat still gets after its discard if the play goes round
+    without claims: every fourth of the ``tiles_left`` drawable tiles."""
+    return max(int(pos.tiles_left), 0) // 4
+
+
+def _visible(rs: RuleSet, pos: Position) -> np.ndarray:
+    """Face-up copies by kind (int8[42]) as the engine counts them: every
+    discard (claimed ones too), the meld tiles other than a claimed one,
+    flowers set aside and the indicator; never a face-down kong."""
+    vis = np.zeros(C.N_KINDS, np.int64)
+    for s in range(4):
+        for p in range(int(pos.n_pond[s])):
+            vis[int(pos.pond[s, p])] += 1
+        for m in range(int(pos.n_melds[s])):
+            typ, kind, frm = (int(x) for x in pos.melds[s, m])
+            if typ == C.MELD_CKONG:
+                continue
+            claimed = 1 if 0 <= frm < 4 and frm != s else 0
+            if typ == C.MELD_CHOW:
+                for t in range(3):
+                    vis[kind + t] += 1
+                # the claimed tile of a chow is one of the three: any of them
+                # lies in the discarder's pond, so one copy of the three less
+                if claimed:
+                    vis[kind] -= 1
+            else:
+                vis[kind] += (4 if typ == C.MELD_KONG else 3) - claimed
+        for f in range(C.N_FLOWERS):
+            if int(pos.flowers[s]) >> f & 1:
+                vis[C.FLOWER0 + f] += 1
+    if pos.indicator >= 0:
+        vis[int(pos.indicator)] += 1
+    return np.clip(vis, 0, 4).astype(np.int8)
+
+
+def view_of(rs: RuleSet, pos: Position):
+    """The kernels' ``View`` (``nbsim/kernels/policies/view.py``) of a
+    Position, with the wall's state and the turn state made up from what
+    it tells: ``tiles_left`` drawable tiles from position 53 on, every seat
+    has drawn, no kong lock or chow-swap limit. Raises RunError for a
+    position the engine cannot continue from (a seat or a tile count out of
+    range)."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import wall as W
+    from nbsim.kernels.policies.view import View
+    from nbsim.kernels.wilds import wild_mask
+
+    rules = rs.array
+    seat, to_play = int(pos.seat), int(pos.to_play)
+    if not (0 <= seat < 4 and 0 <= to_play < 4):
+        raise RunError(f"seat {seat} / seat to play {to_play}: seats are 0..3 (E S W N)")
+    wild = np.zeros(C.N_KINDS, np.bool_)
+    n_wilds = wild_mask(rules, np.int64(pos.indicator), wild)
+    melds = np.ascontiguousarray(pos.melds, dtype=np.int8).reshape(4, C.MAX_MELDS, 3)
+    n_melds = np.ascontiguousarray(pos.n_melds, dtype=np.int64)
+    n_kongs = int(sum(1 for s in range(4) for m in range(int(n_melds[s]))
+                      if melds[s, m, C.MELD_TYPE] in (C.MELD_KONG, C.MELD_CKONG)))
+    reserve = 2 * (int(rules[C.R_RESERVE_STACKS])
+                   + int(rules[C.R_RESERVE_STACKS_PER_KONG]) * n_kongs)
+    ws = np.zeros(W.WS_LEN, np.int64)
+    ws[W.WS_LIVE] = W.DEAL_TILES
+    ws[W.WS_TAIL] = W.DEAL_TILES + int(pos.tiles_left) + reserve - 1
+    if ws[W.WS_TAIL] >= C.N_TILES:
+        raise RunError(f"{pos.tiles_left} tiles left in the wall: at most "
+                       f"{C.N_TILES - W.DEAL_TILES - reserve} can be")
+    ws[W.WS_INDICATOR] = -1
+    ws[W.WS_FILLED] = C.N_TILES
+    ws[W.WS_IND_KIND] = int(pos.indicator)
+    ws[W.WS_N_WILDS] = n_wilds
+    n_pond = np.ascontiguousarray(pos.n_pond, dtype=np.int64)
+    fed = np.zeros((4, 4), np.int8)
+    claims = 0
+    for s in range(4):
+        for m in range(int(n_melds[s])):
+            frm = int(melds[s, m, C.MELD_FROM])
+            if melds[s, m, C.MELD_TYPE] != C.MELD_CKONG and 0 <= frm < 4 and frm != s:
+                fed[s, frm] += 1
+                claims += 1
+    ts = np.zeros(E.TS_LEN, np.int64)
+    ts[E.TS_CUR] = to_play
+    drawn = int(pos.drawn) if seat == to_play else -1
+    ts[E.TS_JUST_DREW] = 1 if drawn >= 0 else 0
+    ts[E.TS_HAS_DRAWN] = 1 if drawn >= 0 else 0
+    ts[E.TS_DRAWN] = drawn
+    ts[E.TS_KONG_FROM] = -1
+    ts[E.TS_FORBID_A] = -1
+    ts[E.TS_FORBID_B] = -1
+    ts[E.TS_N_KONGS] = n_kongs
+    ts[E.TS_DISCARDS] = int(n_pond.sum())
+    ts[E.TS_CLAIMS] = claims
+    ts[E.TS_FIRST_DRAW] = 15
+    ts[E.TS_OUTCOME] = C.OUT_WALL_EXHAUSTED
+    for i in (E.TS_WINNER, E.TS_DISCARDER, E.TS_WIN_TILE, E.TS_LIABLE, E.TS_EARTHLY_RULE):
+        ts[i] = -1
+    ts[E.TS_ROUND_WIND] = int(pos.round_wind)
+    ts[E.TS_INDICATOR] = int(pos.indicator)
+    ts[E.TS_FIRST_LIMITS] = 1 if (rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
+                                  and ts[E.TS_DISCARDS] < 4) else 0
+    own = melds[seat].copy()
+    pub = melds.copy()
+    for s in range(4):
+        if s != seat:
+            for m in range(int(n_melds[s])):
+                if pub[s, m, C.MELD_TYPE] == C.MELD_CKONG:
+                    pub[s, m, C.MELD_KIND] = -1
+    pond = np.zeros((4, MAX_POND), np.int8)
+    pond[:, :] = np.asarray(pos.pond, dtype=np.int8)[:, :MAX_POND]
+    flags = np.zeros((4, MAX_POND), np.int8)
+    flags[:, :] = np.asarray(pos.pond_flags, dtype=np.int8)[:, :MAX_POND]
+    hands = np.zeros((4, C.N_KINDS), np.int8)
+    hands[seat] = np.asarray(pos.hand, dtype=np.int8)
+    return View(rules, _tables(), seat, to_play, int(pos.round_wind), int(pos.indicator),
+                int(pos.tiles_left), int(ts[E.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
+                n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
+                wild, pond, flags, n_pond, np.zeros((4, C.N_KINDS), np.bool_), fed, ws, ts)
+
+
+def _key(seed: int) -> np.uint64:
+    from nbsim.kernels import rng
+    return np.uint64(rng.deal_key(np.uint64(seed), np.int64(0)))
+
+
+def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
+             base: str = "defend", kinds: Sequence[int] | None = None) -> Evaluation:
+    """Every candidate discard of ``pos`` (the seat to play holds 3k+2
+    tiles) played to the end of the deal on ``samples`` sampled worlds.
+
+    Each world deals the tiles the seat has not seen at random (the others'
+    hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
+    candidate is discarded, and every seat plays ``base`` (greedy, value or
+    defend) to the end. The same worlds for every candidate (common random
+    numbers). ``kinds``: the candidates (held kinds; default every held
+    kind). Returns an Evaluation, best mean payment first (points per deal
+    for the seat). Raises RunError: the seat is not the one to play, a
+    candidate is not held, samples out of 1 .. 100,000, an unknown base
+    policy, or no sample could be dealt (the position leaves too few unseen
+    tiles for the others' hands and the wall)."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+
+    if pos.seat != pos.to_play:
+        raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
+    if not 1 <= int(samples) <= 100_000:
+        raise RunError(f"samples must be 1 .. 100,000, got {samples}")
+    if base not in PLAYOUT_POLICIES:
+        raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
+    hand = np.asarray(pos.hand)
+    held = [k for k in range(C.N_KINDS) if hand[k] > 0]
+    cands = list(held) if kinds is None else [int(k) for k in kinds]
+    bad = [k for k in cands if k not in held]
+    if bad or not cands:
+        from nbsim.rules.tiles import format_tiles
+        raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
+                       f"not held; the hand holds {format_tiles(held)}")
+    view = view_of(rules, pos)
+    n, ns = len(cands), int(samples)
+    sr = E.new_search(n, ns)
+    sr.cands[:n] = cands
+    PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
+                     np.int64(code_of(base)))
+    stats, pays = sr.stats[:n], sr.pays[:n]
+    played = stats[:, PL.ST_N]
+    if played.min() < 1:
+        raise RunError("no sampled deal fits this position: the unseen tiles cannot fill the "
+                       "other hands and the wall (check the wall left and the discards)")
+    mean = stats[:, PL.ST_PAY] / played
+    order = sorted(range(n), key=lambda i: -mean[i])
+    best = order[0]
+    rows = []
+    for i in order:
+        m = played[i]
+        var = max(stats[i, PL.ST_PAY2] / m - mean[i] ** 2, 0.0) * m / max(m - 1, 1)
+        p_win = stats[i, PL.ST_WIN] / m
+        d = pays[i] - pays[best]
+        rows.append(CandidateValue(
+            kind=cands[i], mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
+            p_win=float(p_win), se_win=math.sqrt(p_win * (1 - p_win) / m),
+            p_deal_in=float(stats[i, PL.ST_DEAL_IN] / m),
+            p_deal_in_to=(float(stats[i, PL.ST_DEAL_IN_TO] / m),
+                          float(stats[i, PL.ST_DEAL_IN_TO + 1] / m),
+                          float(stats[i, PL.ST_DEAL_IN_TO + 2] / m),
+                          float(stats[i, PL.ST_DEAL_IN_TO + 3] / m)),
+            p_exhausted=float(stats[i, PL.ST_EXHAUSTED] / m),
+            diff=float(d.mean()), diff_se=float(d.std(ddof=1) / math.sqrt(ns)) if ns > 1 else 0.0,
+            n=int(m)))
+    return Evaluation(tuple(rows), ns, int(seed), base)
+
+
+def exact_own_draws(rules: RuleSet, pos: Position) -> dict[int, ExactOwnDraw]:
+    """For every discard after which the hand is ready (some unseen kind
+    completes a legal self-drawn win), the exact chance of drawing one of
+    those tiles in the seat's own remaining draws (``own_draws_left``), when
+    no other seat wins or claims and the seat keeps its wait:
+    1 - C(U - W, n) / C(U, n) for U unseen tiles, W of them winning, n
+    draws. Keys: the discarded kind. Raises RunError as ``view_of``."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+
+    view = view_of(rules, pos)
+    sr = E.new_search(1, 1)
+    hand = np.asarray(pos.hand)
+    wins = np.zeros(C.N_KINDS, np.bool_)
+    draws = own_draws_left(pos)
+    res: dict[int, ExactOwnDraw] = {}
+    for k in range(C.N_KINDS):
+        if hand[k] <= 0:
+            continue
+        unseen = PL.self_draw_waits(view, sr, np.int64(k), _key(0), wins)
+        if unseen <= 0 or not wins.any():
+            continue
+        u = np.asarray(sr.unseen)
+        w_tiles = int(sum(int(u[t]) for t in range(C.N_KINDS) if wins[t]))
+        n = min(draws, unseen)
+        p = 1.0 - math.comb(unseen - w_tiles, n) / math.comb(unseen, n) if n > 0 else 0.0
+        res[k] = ExactOwnDraw(k, tuple(int(t) for t in np.flatnonzero(wins)), w_tiles,
+                              int(unseen), draws, p)
+    return res

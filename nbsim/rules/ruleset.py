@@ -1,0 +1,447 @@
+"""Variant configs: TOML -> validated, frozen ``RuleSet`` -> flat int64 array.
+
+A config is named by a path or by the name of a shipped config
+(``configs/<name>.toml``, installed with the package). The layout and every
+option come from docs/rules.md §9; unknown keys, wrong types and
+out-of-range values are refused with one ``ConfigError`` naming the file, the
+key and what is allowed. ``--set table.key=value`` overrides are applied to the
+parsed TOML before validation, so they are checked the same way.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from nbsim.errors import ConfigError, NbsimError
+from nbsim.kernels import codes as C
+from nbsim.rules.tiles import parse_tiles
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+Seat = Literal["E", "S", "W", "N"]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class WallRules(_Table):
+    """[wall]: dice, the end of the wall, dealer rotation (docs/rules.md §2).
+
+    dealer_keeps_on_draw: the dealer keeps the deal when the wall is
+    exhausted (荒庄: a deal that ends without a winner; "draw" in the key's
+    name means that, not drawing a tile)."""
+    dice_throws: int = Field(1, ge=1, le=2)
+    reserve_stacks: int = Field(0, ge=0, le=30)
+    reserve_stacks_per_kong: int = Field(0, ge=0, le=4)
+    dealer_keeps_on_draw: bool = True
+
+
+class WildRules(_Table):
+    """[wilds]: which tiles are wild (docs/rules.md §3)."""
+    wilds: Literal["none", "3baida", "7baida"] = "3baida"
+    dragon_successor: str = "7z6z5z"
+
+    @field_validator("dragon_successor")
+    @classmethod
+    def _dragons(cls, v: str) -> str:
+        try:
+            kinds = parse_tiles(v, what="dragon_successor")
+        except NbsimError as e:
+            raise ValueError(str(e)) from None
+        if sorted(kinds) != [C.WHITE, C.GREEN, C.RED]:
+            raise ValueError("must list the three dragons 5z 6z 7z once each, in cycle "
+                             "order (e.g. '7z6z5z': Red -> Green -> White -> Red)")
+        return v
+
+
+class FlowerRules(_Table):
+    """[flowers]: seat flowers (正花) per seat wind (docs/rules.md §6 and §8)."""
+    seat_flowers: dict[Seat, list[str]] = Field(
+        default_factory=lambda: {"E": ["1f", "5f"], "S": ["2f", "6f"],  # type: ignore[arg-type]
+                                 "W": ["3f", "8f"], "N": ["4f", "7f"]})
+
+    @field_validator("seat_flowers")
+    @classmethod
+    def _flowers(cls, v):
+        if sorted(v) != sorted(C.SEAT_NAMES):
+            raise ValueError("needs one entry for each seat E, S, W, N")
+        owner: dict[int, str] = {}
+        for seat, tiles in v.items():
+            for t in tiles:
+                try:
+                    ks = parse_tiles(t, what=f"seat_flowers.{seat}")
+                except NbsimError as e:
+                    raise ValueError(str(e)) from None
+                if len(ks) != 1 or ks[0] < C.FLOWER0:
+                    raise ValueError(f"seat_flowers.{seat}: {t!r} is not one flower 1f-8f")
+                if ks[0] in owner:
+                    raise ValueError(f"seat_flowers.{seat}: {t!r} is already a seat flower of "
+                                     f"{owner[ks[0]]}; each flower belongs to at most one seat")
+                owner[ks[0]] = seat
+        return v
+
+
+class ClaimRules(_Table):
+    """[claims]: chow, pung, kong restrictions (docs/rules.md §4)."""
+    allow_chow: bool = True
+    forbid_chow_swap: bool = True
+    no_kong_after_pung: bool = True
+    first_round_restrictions: Literal["off", "first_hand", "every_hand"] = "off"
+
+
+class WinRules(_Table):
+    """[win]: what makes a legal win (docs/rules.md §5)."""
+    min_tai: int = Field(4, ge=0, le=100)
+    self_draw_only: bool = False
+    discard_win_wild_rule: Literal["allow", "forbid_wild_pair", "forbid_any_wild_use"] = \
+        "forbid_wild_pair"
+    allowed_patterns: list[Literal["full_flush", "half_flush", "all_honors", "all_pungs"]] = \
+        Field(default_factory=list)
+    wait_needs_single_kind: bool = False
+    earthly_hand_rule: Literal["dealer_first_discard", "first_draw"] = "dealer_first_discard"
+    three_wilds_self_draw_only: bool = False
+    wild_single_wait_can_rob: bool = True
+
+
+def _check_items(v: dict[str, int], names: tuple[str, ...], label: str, hi: int):
+    for k, n in v.items():
+        if k not in names:
+            raise ValueError(f"unknown {label} item {k!r}; allowed: {', '.join(names)}")
+        if not 0 <= n <= hi:
+            raise ValueError(f"{label} item {k!r}: value {n!r} must be a whole number 0-{hi}")
+    return v
+
+
+class PointsRules(_Table):
+    """[scoring.points]: Ninghai points schemes (docs/rules.md §8)."""
+    points_scheme: Literal["yao_ban_san", "yao_ban_liu", "yao_er_liu", "tui_dao_ba"] = \
+        "yao_ban_san"
+    fan_cap: int = Field(3, ge=0, le=10)
+    silver_rounding: bool = True
+
+
+class ScoringRules(_Table):
+    """[scoring]: the scoring system and its item tables (docs/rules.md §6, §8)."""
+    system: Literal["tai", "fan_fu"] = "tai"
+    tai: dict[str, int] = Field(default_factory=dict)
+    fan: dict[str, int] = Field(default_factory=dict)
+    fu: dict[str, int] = Field(default_factory=dict)
+    points: PointsRules = Field(default_factory=PointsRules)
+
+    @field_validator("tai")
+    @classmethod
+    def _tai(cls, v):
+        return _check_items(v, C.TAI_ITEMS, "tai", 100)
+
+    @field_validator("fan")
+    @classmethod
+    def _fan(cls, v):
+        return _check_items(v, C.FAN_ITEMS, "fan", 100)
+
+    @field_validator("fu")
+    @classmethod
+    def _fu(cls, v):
+        return _check_items(v, C.FU_ITEMS, "fu", 1000)
+
+
+class PaymentRules(_Table):
+    """[payments]: who pays how much (docs/rules.md §7 and §8)."""
+    payment_rule: Literal["ningbo", "ningbo_5x", "ninghai"] = "ningbo"
+    base_points: int = Field(0, ge=0, le=100)
+    bound_discarder_pays: int = Field(4, ge=0, le=100)
+    cap: int = Field(1000, ge=0, le=10**9)   # 0: no cap
+    three_melds_liability: bool = False
+
+
+class RuleConfig(_Table):
+    """A whole variant config (docs/rules.md §9)."""
+    name: str
+    description: str = ""
+    sources: list[str] = Field(default_factory=list)
+    wall: WallRules = Field(default_factory=WallRules)
+    wilds: WildRules = Field(default_factory=WildRules)
+    flowers: FlowerRules = Field(default_factory=FlowerRules)
+    claims: ClaimRules = Field(default_factory=ClaimRules)
+    win: WinRules = Field(default_factory=WinRules)
+    scoring: ScoringRules = Field(default_factory=ScoringRules)
+    payments: PaymentRules = Field(default_factory=PaymentRules)
+
+
+_TABLE_MODELS: dict[str, type[BaseModel]] = {
+    "": RuleConfig, "wall": WallRules, "wilds": WildRules, "flowers": FlowerRules,
+    "claims": ClaimRules, "win": WinRules, "scoring": ScoringRules,
+    "scoring.points": PointsRules, "payments": PaymentRules,
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A validated variant: the parsed config, its source, overrides and hash.
+
+    Attributes:
+        config: the validated ``RuleConfig`` (frozen pydantic model).
+        source: path of the TOML file it was read from.
+        overrides: the ``--set`` overrides applied, as given.
+        array: the flat int64[R_LEN] array the kernels read (``codes.R_*``).
+        hash: sha256 hex digest of the resolved rules (16 chars), stable
+            across runs and machines.
+    """
+    config: RuleConfig
+    source: str
+    overrides: tuple[str, ...] = ()
+    array: np.ndarray = field(repr=False, compare=False, default=None)  # type: ignore[arg-type]
+    hash: str = ""
+
+    @property
+    def name(self) -> str:
+        """The variant's name (``name`` in the config)."""
+        return self.config.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """Resolved rules as plain data (every option, defaults filled in)."""
+        return self.config.model_dump()
+
+    def to_toml(self) -> str:
+        """Resolved rules as TOML text (``nbsim rules`` prints this)."""
+        return tomli_w.dumps(self.to_dict())
+
+    @property
+    def tai_items(self) -> list[str]:
+        """Ids of the tai items this variant has (present in [scoring.tai])."""
+        return [n for n in C.TAI_ITEMS if n in self.config.scoring.tai]
+
+    @property
+    def fan_items(self) -> list[str]:
+        """Ids of the Ninghai fan items this variant lists in [scoring.fan], in
+        ``codes.FAN_ITEMS`` order (docs/rules.md §8)."""
+        return [n for n in C.FAN_ITEMS if n in self.config.scoring.fan]
+
+    @property
+    def fu_items(self) -> list[str]:
+        """Ids of the Ninghai fu items this variant lists in [scoring.fu], in
+        ``codes.FU_ITEMS`` order (docs/rules.md §8)."""
+        return [n for n in C.FU_ITEMS if n in self.config.scoring.fu]
+
+
+def shipped_configs() -> list[str]:
+    """Names of the configs installed with the package."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.toml"))
+
+
+def resolve_path(config: str | Path) -> Path:
+    """A config path, or the name of a shipped config, -> existing Path.
+
+    Raises ConfigError naming the shipped configs when neither exists."""
+    from nbsim.args import config_name
+    p = Path(config_name(config))
+    if p.is_file():
+        return p
+    if p.exists():
+        raise ConfigError(f"config {str(config)!r} is not a file")
+    named = CONFIG_DIR / f"{config}.toml"
+    if "/" not in str(config) and named.is_file():
+        return named
+    raise ConfigError(f"config {str(config)!r}: no such file or shipped config; "
+                      f"shipped configs: {', '.join(shipped_configs())}")
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(data: dict, overrides, source: str = "--set") -> dict:
+    """Apply ``table.key=value`` overrides (TOML values; bare words are
+    strings) to parsed config data in place. Raises ConfigError on a malformed
+    override or a key that does not exist."""
+    for ov in overrides:
+        if "=" not in ov:
+            raise ConfigError(f"{source} {ov!r}: expected TABLE.KEY=VALUE, e.g. win.min_tai=5")
+        path, value = ov.split("=", 1)
+        parts = [p.strip() for p in path.strip().split(".") if p.strip()]
+        if not parts:
+            raise ConfigError(f"{source} {ov!r}: empty key")
+        table = ".".join(parts[:-1])
+        key = parts[-1]
+        model = _TABLE_MODELS.get(table)
+        item_tables = {"scoring.tai": C.TAI_ITEMS, "scoring.fan": C.FAN_ITEMS,
+                       "scoring.fu": C.FU_ITEMS}
+        if table in item_tables:
+            if key not in item_tables[table]:
+                raise ConfigError(f"{source} {ov!r}: unknown item {key!r} in [{table}]; "
+                                  f"allowed: {', '.join(item_tables[table])}")
+        elif model is None:
+            raise ConfigError(f"{source} {ov!r}: unknown table {table!r}; allowed: "
+                              f"{', '.join(t for t in _TABLE_MODELS if t)}, "
+                              f"{', '.join(item_tables)}")
+        elif key not in model.model_fields:
+            raise ConfigError(f"{source} {ov!r}: unknown key {key!r} in "
+                              f"[{table or 'top level'}]; allowed: "
+                              f"{', '.join(model.model_fields)}")
+        node = data
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{source} {ov!r}: {p!r} is not a table")
+        node[key] = _parse_value(value.strip())
+    return data
+
+
+def _override_of(loc: str, overrides) -> str | None:
+    """The ``--set`` override that set the key at ``loc`` (or a table above
+    it), or None when the value comes from the file."""
+    for ov in reversed(tuple(overrides)):
+        path = ".".join(p.strip() for p in ov.split("=", 1)[0].split(".") if p.strip())
+        if loc == path or loc.startswith(path + "."):
+            return ov
+    return None
+
+
+def _format_validation_error(err: ValidationError, source: str, overrides=()) -> str:
+    """One line naming the file (or the ``--set`` override) for each bad key."""
+    msgs = []
+    for e in err.errors():
+        loc = ".".join(str(x) for x in e["loc"])
+        ov = _override_of(loc, overrides)
+        if ov is not None:
+            msg = e["msg"].removeprefix("Value error, ")
+            msgs.append(f"--set {ov!r}: {loc}: {msg}")
+            continue
+        if e["type"] == "extra_forbidden":
+            table = ".".join(str(x) for x in e["loc"][:-1])
+            model = _TABLE_MODELS.get(table)
+            allowed = ", ".join(model.model_fields) if model else "?"
+            msgs.append(f"unknown key {loc!r}; allowed in [{table or 'top level'}]: {allowed}")
+        elif e["type"] == "missing":
+            msgs.append(f"missing key {loc!r}")
+        else:
+            msg = e["msg"].removeprefix("Value error, ")
+            got = e.get("input")
+            got_s = "" if isinstance(got, dict) else f" (got {got!r})"
+            msgs.append(f"{loc}: {msg}{got_s}")
+    return f"{source}: " + "; ".join(msgs)
+
+
+def build_array(cfg: RuleConfig) -> np.ndarray:
+    """Flatten a validated config into the int64[R_LEN] rules array."""
+    a = np.zeros(C.R_LEN, dtype=np.int64)
+    w, cl, wn, sc, pay = cfg.wall, cfg.claims, cfg.win, cfg.scoring, cfg.payments
+    a[C.R_WILDS] = C.WILDS_NAMES.index(cfg.wilds.wilds)
+    a[C.R_DICE_THROWS] = w.dice_throws
+    a[C.R_RESERVE_STACKS] = w.reserve_stacks
+    a[C.R_RESERVE_STACKS_PER_KONG] = w.reserve_stacks_per_kong
+    a[C.R_DEALER_KEEPS_ON_DRAW] = w.dealer_keeps_on_draw
+    a[C.R_ALLOW_CHOW] = cl.allow_chow
+    a[C.R_FORBID_CHOW_SWAP] = cl.forbid_chow_swap
+    a[C.R_NO_KONG_AFTER_PUNG] = cl.no_kong_after_pung
+    a[C.R_FIRST_ROUND] = C.FIRST_ROUND_NAMES.index(cl.first_round_restrictions)
+    a[C.R_MIN_TAI] = wn.min_tai
+    a[C.R_SELF_DRAW_ONLY] = wn.self_draw_only
+    a[C.R_DISCARD_WIN_WILD_RULE] = C.DWW_NAMES.index(wn.discard_win_wild_rule)
+    mask = 0
+    for p in wn.allowed_patterns:
+        mask |= 1 << C.PATTERN_NAMES.index(p)
+    a[C.R_ALLOWED_PATTERNS] = mask
+    a[C.R_WAIT_NEEDS_SINGLE_KIND] = wn.wait_needs_single_kind
+    a[C.R_EARTHLY_RULE] = C.EARTHLY_NAMES.index(wn.earthly_hand_rule)
+    a[C.R_THREE_WILDS_SELF_DRAW_ONLY] = wn.three_wilds_self_draw_only
+    a[C.R_WILD_SINGLE_CAN_ROB] = wn.wild_single_wait_can_rob
+    a[C.R_SYSTEM] = C.SYSTEM_NAMES.index(sc.system)
+    a[C.R_PAYMENT_RULE] = C.PAY_NAMES.index(pay.payment_rule)
+    a[C.R_BASE_POINTS] = pay.base_points
+    a[C.R_BOUND_DISCARDER_PAYS] = pay.bound_discarder_pays
+    a[C.R_CAP] = pay.cap
+    a[C.R_FAN_CAP] = sc.points.fan_cap
+    a[C.R_POINTS_SCHEME] = C.SCHEME_NAMES.index(sc.points.points_scheme)
+    a[C.R_SILVER_ROUNDING] = sc.points.silver_rounding
+    a[C.R_THREE_MELDS_LIABILITY] = pay.three_melds_liability
+    cycle = parse_tiles(cfg.wilds.dragon_successor)
+    for i, k in enumerate(cycle):
+        a[C.R_DRAGON_SUCC + k - C.WHITE] = cycle[(i + 1) % 3]
+    for i, name in enumerate(C.TAI_ITEMS):
+        a[C.R_TAI + i] = sc.tai.get(name, C.TAI_ABSENT)
+    for i, name in enumerate(C.FAN_ITEMS):
+        a[C.R_FAN + i] = sc.fan.get(name, 0)
+    for i, name in enumerate(C.FU_ITEMS):
+        a[C.R_FU + i] = sc.fu.get(name, 0)
+    for s, seat in enumerate(C.SEAT_NAMES):
+        for t in cfg.flowers.seat_flowers[seat]:  # type: ignore[index]
+            a[C.R_SEAT_FLOWERS + s * 8 + parse_tiles(t)[0] - C.FLOWER0] = 1
+    for i in range(C.N_SCHEMES):
+        a[C.R_SCHEME_BASE + i] = C.SCHEME_BASE[i]
+        a[C.R_SCHEME_USES_FU + i] = C.SCHEME_USES_FU[i]
+        a[C.R_SCHEME_CAP + i] = C.SCHEME_CAP[i]
+        a[C.R_SCHEME_SILVER_ROUND + i] = C.SCHEME_SILVER_ROUND[i]
+    a.setflags(write=False)
+    return a
+
+
+def from_dict(data: dict, source: str = "<dict>", overrides=()) -> RuleSet:
+    """Validate parsed config data into a RuleSet. Raises ConfigError."""
+    overrides = _overrides(overrides)
+    data = apply_overrides(json.loads(json.dumps(data)), overrides, source="--set")
+    try:
+        cfg = RuleConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_format_validation_error(e, source, overrides)) from None
+    canon = json.dumps(cfg.model_dump(), sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(canon.encode()).hexdigest()[:16]
+    return RuleSet(config=cfg, source=source, overrides=tuple(overrides),
+                   array=build_array(cfg), hash=digest)
+
+
+def _overrides(overrides) -> tuple[str, ...]:
+    """``--set`` overrides as a tuple: one string is one override."""
+    from nbsim.args import text_items
+    return text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError)
+
+
+def load_rules(config: str | Path, overrides=()) -> RuleSet:
+    """Load a variant config by path or shipped name, apply ``--set``
+    overrides (``"win.min_tai=5"``, ...), validate, and flatten.
+
+    Returns:
+        RuleSet with ``.array`` (int64[R_LEN]) for the kernels.
+    Raises:
+        ConfigError: bad path, TOML syntax error, unknown key, wrong type or
+        out-of-range value; the message names the file, key and what is allowed.
+        ``overrides`` is a list of strings; one string is one override.
+    """
+    overrides = _overrides(overrides)
+    path = resolve_path(config)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: TOML syntax error: {e}") from None
+    return from_dict(data, source=str(path), overrides=tuple(overrides))
+
+
+def as_rules(config: RuleSet | str | Path, overrides=()) -> RuleSet:
+    """``config`` itself when it is a loaded RuleSet (no overrides allowed
+    then), else ``load_rules(config, overrides)``: what every public function
+    taking CONFIG accepts (a RuleSet, a shipped name or a path).
+
+    Raises:
+        ConfigError: as ``load_rules``, or overrides given with a RuleSet.
+    """
+    overrides = _overrides(overrides)
+    if isinstance(config, RuleSet):
+        if overrides:
+            raise ConfigError("overrides cannot be applied to an already loaded RuleSet; "
+                              "pass the config name or path instead")
+        return config
+    return load_rules(config, overrides)

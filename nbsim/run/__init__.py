@@ -1,0 +1,1 @@
+"""Runs: simulate, shards, the Dask cluster, run folders and their files, game mode."""
