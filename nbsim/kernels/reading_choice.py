@@ -3,12 +3,6 @@
 its tai (or fan, fu and points), its legality, and compares it with the best
 reading so far, kept in the scratch iw[O_ST:] (``scratch.ST_*``).
 
-(or, honors only, sets the same single suit bit); a suited pung scores the
-larger of the terminal/simple fu. Legality is monotone too (more tai, suit
-bits that are a subset, the same winning group), so the best key (tai,
-legal, items) is reached by some class choice. The winning group is never a
-class: its identity is enumerated exactly.
-
 Choosing the counted reading
 ----------------------------
 Ningbo (``system = "tai"``): most total tai; among equal tai a legal reading

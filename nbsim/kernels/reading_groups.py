@@ -7,16 +7,14 @@ While the search builds a reading, two named tuples travel down the calls
 instead of twelve positional scalars (numba passes a tuple's fields as
 plain scalars; docs/layout.md, "The kernels", has the measurement):
 
+
 * ``Groups``: what the groups placed so far add up to: the suit bits, the
   pung, chow and dragon-pung counts, the seat / round wind pung flags, the
   pair's kind (-1 while the pair is a free class) and the Ninghai fu items of
   the concealed groups (set counts packed by ``fu_set_inc``);
 * ``WinSlot``: the winning slot: its shape (``SH_*``), the kind it stands
-
-   closed or two-sided by choosing its ranks, pair: single shape).
-   These cover every valid reading: the winning slot lies in N or in F, and
-   a wild can stand in an N slot of kind j exactly when the whole reading
-   has more j slots than naturals of j.
+  for (-1 inside a free group), whether the winning tile pairs with a wild
+  and whether the winning group must hold a wild.
 
 Free-group classes, and why they suffice
 ----------------------------------------
@@ -41,6 +39,12 @@ naturals and melds are all honors, any suit stands for all three.
 Every concrete identity X maps to a class of the same type whose items, in
 any reading, are entrywise >= X's: a pung of another wind maps to the
 seat-wind pung; a seat/round-wind pair to the dragon pair, which only helps
+all_chows; a suited group to the suited class, whose suit bit is already set
+(or, honors only, sets the same single suit bit); a suited pung scores the
+larger of the terminal/simple fu. Legality is monotone too (more tai, suit
+bits that are a subset, the same winning group), so the best key (tai,
+legal, items) is reached by some class choice. The winning group is never a
+class: its identity is enumerated exactly.
 """
 from collections import namedtuple
 

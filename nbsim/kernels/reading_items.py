@@ -6,6 +6,7 @@ flushes, all_pungs, dragon pungs, the wind pungs, the wait item and
 big_single_wait) are packed into one int, its descriptor; the items that do
 not (the hand items, ``tai_hand``) are hand constants in the scratch.
 
+The reading descriptor
 ----------------------
 ``encode_desc`` packs the reading-dependent tai items of one reading into
 one int (``DESC_*`` shifts and masks below); ``fill_items`` decodes it.

@@ -54,6 +54,11 @@ kind's slots and the wilds fill the rest.
    wild winning tile: in a natural-group slot of kind j when N has more
    j slots than nat[j] (a wild can sit there); otherwise in such a slot after
    re-identifying one free group to hold kind j (pung j, chow holding j,
+   pair j); or in any slot of a free group (pung: dual-pung shape, chow: edge,
+   closed or two-sided by choosing its ranks, pair: single shape).
+   These cover every valid reading: the winning slot lies in N or in F, and
+   a wild can stand in an N slot of kind j exactly when the whole reading
+   has more j slots than naturals of j.
 """
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
