@@ -50,7 +50,7 @@ test: setup
 	$(BIN)/python -m nbsim.warmup match wall lookahead
 	$(BIN)/python -m pytest -q
 
-## check: lint (ruff, rules in pyproject.toml), types of the wrappers nbsim/*.py
+## check: lint (ruff, rules in pyproject.toml), types of the wrappers (nbsim/ but the kernels)
 ## (mypy), then the test suite (`make test`); what CI runs
 check: setup
 	$(BIN)/ruff check .

@@ -19,7 +19,7 @@ Figures:
     server, as a user's repeated calls run.
   * game kernel alone: ``games.game_batch`` on 2 threads against 1 thread,
     the same number of deals per thread, default policy.
-  * deal mode end to end (``nbsim.run.simulate.simulate`` in this process: kernel,
+  * deal mode end to end (``nbsim.simulate`` in this process: kernel,
     notation, frames, Parquet, checksums, manifest), --workers 1 and 2, in
     deals per CPU-second of the process (per core, whatever else the machine
     runs), against the deal kernel alone in the same unit; target >= 500,000

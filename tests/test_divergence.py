@@ -60,10 +60,14 @@ def test_the_state_at_each_divergence_is_a_legal_table(cautious):
         assert int(pos.hand.sum()) == len(parse_tiles(r["hand"], max_copies=None))
 
 
-def test_assess_is_the_paired_evaluation_of_the_two_discards(cautious):
+def test_assess_is_the_paired_evaluation_of_the_two_discards(cautious, capsys):
     rows = cautious.filter(pl.col("base_shanten").is_not_null()).head(3)
-    a = assess("ningbo-3baida", rows, samples=40, seed=5)
+    a = assess("ningbo-3baida", rows, samples=40, seed=5, progress=True)
     assert a.height == 3
+    err = capsys.readouterr().err
+    assert "assess (40 samples)" in err and "3/3" in err        # the bar on stderr
+    assert a.equals(assess("ningbo-3baida", rows, samples=40, seed=5, progress=False))
+    assert capsys.readouterr().err == ""
     for r in a.iter_rows(named=True):
         pos = position_from_state("ningbo-3baida", json.loads(r["state"]))
         kb, ke = parse_tiles(r["base_tile"])[0], parse_tiles(r["expert_tile"])[0]

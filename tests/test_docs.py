@@ -1,5 +1,7 @@
 """docs/rules.md: every section the code, configs and README cite exists,
-and its tables agree with the shipped configs and the names table."""
+and its tables agree with the shipped configs and the names table. Every
+dotted ``nbsim.*`` name in the docs, notebooks and wrappers exists, and
+docs/layout.md maps every module."""
 from __future__ import annotations
 
 import re
@@ -147,3 +149,74 @@ def test_seat_flowers_described(short):
     words = {"E": "East", "S": "South", "W": "West", "N": "North"}
     want = ", ".join(f"{words[s]} {' '.join(sf[s])}" for s in "ESWN")
     assert want in " ".join(DOC.split()), text
+
+
+# ---------------------------------------------------------------- dotted names
+_DOTTED = re.compile(r"(?<![\w/.-])nbsim(?:\.[A-Za-z_]\w*)+")
+
+
+def _resolves(name: str) -> bool:
+    """``nbsim.a.b.c`` names a module, or an attribute (a dataclass field
+    too) reached from the longest module prefix."""
+    import dataclasses
+    import importlib
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for a in parts[i:]:
+            if hasattr(obj, a):
+                obj = getattr(obj, a)
+            elif dataclasses.is_dataclass(obj) and a in {f.name for f in dataclasses.fields(obj)}:
+                obj = None
+            else:
+                return False
+        return True
+    return False
+
+
+def _current_text(path: Path) -> str:
+    """The text of ``path`` less the sections of docs/layout.md that record
+    what moved where (they name the modules as they were)."""
+    text = path.read_text(encoding="utf-8")
+    if path.name != "layout.md":
+        return text
+    parts = re.split(r"^(?=## )", text, flags=re.M)
+    return "".join(p for p in parts if not p.startswith("## What moved where"))
+
+
+def test_dotted_names_resolve():
+    """Every ``nbsim.<module>[.<name>]`` written in the README, docs/,
+    notebooks, benchmarks and the wrappers' docstrings and comments names a
+    module or an attribute that exists (modules that moved leave no stale
+    name behind)."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "notebooks").glob("*.*")), *sorted((ROOT / "benchmarks").glob("*.py")),
+             *sorted(p for p in (ROOT / "nbsim").rglob("*.py") if "kernels" not in p.parts)]
+    stale = sorted({(str(f.relative_to(ROOT)), m) for f in files
+                    for m in _DOTTED.findall(_current_text(f)) if not _resolves(m)})
+    assert not stale, stale
+    assert not _resolves("nbsim.tables") and _resolves("nbsim.rules.lookups.load_tables")
+    assert _resolves("nbsim.analysis.comparison.Comparison.diff")          # a field
+    assert _DOTTED.findall("see nbsim.run.files, not nbsim/run.py or x.nbsim.y") == [
+        "nbsim.run.files"]
+
+
+def test_layout_maps_every_module():
+    """docs/layout.md's map names every module of nbsim outside the kernels
+    (``client``, ``rules.tiles``, ...) and every subpackage folder."""
+    text = _current_text(ROOT / "docs" / "layout.md")
+    pkg = ROOT / "nbsim"
+    missing = []
+    for path in sorted(pkg.rglob("*.py")):
+        rel = path.relative_to(pkg)
+        if "kernels" in rel.parts:
+            continue
+        if path.name == "__init__.py":
+            if rel.parent.parts and f"`nbsim/{rel.parent.as_posix()}/`" not in text:
+                missing.append(f"nbsim/{rel.parent.as_posix()}/")
+        elif path.name != "__main__.py" and f"`{'.'.join(rel.with_suffix('').parts)}`" not in text:
+            missing.append(".".join(rel.with_suffix("").parts))
+    assert not missing, f"docs/layout.md does not map: {missing}"

@@ -320,7 +320,8 @@ def summarize(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_000,
-           seed: int = 0, playout: str = "defend") -> pl.DataFrame:
+           seed: int = 0, playout: str = "defend",
+           progress: bool | None = None) -> pl.DataFrame:
     """Each discard divergence of ``divergences`` settled by the evaluator:
     the base's and the expert's discard played to the end of the deal on
     ``samples`` sampled worlds of the deciding seat's view (common random
@@ -331,11 +332,19 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     (its standard error, paired) and gain_z (gain / gain_se). Over many
     divergences, the mean gain says whether the expert's departures from
     the base pay, free of the noise of one game's outcome; a mean near zero
-    with many |z| > 1 departures is the search chasing noise.
+    with many |z| > 1 departures is the search chasing noise. progress: a
+    tqdm bar on stderr counting the rows (None: when stderr is a terminal);
+    a first call that compiles the evaluator says so first.
     Raises RunError (no discard rows, a bad samples count or policy) and
     HandError (a state that does not fit the rules)."""
+    import sys
+
+    from tqdm import tqdm
+
+    from nbsim.args import stderr_is_terminal
     from nbsim.play.advice_state import position_from_state
     from nbsim.play.evaluation import evaluate
+    from nbsim.warmup import ensure_compiled
     rs = as_rules(config)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
         raise RunError(f"seed must be a whole number 0 .. 2**62 - 1, got {seed!r}")
@@ -347,7 +356,11 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     if not rows.height:
         raise RunError("no decision where both policies discarded: nothing to assess")
     gains, ses = [], []
-    for r in rows.iter_rows(named=True):
+    show = stderr_is_terminal() if progress is None else bool(progress)
+    ensure_compiled("lookahead", clock=show)     # says so before a first compile
+    for r in tqdm(rows.iter_rows(named=True), total=rows.height, unit="decision",
+                  disable=not show, file=sys.stderr, mininterval=0.25,
+                  desc=f"assess ({samples} samples)"):
         pos = position_from_state(rs, json.loads(r["state"]))
         kb, ke = parse_tile(r["base_tile"]), parse_tile(r["expert_tile"])
         ev = evaluate(rs, pos, samples=samples, seed=seed + int(r["deal"]), base=playout,

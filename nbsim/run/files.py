@@ -1,6 +1,6 @@
 """The run folder: its layout, its readers, and its integrity check.
 
-A run folder (written by ``nbsim.run.simulate.simulate``) holds:
+A run folder (written by ``nbsim.simulate``) holds:
 
     manifest.json          what was run (config text and hash, overrides, seed,
                            nbsim version, mode, schema, policies, deal count),

@@ -43,7 +43,7 @@ class _RulesEntry(_ManifestPart):
 
 class RunManifest(_ManifestPart):
     """The keys of a run's manifest.json that ``nbsim report`` and ``nbsim
-    compare`` read, with their types (written by ``nbsim.run.simulate.simulate``).
+    compare`` read, with their types (written by ``nbsim.simulate``).
     Keys without a default are required; other keys are allowed and ignored."""
     format: Literal["nbsim-run/1"]
     mode: str
