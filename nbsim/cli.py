@@ -372,7 +372,7 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
               help="Duplicate deals of each style's duel against value (0: no duels).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
-              help="Folder for the runs and band.md (finished runs are reused).")
+              help="Folder for the runs and band.md (finished runs and duels are reused).")
 @click.option("--workers", type=int, default=None,
               help="Worker threads of each run (default: every core).")
 @click.option("--expert", default=None, metavar="SPEC",

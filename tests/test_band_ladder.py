@@ -78,6 +78,25 @@ def test_band_expert_reference_is_paired_on_the_first_walls(banded):
     md = (out / BAND_MD).read_text()
     assert "Expert reference: `defend:caution=0.9` against `defend`" in md
     assert "**moves**" in md
+    # the head of band.md: the expert's movement across variants, bold where it moves
+    head = md.split("### ningbo-3baida")[0]
+    assert "## Does strong play move the figures?" in head
+    line = next(t for t in head.splitlines() if t.startswith("| wall-exhausted rate"))
+    assert line.count("**") == 2 and row["difference"] in line
+
+
+def test_band_keeps_its_duels_and_replays_a_changed_one(banded):
+    out, res = banded
+    kept = out / "ningbo-3baida" / "duels" / "defend.json"
+    stamp = kept.stat().st_mtime_ns
+    again = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+                 duel_deals=200, workers=2, progress=False)
+    assert kept.stat().st_mtime_ns == stamp              # reused, not replayed
+    assert again[0].duels["defend"] == res[0].duels["defend"]
+    other = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+                 duel_deals=100, workers=2, progress=False)
+    assert other[0].duels["defend"].deals == 100          # another count: played
+    assert other[0].duels["defend"] == duel("ningbo-3baida", "defend", "value", 100, 3)
 
 
 def test_band_expert_base_must_be_a_style(tmp_path):

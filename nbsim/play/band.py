@@ -23,9 +23,10 @@ tells which figures of the band depend on how strong the play is.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -164,6 +165,68 @@ def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
     return run
 
 
+def _dueled(rs, style: str, deals: int, seed: int, folder: Path,
+            progress: Callable[[int], None] | None) -> DuelResult:
+    """``style``'s duel against value (``deals`` duplicate deals of
+    ``seed``), kept in ``folder/<style>.json`` with what decides it (the rules
+    hash, both policies, deals, seed, nbsim version) and reused while those
+    match, so a band written again from finished runs replays no duel."""
+    from nbsim.run.shards import nbsim_version
+    key = {"config": rs.hash, "a": parse_policy(style).full,
+           "b": parse_policy("value").full, "deals": deals, "seed": seed,
+           "nbsim_version": nbsim_version()}
+    path = folder / f"{_folder(style)}.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        if kept.get("key") == key:
+            return DuelResult(**kept["result"])
+    except (OSError, ValueError, TypeError, KeyError):
+        pass                                  # absent or unreadable: play it
+    result = duel(rs, style, "value", deals, seed, progress=progress)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"key": key, "result": asdict(result)}, indent=1),
+                   encoding="utf-8")
+    tmp.replace(path)
+    return result
+
+
+def expert_summary(result: Sequence[VariantBand]) -> str:
+    """The expert reference across variants, for the head of band.md: one
+    row per headline statistic, one column per variant with an expert, each
+    cell the paired difference (expert minus base) with its 95% interval,
+    in bold when it moves. '' when no variant has an expert."""
+    withx = [vb for vb in result if vb.expert is not None]
+    if not withx:
+        return ""
+    import polars as pl
+
+    from nbsim.analysis.stats import markdown_table
+    x = withx[0].expert
+    cells: dict[str, dict[str, str]] = {}
+    order: list[str] = []
+    for vb in withx:
+        for r in vb.expert.movement().iter_rows(named=True):
+            name = r["statistic"]
+            if name not in cells:
+                cells[name] = {}
+                order.append(name)
+            cells[name][vb.variant] = (f"**{r['difference']}**" if r["moves"]
+                                       else r["difference"])
+    table = pl.DataFrame([{"statistic": n, **{vb.variant: cells[n].get(vb.variant, "-")
+                                              for vb in withx}} for n in order])
+    moved = {vb.variant: int(vb.expert.movement()["moves"].sum()) for vb in withx}
+    return "\n".join([
+        "## Does strong play move the figures?", "",
+        f"`{x.expert}` (the expert reference) and `{x.base}` replay the first "
+        f"{x.deals:,} walls of each variant's runs below, every seat playing the "
+        f"style. Each cell is {x.expert} minus {x.base}, paired deal by deal, "
+        "with its 95% interval; **bold**: the interval excludes zero, the figure "
+        "moves with the strength of play; plain: it holds. Moving statistics "
+        "per variant: " + ", ".join(f"{v} {n}" for v, n in moved.items()) + ".", "",
+        markdown_table(table), ""])
+
+
 def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str | Path,
          styles: Sequence[str] = DEFAULT_STYLES, duel_deals: int = 0,
          workers: int | None = None,
@@ -174,8 +237,10 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
     every seat, seed ``seed``) into ``out/<variant>/<style>/`` (finished runs
     are reused), compare them, and duel each style but value against value
-    with ``duel_deals`` duplicate deals (0: no duels). Writes
-    ``out/band.md`` and returns one VariantBand per config.
+    with ``duel_deals`` duplicate deals (0: no duels; a finished duel is
+    kept in ``out/<variant>/duels/`` and reused). Writes ``out/band.md``
+    (with ``expert``: headed by ``expert_summary``) and returns one
+    VariantBand per config.
 
     ``expert`` (a policy spec, e.g. ``lookahead``; None: no expert): also
     play the expert and ``expert_base`` (a style of the band) on the first
@@ -234,13 +299,16 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
         if duel_deals:
             for s in specs:
                 if s != "value":
-                    vb.duels[s] = duel(rs, s, "value", duel_deals, seed,
-                                       progress=duel_progress)
+                    vb.duels[s] = _dueled(rs, s, duel_deals, seed,
+                                          out / rs.name / "duels", duel_progress)
         result.append(vb)
     text = ["# The play-style band", "",
             f"{deals:,} game deals per style and variant, seed {seed}, the style's policy in "
             "every seat (`nbsim band`). Intervals are 95%; differences between styles are "
             "paired (same walls).", ""]
+    summary = expert_summary(result)
+    if summary:
+        text.append(summary)
     for vb in result:
         text.append(vb.markdown())
     out.mkdir(parents=True, exist_ok=True)
