@@ -143,6 +143,9 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
               help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
 @click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
+@click.option("--replacement", is_flag=True, default=None,
+              help="The drawn tile replaced a kong or a flower (a self-drawn win on it is "
+                   "out with a replacement, 杠上开花); needs --drawn.")
 @click.option("--offered", default=None,
               help="A discard offered to the seat: advise pass, pung, kong or chow instead of "
                    "a discard (the tile is not written in --discards).")
@@ -165,23 +168,26 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
               help="Also write a PNG bar chart of each candidate's expected payment with its "
                    "95% interval.")
 def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
-               drawn, offered, offered_from, state_file, samples, seed, base, overrides,
-               as_json, plot):
+               drawn, replacement, offered, offered_from, state_file, samples, seed, base,
+               overrides, as_json, plot):
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
-    For each candidate (every discard of a 3k+2-tile hand; or pass, pung,
-    kong, chow of --offered, and the win on it when it completes the hand,
-    first when legal) prints the shanten and tile acceptance (unseen
-    tiles that lower it) toward the open hand, the flushes and all pungs
-    (docs/rules.md §10.2), and from SAMPLES sampled deals played out by
-    --base: P(win), the expected payment in points per deal for the seat
-    with its 95% interval, the paired difference to the best, the chance of
-    dealing in to each opponent (probabilities per deal), and for a hand
-    left ready the exact chance of completing it by its own draws (no
-    opponents). The recommendation is the best; candidates whose difference
-    interval holds 0 are within the noise. A claim is ranked by shanten and
-    acceptance: a pung or chow shows the simulation of its best discard after
-    it, pass and kong are not simulated. Rules: docs/rules.md §1-§5.
+    For each candidate (every discard of a 3k+2-tile hand, a concealed or
+    added kong it holds, and the self-drawn win of a complete hand; or pass,
+    pung, kong, chow of --offered, and the win on it when it completes the
+    hand; a legal win first, scored as nbsim score scores it) prints the
+    shanten and tile acceptance (unseen tiles that lower it) toward the open
+    hand, the flushes and all pungs (docs/rules.md §10.2), and from SAMPLES
+    sampled deals played out by --base: P(win), the expected payment in
+    points per deal for the seat with its 95% interval, the paired
+    difference to the best, the chance of dealing in to each opponent
+    (probabilities per deal), and for a hand left ready the exact chance of
+    completing it by its own draws (no opponents). The recommendation is the
+    best; candidates whose difference interval holds 0 are within the noise.
+    A claim is ranked by shanten and acceptance: a pung or chow shows the
+    simulation of its best discard after it, pass and kong are not
+    simulated; a kong at a discard is not simulated either and follows the
+    discards. Rules: docs/rules.md §1-§6.
     Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
     --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
     """
@@ -202,7 +208,8 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,
                         discards=discards, seat=seat, round_wind=round_wind,
                         indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
-                        offered=offered, offered_from=offered_from)
+                        offered=offered, offered_from=offered_from,
+                        replacement=True if replacement else None)
     adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base)
     written = plot_advice(adv, plot) if plot else None
     if as_json:

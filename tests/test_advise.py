@@ -45,7 +45,8 @@ def rs():
 def _same(a, b):
     for f in FIELDS:
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
-    for f in ("seat", "to_play", "round_wind", "indicator", "tiles_left", "drawn", "offered"):
+    for f in ("seat", "to_play", "round_wind", "indicator", "tiles_left", "drawn", "offered",
+              "replacement"):
         assert getattr(a, f) == getattr(b, f), f
 
 
@@ -314,6 +315,72 @@ def test_a_win_on_the_offered_tile_is_a_candidate(rs):
 def test_complete_hand_is_noted(rs):
     pos = position_from_options(rs, hand="123m456p789s11555z", indicator="9m")
     assert any("the hand is complete" in n for n in advise(rs, pos, samples=0).notes)
+
+
+# a complete hand of S after an exposed kong of 1p claimed from N's discard, drawing 1m
+KONGED = dict(hand="11m456p789s555z", melds=["S:kong:1111p@N"], indicator="8m", seat="S",
+              discards=["E:2s", "S:3s", "W:4s", "N:9s(1p)"], drawn="1m")
+
+
+def test_a_complete_hand_offers_the_self_drawn_win(rs):
+    """A complete hand at a discard offers "win", scored as ``score_hand``
+    scores the self-draw of the drawn tile, ranked first when legal and
+    above the simulated discards (which keep their own noise flags)."""
+    from nbsim.rules.scorer import score_hand
+    pos = position_from_options(rs, **KONGED)
+    plain = dict(seat="S", indicator="8m", melds=["kong:1111p"], fed={"N": 1})
+    for samples in (0, SAMPLES):
+        adv = advise(rs, pos, samples=samples, seed=1)
+        win = adv.recommended
+        assert win.action == "win" and win.kind == parse_tile("1m")
+        assert win.score == score_hand(rs, "1m456p789s555z", "1m", win_by="self_draw", **plain)
+        assert win.score.win and win.label == f"self-drawn win ({win.score.tai} tai)"
+        assert {c.action for c in adv.candidates[1:]} == {"discard"}
+        assert not any(c.within_noise for c in adv.candidates[:2])   # the win, the best discard
+    assert any("a legal self-drawn win" in n for n in adv.notes)
+    assert "8 discard candidates, a self-drawn win" in format_advice(adv)
+    # the drawn tile replaced the kong claimed from N: out with a replacement, N pays for it
+    rep = position_from_options(rs, **KONGED, replacement=True)
+    won = advise(rs, rep, samples=0).recommended.score
+    assert won == score_hand(rs, "1m456p789s555z", "1m", win_by="self_draw",
+                             context=["after_kong"], kong_from="N", **plain)
+    assert won.tai == win.score.tai + 1 and won.payments["N"] < win.score.payments["N"]
+    assert position_to_state(rep)["replacement"] is True
+    _same(position_from_state(rs, position_to_state(rep)), rep)
+    # the dealer before any discard: a heavenly hand; without the drawn tile, the least
+    heaven = advise(rs, position_from_options(rs, hand="123m456p789s11555z", indicator="9m"),
+                    samples=0).recommended
+    assert heaven.score.win and "heavenly_hand" in heaven.score.items
+    assert heaven.label.startswith("self-drawn win, drawn tile not given")
+
+
+def test_replacement_needs_a_drawn_tile_and_a_boolean(rs):
+    _error(rs, "give the drawn tile too", replacement=True)
+    _error(rs, "replacement: true or false", replacement="yes", drawn="3p")
+
+
+def test_kongs_at_a_discard_are_candidates(rs):
+    """Four held copies offer a concealed kong, an own pung with the fourth
+    copy an added kong; never a wild, and never with no replacement left."""
+    pos = position_from_options(rs, hand="1111m456p789s1555z", indicator="9m",
+                                discards=["E:3s", "S:4s"], drawn="5z")
+    kongs = [c for c in advise(rs, pos, samples=0).candidates if c.action == "kong"]
+    assert [(c.label, c.code) for c in kongs] == [("concealed kong 1m", -2)]
+    assert kongs[0].best_target.shanten == 0     # 456p 789s 555z and 1z: ready after it
+    added = position_from_options(rs, hand="1m456p789s1555z", melds=["pung:111m@N"],
+                                  indicator="9m", discards=["E:3s", "S:4s", "N:(1m)"],
+                                  drawn="1m")
+    adv = advise(rs, added, samples=SAMPLES, seed=1)
+    assert [c.label for c in adv.candidates if c.action == "kong"] == ["add kong 1m"]
+    assert adv.candidates[-1].action == "kong" and adv.candidates[-1].mean_pay is None
+    assert any("a kong is not simulated" in n for n in adv.notes)
+    seven = load_rules("ningbo-7baida")          # indicator 8m: 8m and 9m are wild
+    wild = position_from_options(seven, hand="9999m456p789s1555z", indicator="8m",
+                                 discards=["E:3s", "S:4s"], drawn="5z")
+    assert not [c for c in advise(seven, wild, samples=0).candidates if c.action == "kong"]
+    empty = position_from_options(rs, hand="1111m456p789s1555z", indicator="9m",
+                                  discards=["E:3s", "S:4s"], drawn="5z", wall_left=0)
+    assert not [c for c in advise(rs, empty, samples=0).candidates if c.action == "kong"]
 
 
 # ---------------------------------------------------------------- merging an evaluation

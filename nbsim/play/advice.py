@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from nbsim.errors import NbsimError, RunError
+from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.play.advice_notation import POND_CLAIMED, SEATS
 from nbsim.play.advice_state import (
@@ -60,6 +60,7 @@ from nbsim.play.advice_types import (
     TargetFit,
     best_target,
 )
+from nbsim.play.advice_wins import win_on_offered, win_self_drawn
 from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
@@ -70,7 +71,7 @@ __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "a
            "table_state", "after_claim", "best_target", "describe_position"]
 
 _CLAIM_PASS, _CLAIM_PUNG, _CLAIM_KONG, _CLAIM_CHOW = 0, 1, 2, 3   # common.CLAIM_*
-WIN_CODE = -1                       # the code of a win on the offered tile
+KONG_CONCEALED_CODE, KONG_ADDED_CODE = -2, -3   # kongs at a discard (never simulated)
 
 
 # ================================================================ shanten and acceptance
@@ -172,62 +173,21 @@ def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
 
 
 # ================================================================ the advice
-def _win_on_offered(rs: RuleSet, pos: Position, fit: _Fitter) -> CandidateAdvice | None:
-    """The win on the offered tile when it completes the hand (docs/rules.md
-    §5): the candidate carries the scored win (``score``: legal or not, and
-    why, its tai or fan and the payments); None when the hand stays
-    incomplete or the situation cannot be scored."""
-    from nbsim.kernels import hand as H
-    from nbsim.rules.scorer import score_counts
-    me, d, src = pos.seat, int(pos.offered), pos.to_play
-    n = int(pos.n_melds[me])
-    h = pos.hand.copy()
-    h[d] += 1
-    nat, w = fit.split(h)
-    if int(H.shanten(nat, w, n, fit.tables)) != -1:
-        return None
-    melds = pos.melds[me]
-    fed = np.zeros(4, np.int8)
-    fed_by_winner = np.zeros(4, np.int8)
-    for i in range(n):
-        if int(melds[i, 0]) != C.MELD_CKONG and 0 <= int(melds[i, 2]) != me:
-            fed[int(melds[i, 2])] += 1
-    for s in range(4):
-        if s != me:
-            fed_by_winner[s] = sum(1 for i in range(int(pos.n_melds[s]))
-                                   if int(pos.melds[s, i, 2]) == me
-                                   and int(pos.melds[s, i, 0]) != C.MELD_CKONG)
-    flowers = np.array([(int(pos.flowers[me]) >> f) & 1 for f in range(C.N_FLOWERS)], np.int8)
-    ctx = 0
-    if (src == 0 and int(pos.n_pond.sum()) == 1 and n == 0
-            and rs.config.win.earthly_hand_rule == "dealer_first_discard"):
-        ctx |= C.CTX_EARTHLY
-    try:
-        res = score_counts(rs, pos.hand, melds, n, flowers, d, C.WIN_DISCARD, ctx, me,
-                           pos.round_wind, pos.indicator, src, fed, fed_by_winner)
-    except NbsimError:
-        return None
-    if not res.complete:
-        return None
-    name = KIND_NAMES[d]
-    if res.win:
-        worth = f"{res.tai} tai" if res.tai is not None else f"{res.fan} fan"
-        label = f"win on {name} ({worth})"
-    else:
-        label = f"win on {name} (not legal)"
-    return CandidateAdvice("win", d, WIN_CODE, label, (), score=res)
-
-
 def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
-    """Every legal move with its targets: each held kind as a discard, or
-    the win on the offered tile when it completes the hand, pass / pung /
-    kong / chow of the offered tile (docs/rules.md §4-§5)."""
+    """Every legal move with its targets: at a discard, the self-drawn win
+    of a complete hand, each held kind as a discard and each concealed or
+    added kong; at a claim, the win on the offered tile when it completes
+    the hand, pass / pung / kong / chow of the offered tile (docs/rules.md
+    §4-§5)."""
     me = pos.seat
     own = pos.melds[me].copy()
     n = int(pos.n_melds[me])
     hand = pos.hand.copy()
     out: list[CandidateAdvice] = []
     if pos.offered < 0:
+        win = win_self_drawn(rs, pos, fit)
+        if win is not None:
+            out.append(win)
         for k in range(C.N_KINDS):
             if hand[k] == 0:
                 continue
@@ -235,9 +195,9 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
             label = KIND_NAMES[k] + (" (wild)" if fit.wild[k] else "")
             out.append(CandidateAdvice("discard", k, k, label, tuple(fit.fits(hand, own, n))))
             hand[k] += 1
-        return out
+        return out + _own_kongs(rs, pos, fit)
     d = int(pos.offered)
-    win = _win_on_offered(rs, pos, fit)
+    win = win_on_offered(rs, pos, fit)
     if win is not None:
         out.append(win)
     out.append(CandidateAdvice("pass", d, _CLAIM_PASS, "pass", tuple(fit.fits(hand, own, n))))
@@ -283,6 +243,41 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
     return out
 
 
+def _own_kongs(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
+    """The kongs the seat may declare on its turn (docs/rules.md §4): a
+    concealed kong of four held copies, or a kong added to its own pung with
+    the fourth copy; never of a wild or a flower, and only while a
+    replacement tile is left to draw. Each with its targets after the kong
+    (before the replacement draw)."""
+    me = pos.seat
+    n = int(pos.n_melds[me])
+    own = pos.melds[me]
+    if n >= C.MAX_MELDS or pos.tiles_left - rs.config.wall.reserve_stacks_per_kong * 2 <= 0:
+        return []
+    out = []
+    for k in range(C.N_PLAY):
+        if fit.wild[k]:
+            continue
+        if pos.hand[k] == 4:
+            h = pos.hand.copy()
+            h[k] = 0
+            m = own.copy()
+            m[n] = (C.MELD_CKONG, k, -1)
+            out.append(CandidateAdvice("kong", k, KONG_CONCEALED_CODE,
+                                       f"concealed kong {KIND_NAMES[k]}",
+                                       tuple(fit.fits(h, m, n + 1))))
+        for i in range(n):
+            if int(own[i, 0]) == C.MELD_PUNG and int(own[i, 1]) == k and pos.hand[k] >= 1:
+                h = pos.hand.copy()
+                h[k] -= 1
+                m = own.copy()
+                m[i, 0] = C.MELD_KONG
+                out.append(CandidateAdvice("kong", k, KONG_ADDED_CODE,
+                                           f"add kong {KIND_NAMES[k]}",
+                                           tuple(fit.fits(h, m, n))))
+    return out
+
+
 def _then(fits: Sequence[TargetFit]) -> int:
     b = best_target(fits)
     return b.then_discard if b is not None else -1
@@ -290,15 +285,25 @@ def _then(fits: Sequence[TargetFit]) -> int:
 
 def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
            cands: Sequence[CandidateAdvice]) -> list[str]:
-    from nbsim.kernels import hand as H
     notes = []
     me = pos.seat
-    n = int(pos.n_melds[me])
     if pos.offered < 0:
-        nat, w = fit.split(pos.hand)
-        if int(H.shanten(nat, w, n, fit.tables)) == -1:
-            notes.append("the hand is complete: a self-drawn win if it is legal (check it with "
-                         "nbsim score ... --self-draw); the table compares the discards")
+        from nbsim.rules.scorer import why_text
+        for c in cands:
+            if c.action == "win" and c.score is not None:
+                if c.score.win:
+                    pay = (c.score.payments or {}).get(SEATS[me])
+                    notes.append("the hand is complete: a legal self-drawn win"
+                                 + (f", {pay:+d} points to the seat" if pay is not None else "")
+                                 + f" (nbsim score ... --win-tile {KIND_NAMES[c.kind]} "
+                                 "--self-draw shows the items); the discards below are what "
+                                 "the hand would do instead")
+                else:
+                    notes.append("the hand is complete, but a self-drawn win is not legal: "
+                                 f"{why_text(c.score, rs)}")
+        if any(c.action == "kong" for c in cands):
+            notes.append("a kong is not simulated: it is listed after the discards with its "
+                         "shanten and acceptance before the replacement draw")
         if int(pos.n_pond.sum()) == 0 and rs.config.claims.first_round_restrictions != "off":
             notes.append("first go-around limits (claims.first_round_restrictions) are not "
                          "applied to the candidates")
@@ -380,10 +385,13 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
         rows.append(_replace(c, **kw))
     rows.sort(key=lambda c: _rank(c, ranked))
     if ranked:
-        rows = [rows[0]] + [_replace(c, within_noise=c.diff_low is not None
-                                     and c.diff_high is not None
-                                     and c.diff_low <= 0.0 <= c.diff_high)
-                            for c in rows[1:]]
+        # within the noise of the best simulated candidate (a legal win ranks
+        # above it and is not simulated)
+        top = next(i for i, c in enumerate(rows) if c.action == "discard" and c.code in ranked)
+        rows = rows[:top + 1] + [_replace(c, within_noise=c.diff_low is not None
+                                          and c.diff_high is not None
+                                          and c.diff_low <= 0.0 <= c.diff_high)
+                                 for c in rows[top + 1:]]
     if pos.offered >= 0 and claims:
         notes.append("the lookahead plays the seat's discards: a pung or chow shows the "
                      "simulation of its best discard after the claim; pass and kong are not "

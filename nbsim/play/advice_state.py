@@ -33,6 +33,8 @@ command's options; every key optional but ``hand``)::
   hand then holds 13 - 3 x melds tiles, else 14 - 3 x melds.
 * wall_left: the tiles that can still be drawn (Ninghai's reserve left
   out); by default all that the table as given leaves unseen.
+* replacement: true when the drawn tile replaced a kong or a flower (a
+  self-drawn win on it is out with a replacement, 杠上开花); needs drawn.
 """
 from __future__ import annotations
 
@@ -67,8 +69,8 @@ __all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
            "position_from_options", "position_from_json", "position_to_state", "seen_copies",
            "max_wall_left"]
 
-STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "offered", "from",
-              "melds", "discards", "flowers")
+STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "replacement",
+              "offered", "from", "melds", "discards", "flowers")
 
 
 _SEAT_PREFIX = re.compile(r"^\s*([A-Za-z])\s*:(.*)$", re.S)
@@ -111,8 +113,8 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
                 seat: str | None = None, round_wind: str | None = None,
                 indicator: str | None = None, wall_left: int | None = None,
                 flowers: Sequence[str] = (), drawn: str | None = None,
-                offered: str | None = None, offered_from: str | None = None
-                ) -> dict[str, Any]:
+                offered: str | None = None, offered_from: str | None = None,
+                replacement: bool | None = None) -> dict[str, Any]:
     """The table state dict (the ``--state`` JSON format, module doc) of the
     ``nbsim advise`` options, over ``base`` (a state read from a file): an
     option given replaces that key. ``melds``, ``discards`` and ``flowers``
@@ -126,7 +128,7 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
     own = own.strip().upper() if is_seat_name(own) else "E"
     for key, value in (("hand", hand), ("round", round_wind), ("indicator", indicator),
                        ("wall_left", wall_left), ("drawn", drawn), ("offered", offered),
-                       ("from", offered_from)):
+                       ("from", offered_from), ("replacement", replacement)):
         if value is not None:
             state[key] = value
     if melds:
@@ -241,6 +243,13 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
         if offered >= C.FLOWER0 and not wild[offered]:
             raise HandError(f"offered {KIND_NAMES[offered]}: a flower is set aside, never "
                             f"discarded (only a wild flower can be)")
+    replacement = state.get("replacement", False)
+    if not isinstance(replacement, bool):
+        raise HandError(f"replacement: true or false (the drawn tile replaced a kong or a "
+                        f"flower), got {replacement!r}")
+    if replacement and drawn < 0:
+        raise HandError("replacement: says the drawn tile replaced a kong or a flower; give "
+                        "the drawn tile too (--drawn 5p --replacement)")
     n_own = len(melds[me])
     need = (13 if offered >= 0 else 14) - 3 * n_own
     if len(hand_kinds) != need:
@@ -339,7 +348,7 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
     return Position(seat=me, to_play=discarder, round_wind=round_wind, indicator=ind,
                     tiles_left=int(wall_left), hand=hand, melds=marr, n_melds=n_melds,
                     flowers=flowers, pond=pond, pond_flags=pond_flags, n_pond=n_pond,
-                    drawn=drawn, offered=offered)
+                    drawn=drawn, offered=offered, replacement=replacement)
 
 
 def _match_claims(melds: list[list[Meld]], ponds: list[list[list[int]]]) -> None:
@@ -449,7 +458,8 @@ def position_from_options(rules: RuleSet | str | Path, *, hand: str,
                           seat: str = "E", round_wind: str = "E", indicator: str | None = None,
                           wall_left: int | None = None, flowers: Sequence[str] = (),
                           drawn: str | None = None, offered: str | None = None,
-                          offered_from: str | None = None) -> Position:
+                          offered_from: str | None = None,
+                          replacement: bool | None = None) -> Position:
     """The ``Position`` of the ``nbsim advise`` options (``table_state`` then
     ``position_from_state``): e.g. ``position_from_options("ningbo-3baida",
     hand="123m456p789s1155z3p", indicator="5m", discards=["E:19m"],
@@ -457,7 +467,7 @@ def position_from_options(rules: RuleSet | str | Path, *, hand: str,
     return position_from_state(rules, table_state(
         hand=hand, melds=melds, discards=discards, seat=seat, round_wind=round_wind,
         indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
-        offered=offered, offered_from=offered_from))
+        offered=offered, offered_from=offered_from, replacement=replacement))
 
 
 def position_from_json(rules: RuleSet | str | Path,
@@ -479,6 +489,8 @@ def position_to_state(pos: Position) -> dict[str, Any]:
     state["hand"] = format_tiles(k for k in range(C.N_KINDS) for _ in range(int(pos.hand[k])))
     if pos.drawn >= 0:
         state["drawn"] = KIND_NAMES[pos.drawn]
+    if pos.replacement:
+        state["replacement"] = True
     if pos.offered >= 0:
         state["offered"] = KIND_NAMES[pos.offered]
         state["from"] = SEATS[pos.to_play]

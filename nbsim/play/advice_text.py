@@ -79,12 +79,20 @@ def format_advice(adv: Advice) -> str:
     lines = describe_position(adv)
     n = len(adv.candidates)
     what = "discard" if adv.decision == "discard" else "claim"
+    if adv.decision == "discard":
+        n = sum(c.action == "discard" for c in adv.candidates)
+        kongs = sum(c.action == "kong" for c in adv.candidates)
+        what = ("discard candidates" + (", a self-drawn win" if any(
+            c.action == "win" for c in adv.candidates) else "")
+                + (f", {kongs} kong{'s' if kongs > 1 else ''}" if kongs else ""))
+    else:
+        what = "claim candidates"
     sim = adv.simulated
     if sim:
-        lines.append(f"{n} {what} candidates, {adv.samples} sampled deals each from seed "
+        lines.append(f"{n} {what}, {adv.samples} sampled deals each from seed "
                      f"{adv.seed}, the rest of the deal played by {adv.base}")
     else:
-        lines.append(f"{n} {what} candidates, ranked by shanten and tile acceptance "
+        lines.append(f"{n} {what}, ranked by shanten and tile acceptance "
                      f"(not simulated: --samples 0)")
     lines.append("")
     me = adv.position.seat

@@ -60,11 +60,13 @@ def best_target(fits: Sequence[TargetFit]) -> TargetFit | None:
 class CandidateAdvice:
     """One candidate move and what is known of it.
 
-    action: "discard", "pass", "pung", "kong" or "chow"; kind: the tile
-    discarded, or the offered tile claimed; chow: the chow's lowest kind
-    (-1 otherwise); code: the evaluator's candidate code (the discard kind,
-    or ``common.CLAIM_*`` for a claim); label: "5p", "pung 5p", "chow 345p",
-    "pass". targets: ``TargetFit`` per target compatible with the melds.
+    action: "win", "discard", "kong", "pass", "pung" or "chow"; kind: the
+    tile discarded, konged or won on, or the offered tile claimed; chow: the
+    chow's lowest kind (-1 otherwise); code: the evaluator's candidate code
+    (the discard kind, ``common.CLAIM_*`` for a claim, -1 a win, -2 / -3 a
+    concealed / added kong at a discard); label: "5p", "pung 5p",
+    "chow 345p", "concealed kong 9s", "self-drawn win (5 tai)", "pass".
+    targets: ``TargetFit`` per target compatible with the melds.
     From the lookahead (None when not simulated): mean_pay and se_pay
     (points per deal for the seat), pay_low / pay_high (its 95% interval,
     mean +- 1.96 se), p_win / se_win, p_deal_in with p_deal_in_to (by
@@ -74,8 +76,9 @@ class CandidateAdvice:
     holds 0). exact_p_win / exact_draws: for a discard leaving the hand
     ready, the exact chance of completing it with the seat's own draws
     alone (no opponents) and the draws it has. score: for a "win" on the
-    offered tile (code -1), the scored win (``ScoreResult``: legal or not
-    and why, tai or fan, the payments); None for the other moves."""
+    offered tile or a self-drawn one, the scored win (``ScoreResult``:
+    legal or not and why, tai or fan, the payments); None for the other
+    moves."""
     action: str
     kind: int
     code: int

@@ -49,6 +49,8 @@ class Position:
         drawn: the kind the seat just drew (its self-drawn tile), -1 when
             unknown or for the dealer's dealt 14 tiles.
         offered: the discard offered to ``seat`` for a claim, -1 none.
+        replacement: the drawn tile replaced a kong or a flower (a win on
+            it is out with a replacement, 杠上开花; docs/rules.md §6).
     """
     seat: int
     to_play: int
@@ -64,6 +66,7 @@ class Position:
     n_pond: np.ndarray
     drawn: int = -1
     offered: int = -1
+    replacement: bool = False
 
 
 def example_position() -> Position:

@@ -387,16 +387,17 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
 def score_counts(rs: RuleSet, hand: np.ndarray, melds: np.ndarray, n_melds: int,
                  flowers: np.ndarray, win_kind: int, win_by: int, ctx: int, seat: int,
                  round_wind: int, indicator: int, discarder: int, fed: np.ndarray,
-                 fed_by_winner: np.ndarray) -> ScoreResult:
+                 fed_by_winner: np.ndarray, kong_from: int = -1) -> ScoreResult:
     """``score_hand`` for a situation already in the kernel's encoding
     (``nbsim.kernels.score.score_win``'s arguments: counts, meld rows, flag
-    arrays, ``codes`` constants), as the advice has it from a Position.
-    Raises HandError for an invalid situation."""
+    arrays, ``codes`` constants), as the advice has it from a Position;
+    kong_from: the seat whose discard the winner konged before a winning
+    replacement draw, or -1. Raises HandError for an invalid situation."""
     from nbsim.kernels.score import score_win
     res = np.zeros(C.RES_LEN, dtype=np.int64)
     a = (hand.astype(np.int8), melds.astype(np.int8), int(n_melds), flowers.astype(np.int8),
          int(win_kind), int(win_by), int(ctx), int(seat), int(round_wind), int(indicator),
-         int(discarder), fed.astype(np.int8), fed_by_winner.astype(np.int8), -1)
+         int(discarder), fed.astype(np.int8), fed_by_winner.astype(np.int8), int(kong_from))
     code = score_win(rs.array, _tables(), *a, -1, res)
     if code != C.OK:
         raise HandError(_error_message(int(code), rs, a))
