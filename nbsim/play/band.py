@@ -223,7 +223,10 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
         f"style. Each cell is {x.expert} minus {x.base}, paired deal by deal, "
         "with its 95% interval; **bold**: the interval excludes zero, the figure "
         "moves with the strength of play; plain: it holds. Moving statistics "
-        "per variant: " + ", ".join(f"{v} {n}" for v, n in moved.items()) + ".", "",
+        "per variant: " + ", ".join(f"{v} {n}" for v, n in moved.items()) + ". "
+        "How much stronger the expert is than its base is measured apart, in duels "
+        "(`nbsim duel VARIANT --a EXPERT --b BASE`; docs/lookahead.md for lookahead): "
+        "a figure that holds here holds for play as strong as the expert's.", "",
         markdown_table(table), ""])
 
 
