@@ -382,8 +382,11 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
               help="Game deals of the expert reference (and of its base on the same walls).")
 @click.option("--expert-base", default="defend", show_default=True, metavar="SPEC",
               help="The style of the band the expert is compared with.")
+@click.option("--expert-on", "expert_on", default=None, metavar="A,B,...",
+              help="The variants the expert plays (default: every CONFIG); the others show "
+                   "the band without it.")
 def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, expert_deals,
-             expert_base):
+             expert_base, expert_on):
     """The play-style band: each CONFIG (default: every shipped variant) played
     once per style, its headline statistics side by side with 95% intervals
     and each style's duel against value; with --expert, which statistics move
@@ -393,14 +396,16 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
 
     if expert is None:
         ctx = click.get_current_context()
-        given = [f"--{n.replace('_', '-')}" for n in ("expert_deals", "expert_base")
+        given = [f"--{n.replace('_', '-')}" for n in ("expert_deals", "expert_base", "expert_on")
                  if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"{' and '.join(given)} need --expert SPEC (the expert "
                                    f"reference style, e.g. --expert lookahead)")
     res = band(list(configs) or shipped_configs(), deals=deals, seed=seed, out=out,
                styles=styles, duel_deals=duel_deals, workers=workers, expert=expert,
-               expert_deals=expert_deals, expert_base=expert_base)
+               expert_deals=expert_deals, expert_base=expert_base,
+               expert_on=None if expert_on is None else
+               [v.strip() for v in expert_on.split(",") if v.strip()])
     for vb in res:
         click.echo(vb.markdown())
     click.echo(f"wrote {out}/{BAND_MD}")

@@ -120,6 +120,23 @@ def test_band_expert_options_need_expert(tmp_path):
     assert r.exit_code == 2 and "--expert-deals need --expert SPEC" in r.output
 
 
+def test_band_expert_on_chooses_the_variants(banded, tmp_path):
+    """--expert-on: the expert plays only the variants named; a name that is
+    not a variant of the band, or one without an expert, is an error."""
+    out, _ = banded
+    (vb,) = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+                 duel_deals=0, workers=2, progress=False, expert="defend:caution=0.9",
+                 expert_deals=2_000, expert_on=[])
+    assert vb.expert is None
+    assert "## Does strong play move" not in (out / BAND_MD).read_text()
+    with pytest.raises(RunError, match="--expert-on 'ninghai' is not a variant of this band"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
+             expert="lookahead", expert_deals=50, expert_on=["ninghai"])
+    with pytest.raises(RunError, match="give the expert too"):
+        band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
+             expert_on=["ningbo-3baida"])
+
+
 def test_band_needs_two_different_styles(tmp_path):
     with pytest.raises(RunError, match="two or more different styles"):
         band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,value")

@@ -236,7 +236,8 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
          progress: bool | None = None,
          duel_progress: Callable[[int], None] | None = None,
          expert: str | None = None, expert_deals: int = 5_000,
-         expert_base: str = "defend") -> list[VariantBand]:
+         expert_base: str = "defend",
+         expert_on: Sequence[str] | None = None) -> list[VariantBand]:
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
     every seat, seed ``seed``) into ``out/<variant>/<style>/`` (finished runs
     are reused), compare them, and duel each style but value against value
@@ -249,7 +250,9 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     play the expert and ``expert_base`` (a style of the band) on the first
     ``expert_deals`` deals into ``out/<variant>/expert-<deals>/<style>/``
     and compare them paired (``ExpertReference``; a partial expert run is
-    resumed, so an interrupted band loses no finished shard).
+    resumed, so an interrupted band loses no finished shard). ``expert_on``:
+    the variant names the expert plays (None: every config); the others
+    show the band without it.
 
     Raises ConfigError / RunError for a bad config, style, count or folder,
     or an ``expert_base`` that is not one of the styles."""
@@ -276,19 +279,28 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
                            f"the expert replays the first walls of the band's runs; got "
                            f"{expert_deals!r}")
     out = Path(out)
+    rulesets = [as_rules(c) for c in configs]
+    if expert_on is not None:
+        if expert is None:
+            raise RunError("expert_on names the variants the expert plays; give the expert "
+                           "too (--expert lookahead)")
+        names = [rs.name for rs in rulesets]
+        unknown = [v for v in expert_on if v not in names]
+        if unknown:
+            raise RunError(f"--expert-on {unknown[0]!r} is not a variant of this band; "
+                           f"variants: {', '.join(names)}")
     # four shards per run (at most the default 100,000 deals each), so that
     # every worker thread plays; the shard size changes no row
     shard = min(100_000, max(1_000, -(-deals // 4)))
     result = []
-    for c in configs:
-        rs = as_rules(c)
+    for rs in rulesets:
         runs = {}
         for s in specs:
             runs[s] = _played(rs, s, deals, seed, out / rs.name / _folder(s), shard,
                               workers, progress)
         comp = compare([runs[s] for s in specs])
         vb = VariantBand(rs.name, specs, runs, comp)
-        if expert is not None:
+        if expert is not None and (expert_on is None or rs.name in expert_on):
             # small shards: the expert is slow, and a finished shard survives
             # an interruption
             xs = max(2, min(250, -(-expert_deals // 4)))
