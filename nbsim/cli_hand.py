@@ -145,7 +145,9 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
 @click.option("--replacement", is_flag=True, default=None,
               help="The drawn tile replaced a kong or a flower (a self-drawn win on it is "
-                   "out with a replacement, 杠上开花); needs --drawn.")
+                   "out with a replacement, 杠上开花; when the seat's last meld is an exposed "
+                   "kong of another seat's last discard, that seat fed it and pays for it); "
+                   "needs --drawn.")
 @click.option("--offered", default=None,
               help="A discard offered to the seat: advise pass, pung, kong or chow instead of "
                    "a discard (the tile is not written in --discards).")

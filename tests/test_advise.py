@@ -337,6 +337,7 @@ def test_a_complete_hand_offers_the_self_drawn_win(rs):
         assert win.score.win and win.label == f"self-drawn win ({win.score.tai} tai)"
         assert {c.action for c in adv.candidates[1:]} == {"discard"}
         assert not any(c.within_noise for c in adv.candidates[:2])   # the win, the best discard
+        assert adv.close == () and advice_json(adv)["within_noise"] == []
     assert any("a legal self-drawn win" in n for n in adv.notes)
     assert "8 discard candidates, a self-drawn win" in format_advice(adv)
     # the drawn tile replaced the kong claimed from N: out with a replacement, N pays for it
@@ -356,7 +357,65 @@ def test_a_complete_hand_offers_the_self_drawn_win(rs):
 
 def test_replacement_needs_a_drawn_tile_and_a_boolean(rs):
     _error(rs, "give the drawn tile too", replacement=True)
-    _error(rs, "replacement: true or false", replacement="yes", drawn="3p")
+    _error(rs, 'replacement: true or false .*got "yes"', replacement="yes", drawn="3p")
+    _error(rs, "offered makes this a claim", hand="123m456p789s1155z", replacement=True,
+           offered="3p")
+
+
+def _scored_by_the_command(note: str):
+    """The ScoreResult of the ``nbsim score`` command a note gives."""
+    import shlex
+
+    from click.testing import CliRunner
+    args = shlex.split(note.split("the items: ")[1])[1:] + ["--json"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_the_note_gives_the_score_command_of_the_win(rs):
+    """The note's ``nbsim score`` command scores the very win advised:
+    contexts, feeds and the kong's feeder included."""
+    for pos in (position_from_options(rs, **KONGED, replacement=True),
+                position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                      offered="9m", offered_from="E", discards=["E:1z"])):
+        adv = advise(rs, pos, samples=0)
+        note = next(n for n in adv.notes if "the items: nbsim score" in n)
+        got = _scored_by_the_command(note)
+        assert got["tai"] == adv.recommended.score.tai
+        assert got["payments"] == adv.recommended.score.payments
+
+
+def test_self_drawn_win_edge_cases():
+    """Earthly needs the seat's first draw with no kong of its own; without
+    the drawn tile the least a win is worth may be a win that is not legal;
+    just after a claim there is no self-drawn win and no kong."""
+    tianyi = load_rules("ningbo-3baida-tianyi")
+    after_ckong = position_from_options(tianyi, hand="456p789s11z555z", melds=["ckong:2222m"],
+                                        indicator="9p", seat="S", drawn="5z", replacement=True,
+                                        discards=["E:9m"])
+    win = advise(tianyi, after_ckong, samples=0).recommended
+    assert win.action == "win" and win.score.win
+    assert "earthly_hand" not in win.score.items and "out_with_replacement" in win.score.items
+    first = position_from_options(tianyi, hand="123m456p789s11z555z", indicator="9p", seat="S",
+                                  drawn="5z", discards=["E:9m"])
+    assert "earthly_hand" in advise(tianyi, first, samples=0).recommended.score.items
+    rs = load_rules("ningbo-3baida")
+    unsure = position_from_options(rs, hand="123m456p789s11z555z", indicator="9p",
+                                   discards=["E:9m"])
+    adv = advise(rs, unsure, samples=0)
+    win = next(c for c in adv.candidates if c.action == "win")
+    assert not win.score.win and win.label.startswith("self-drawn win, drawn tile not given")
+    assert adv.recommended.action != "win"
+    claimed = position_from_options(rs, hand="1111m456p789s2z", melds=["pung:777z@N"],
+                                    indicator="9p", discards=["E:9m", "S:8m", "W:8p", "N:(7z)"])
+    adv = advise(rs, claimed, samples=0)
+    assert {c.action for c in adv.candidates} == {"discard"}
+    assert any("a discard after a claim" in n for n in adv.notes)
+    complete = position_from_options(rs, hand="123m456p789s11z", melds=["pung:777z@N"],
+                                     indicator="9p",
+                                     discards=["E:9m", "S:8m", "W:8p", "N:(7z)"])
+    assert {c.action for c in advise(rs, complete, samples=0).candidates} == {"discard"}
 
 
 def test_kongs_at_a_discard_are_candidates(rs):
@@ -367,6 +426,11 @@ def test_kongs_at_a_discard_are_candidates(rs):
     kongs = [c for c in advise(rs, pos, samples=0).candidates if c.action == "kong"]
     assert [(c.label, c.code) for c in kongs] == [("concealed kong 1m", -2)]
     assert kongs[0].best_target.shanten == 0     # 456p 789s 555z and 1z: ready after it
+    assert advise(rs, pos, samples=0).candidates[-1].action == "kong"   # after the discards
+    four = position_from_options(rs, hand="7z5p", drawn="5p", indicator="9p",
+                                 melds=["pung:777z@S,pung:111m@W,pung:222p@N,pung:333s@S"])
+    assert [c.label for c in advise(rs, four, samples=0).candidates
+            if c.action == "kong"] == ["add kong 7z"]              # adds no meld
     added = position_from_options(rs, hand="1m456p789s1555z", melds=["pung:111m@N"],
                                   indicator="9m", discards=["E:3s", "S:4s", "N:(1m)"],
                                   drawn="1m")

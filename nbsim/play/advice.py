@@ -60,7 +60,7 @@ from nbsim.play.advice_types import (
     TargetFit,
     best_target,
 )
-from nbsim.play.advice_wins import win_on_offered, win_self_drawn
+from nbsim.play.advice_wins import just_claimed, score_command, win_on_offered, win_self_drawn
 from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
@@ -246,19 +246,21 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
 def _own_kongs(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
     """The kongs the seat may declare on its turn (docs/rules.md §4): a
     concealed kong of four held copies, or a kong added to its own pung with
-    the fourth copy; never of a wild or a flower, and only while a
-    replacement tile is left to draw. Each with its targets after the kong
-    (before the replacement draw)."""
+    the fourth copy; never of a wild or a flower, only while a replacement
+    tile is left to draw, and not right after a pung or chow when
+    ``claims.no_kong_after_pung`` forbids it (``just_claimed``). Each with
+    its targets after the kong (before the replacement draw)."""
     me = pos.seat
     n = int(pos.n_melds[me])
     own = pos.melds[me]
-    if n >= C.MAX_MELDS or pos.tiles_left - rs.config.wall.reserve_stacks_per_kong * 2 <= 0:
+    if (pos.tiles_left - rs.config.wall.reserve_stacks_per_kong * 2 <= 0
+            or (rs.config.claims.no_kong_after_pung and just_claimed(pos))):
         return []
     out = []
     for k in range(C.N_PLAY):
         if fit.wild[k]:
             continue
-        if pos.hand[k] == 4:
+        if pos.hand[k] == 4 and n < C.MAX_MELDS:
             h = pos.hand.copy()
             h[k] = 0
             m = own.copy()
@@ -295,12 +297,17 @@ def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
                     pay = (c.score.payments or {}).get(SEATS[me])
                     notes.append("the hand is complete: a legal self-drawn win"
                                  + (f", {pay:+d} points to the seat" if pay is not None else "")
-                                 + f" (nbsim score ... --win-tile {KIND_NAMES[c.kind]} "
-                                 "--self-draw shows the items); the discards below are what "
-                                 "the hand would do instead")
+                                 + "; the discards below are what the hand would do instead; "
+                                 f"the items: {score_command(rs, pos, c)}")
                 else:
                     notes.append("the hand is complete, but a self-drawn win is not legal: "
                                  f"{why_text(c.score, rs)}")
+        if just_claimed(pos):
+            notes.append("the seat's last meld claimed the last discard of its source: a "
+                         "discard after a claim, so no self-drawn win"
+                         + (" and no kong (claims.no_kong_after_pung)"
+                            if rs.config.claims.no_kong_after_pung else "")
+                         + "; give --drawn if the seat has drawn since")
         if any(c.action == "kong" for c in cands):
             notes.append("a kong is not simulated: it is listed after the discards with its "
                          "shanten and acceptance before the replacement draw")
@@ -317,8 +324,7 @@ def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
                 pay = (c.score.payments or {}).get(SEATS[me])
                 notes.append(f"{name} completes the hand: a legal win on this discard"
                              + (f", {pay:+d} points to the seat" if pay is not None else "")
-                             + f" (nbsim score ... --win-tile {name} --discarder "
-                             f"{SEATS[pos.to_play]} shows the items)")
+                             + f"; the items: {score_command(rs, pos, c)}")
             else:
                 notes.append(f"{name} completes the hand, but a win on it is not legal: "
                              f"{why_text(c.score, rs)}")
@@ -411,6 +417,8 @@ def _rank(c: CandidateAdvice, ranked: Mapping[int, int]) -> tuple[int, int, int]
         return (-1, 0, 0) if c.score is not None and c.score.win else (3, 0, 0)
     if c.code in ranked:
         return (0, ranked[c.code], 0)
+    if c.code in (KONG_CONCEALED_CODE, KONG_ADDED_CODE):
+        return (2, *_key(c.targets))        # after the discards, simulated or not
     return (1, *_key(c.targets))
 
 

@@ -181,7 +181,7 @@ def parse_meld_text(text, owner: int, me: int, wild: np.ndarray, rs: RuleSet) ->
     bad = sorted({k for k in m.kinds() if wild[k]})
     if bad:
         raise HandError(f"{what}: holds {', '.join(KIND_NAMES[k] for k in bad)}, a wild "
-                        f"tile with indicator {wild_text(wild)}; wilds cannot be part of a "
+                        f"tile (the wilds: {wild_text(wild)}); wilds cannot be part of a "
                         f"chow, pung or kong (docs/rules.md §3)")
     if t == C.MELD_CHOW and not rs.config.claims.allow_chow:
         raise HandError(f"{what}: chow melds are not allowed in {rs.name} "

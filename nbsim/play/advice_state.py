@@ -246,7 +246,11 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
     replacement = state.get("replacement", False)
     if not isinstance(replacement, bool):
         raise HandError(f"replacement: true or false (the drawn tile replaced a kong or a "
-                        f"flower), got {replacement!r}")
+                        f"flower), got {json.dumps(replacement, default=str)}")
+    if replacement and offered >= 0:
+        raise HandError("replacement: a replacement is drawn on the seat's own turn, but "
+                        "offered makes this a claim of another player's discard; give one "
+                        "of the two")
     if replacement and drawn < 0:
         raise HandError("replacement: says the drawn tile replaced a kong or a flower; give "
                         "the drawn tile too (--drawn 5p --replacement)")

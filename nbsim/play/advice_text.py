@@ -108,7 +108,8 @@ def format_advice(adv: Advice) -> str:
     rows = []
     for i, c in enumerate(adv.candidates):
         label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
-        r = [label] + [("complete" if c.action == "win" else _fit_cell(c.targets, fam))
+        r = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
+                        else _fit_cell(c.targets, fam))
                        for fam in ("open", "full_flush", "half_flush", "all_pungs")]
         if sim:
             if c.mean_pay is None:
@@ -255,7 +256,7 @@ def plot_advice(adv: Advice, path: str | Path) -> Path:
                                                                           strict=True)]
     hi = [(c.pay_high if c.pay_high is not None else m) - m for m, c in zip(means, rows,
                                                                             strict=True)]
-    colors = ["tab:green" if c is adv.recommended else
+    colors = ["tab:green" if c is rows[0] else
               ("tab:olive" if c.within_noise else "tab:blue") for c in rows]
     ax.bar(xs, means, color=colors, alpha=0.85)
     ax.errorbar(xs, means, yerr=[lo, hi], fmt="none", color="black", capsize=4)
@@ -265,8 +266,10 @@ def plot_advice(adv: Advice, path: str | Path) -> Path:
                         f"{c.label}\nthen {KIND_NAMES[c.then_discard]}" for c in rows],
                        fontsize=8)
     ax.set_ylabel("expected payment (points per deal)")
-    ax.set_title(f"{adv.variant}: {adv.decision} candidates in the advice's order (green: the "
-                 f"recommendation; olive: within its noise), 95% intervals", fontsize=9)
+    best = ("the recommendation" if rows[0] is adv.recommended else
+            f"the best simulated; recommended: {_move(adv.recommended)}")
+    ax.set_title(f"{adv.variant}: {adv.decision} candidates in the advice's order (green: "
+                 f"{best}; olive: within its noise), 95% intervals", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     st = adv.state
     caption = (f"seat {st['seat']}, round {st['round']}, hand {st['hand']}"

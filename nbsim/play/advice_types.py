@@ -148,5 +148,7 @@ class Advice:
     @property
     def close(self) -> tuple[CandidateAdvice, ...]:
         """The other candidates whose paired difference to the best has a 95%
-        interval containing 0."""
+        interval containing 0 (none when the best is a win, not simulated)."""
+        if self.recommended.mean_pay is None:
+            return ()
         return tuple(c for c in self.candidates[1:] if c.within_noise)

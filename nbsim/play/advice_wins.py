@@ -12,7 +12,14 @@ table (``nbsim/kernels/engine_turn.py``, ``offer_self_draw``):
 * last tile: no tile left to draw (``tiles_left`` 0);
 * earthly hand: on the offered tile, a non-dealer on the dealer's first
   discard (``win.earthly_hand_rule = "dealer_first_discard"``); self-drawn,
-  a non-dealer's first draw before any claim (``"first_draw"``).
+  a non-dealer's first draw before any claim and before a kong of its own
+  (``"first_draw"``: a replacement draw after its own kong is no longer the
+  first draw).
+
+A hand of 3k + 2 tiles without a drawn tile whose last meld claimed the
+last discard of its source (``just_claimed``) is a discard after a claim:
+it offers no self-drawn win (and, with ``claims.no_kong_after_pung``, no
+kong).
 """
 from __future__ import annotations
 
@@ -26,7 +33,7 @@ from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet
 from nbsim.rules.tiles import KIND_NAMES
 
-__all__ = ["WIN_CODE", "win_on_offered", "win_self_drawn"]
+__all__ = ["WIN_CODE", "win_on_offered", "win_self_drawn", "just_claimed", "score_command"]
 
 WIN_CODE = -1                       # the candidate code of a win (never a discard kind)
 
@@ -80,19 +87,24 @@ def _kong_feeder(pos: Position) -> int:
     return -1
 
 
-def _scored(rs: RuleSet, pos: Position, hand: np.ndarray, kind: int, win_by: int, ctx: int,
-            discarder: int, kong_from: int = -1):
+def _scored(rs: RuleSet, pos: Position, hand: np.ndarray, kind: int, quiet: bool = False):
     """The ScoreResult of the seat winning on ``kind`` (``hand``: before the
-    winning tile), or None when it cannot be scored or is not complete."""
+    winning tile; self-drawn at a discard decision, else on the offered
+    tile), or None when the hand is not complete. A situation the scorer
+    refuses raises its HandError, or gives None when ``quiet``."""
     from nbsim.rules.scorer import score_counts
     me = pos.seat
     fed, fed_by_winner = _fed(pos)
+    self_draw = pos.offered < 0
     try:
         res = score_counts(rs, hand, pos.melds[me], int(pos.n_melds[me]), _flowers(pos), kind,
-                           win_by, ctx, me, pos.round_wind, pos.indicator, discarder, fed,
-                           fed_by_winner, kong_from=kong_from)
+                           C.WIN_SELF_DRAW if self_draw else C.WIN_DISCARD, _context(rs, pos),
+                           me, pos.round_wind, pos.indicator, -1 if self_draw else pos.to_play,
+                           fed, fed_by_winner, kong_from=_kong_feeder(pos) if self_draw else -1)
     except NbsimError:
-        return None
+        if quiet:
+            return None
+        raise
     return res if res.complete else None
 
 
@@ -107,22 +119,24 @@ def win_on_offered(rs: RuleSet, pos: Position, fit) -> CandidateAdvice | None:
     §5): a "win" candidate carrying the scored win (``score``: legal or not,
     and why, its tai or fan and the payments); None when the hand stays
     incomplete or the situation cannot be scored."""
-    me, d, src = pos.seat, int(pos.offered), pos.to_play
+    me, d = pos.seat, int(pos.offered)
     h = pos.hand.copy()
     h[d] += 1
     if not _complete(fit, h, int(pos.n_melds[me])):
         return None
-    ctx = 0
-    if (src == 0 and int(pos.n_pond.sum()) == 1 and int(pos.n_melds[me]) == 0
-            and rs.config.win.earthly_hand_rule == "dealer_first_discard"):
-        ctx |= C.CTX_EARTHLY
-    res = _scored(rs, pos, pos.hand, d, C.WIN_DISCARD, ctx, src)
+    res = _scored(rs, pos, pos.hand, d)
     return None if res is None else _candidate(d, res, f"win on {KIND_NAMES[d]}")
 
 
-def _self_draw_context(rs: RuleSet, pos: Position) -> int:
-    """The CTX_* bits of a self-drawn win at ``pos`` (module doc)."""
+def _context(rs: RuleSet, pos: Position) -> int:
+    """The CTX_* bits of the seat's win at ``pos`` (module doc): on the
+    offered tile, or self-drawn at a discard decision."""
     me = pos.seat
+    if pos.offered >= 0:
+        return C.CTX_EARTHLY if (pos.to_play == 0 and int(pos.n_pond.sum()) == 1
+                                 and int(pos.n_melds[me]) == 0
+                                 and rs.config.win.earthly_hand_rule == "dealer_first_discard"
+                                 ) else 0
     no_discard = int(pos.n_pond.sum()) == 0
     claims = sum(1 for s in range(4) for i in range(int(pos.n_melds[s]))
                  if int(pos.melds[s, i, 0]) != C.MELD_CKONG)
@@ -134,36 +148,94 @@ def _self_draw_context(rs: RuleSet, pos: Position) -> int:
     if pos.tiles_left == 0:
         ctx |= C.CTX_LAST_TILE
     if (rs.config.win.earthly_hand_rule == "first_draw" and me != 0 and claims == 0
-            and int(pos.n_pond[me]) == 0):
+            and int(pos.n_pond[me]) == 0 and int(pos.n_melds[me]) == 0):
         ctx |= C.CTX_EARTHLY
     return ctx
+
+
+def just_claimed(pos: Position) -> bool:
+    """Whether the seat, to discard without a drawn tile, has just claimed:
+    its last meld, a pung or chow, holds the last discard of the seat it
+    came from, marked claimed."""
+    me = pos.seat
+    n = int(pos.n_melds[me])
+    if pos.offered >= 0 or pos.drawn >= 0 or n == 0:
+        return False
+    typ, kind, frm = (int(x) for x in pos.melds[me, n - 1])
+    if typ not in (C.MELD_PUNG, C.MELD_CHOW) or not 0 <= frm != me:
+        return False
+    last = int(pos.n_pond[frm]) - 1
+    if last < 0 or not pos.pond_flags[frm, last] & POND_CLAIMED:
+        return False
+    tile = int(pos.pond[frm, last])
+    return tile == kind if typ == C.MELD_PUNG else kind <= tile <= kind + 2
 
 
 def win_self_drawn(rs: RuleSet, pos: Position, fit) -> CandidateAdvice | None:
     """The self-drawn win of a complete 3k + 2-tile hand (docs/rules.md §5):
     a "win" candidate carrying the scored win, the winning tile being the
     Position's ``drawn`` tile. Without it, each kind held is tried as the
-    drawn tile and the least the win pays the seat is shown (label
-    "drawn tile not given"). None when the hand is not complete or cannot
-    be scored."""
+    drawn tile and the least the win is worth is shown (label "drawn tile
+    not given"; not legal when one drawn tile would make it so). None when
+    the hand is not complete, the seat has just claimed (``just_claimed``)
+    or the situation cannot be scored."""
     me = pos.seat
-    if pos.offered >= 0 or not _complete(fit, pos.hand, int(pos.n_melds[me])):
+    if (pos.offered >= 0 or just_claimed(pos)
+            or not _complete(fit, pos.hand, int(pos.n_melds[me]))):
         return None
-    ctx = _self_draw_context(rs, pos)
     kinds = [int(pos.drawn)] if pos.drawn >= 0 else \
         [k for k in range(C.N_KINDS) if pos.hand[k] > 0]
     found = []
     for k in kinds:
         h = pos.hand.copy()
         h[k] -= 1
-        res = _scored(rs, pos, h, k, C.WIN_SELF_DRAW, ctx, -1, _kong_feeder(pos))
+        res = _scored(rs, pos, h, k, quiet=pos.drawn < 0)
         if res is not None:
             pay = (res.payments or {}).get(SEATS[me], 0) if res.win else -10**9
             found.append((pay, k, res))
     if not found:
         return None
-    legal = [f for f in found if f[2].win]
-    _, k, res = min(legal or found, key=lambda f: f[0])
+    _, k, res = min(found, key=lambda f: f[0])        # a win that is not legal pays least
     what = "self-drawn win" if pos.drawn >= 0 else \
-        "self-drawn win, drawn tile not given: the least it pays"
+        "self-drawn win, drawn tile not given: the least it is worth"
     return _candidate(k, res, what)
+
+
+def score_command(rs: RuleSet, pos: Position, c: CandidateAdvice) -> str:
+    """The ``nbsim score`` command line that scores the win candidate ``c``
+    of ``pos`` item by item (the same situation: contexts, feeds, the kong's
+    feeder)."""
+    me = pos.seat
+    self_draw = pos.offered < 0
+    hand = pos.hand.copy()
+    if self_draw:
+        hand[c.kind] -= 1
+    from nbsim.play.advice_notation import meld_kinds
+    from nbsim.rules.tiles import format_tiles
+    parts = [f"nbsim score {rs.name} --hand "
+             f"{format_tiles(k for k in range(C.N_KINDS) for _ in range(int(hand[k])))}",
+             f"--win-tile {KIND_NAMES[c.kind]}",
+             "--self-draw" if self_draw else f"--discarder {SEATS[pos.to_play]}",
+             f"--seat {SEATS[me]} --round {SEATS[pos.round_wind]}"]
+    if pos.indicator >= 0:
+        parts.append(f"--indicator {KIND_NAMES[pos.indicator]}")
+    for i in range(int(pos.n_melds[me])):
+        typ, kind, _ = (int(x) for x in pos.melds[me, i])
+        parts.append(f"--meld {C.MELD_NAMES[typ]}:{format_tiles(meld_kinds(typ, kind))}")
+    fl = _flowers(pos)
+    if fl.any():
+        parts.append("--flowers " + format_tiles(C.FLOWER0 + f for f in range(C.N_FLOWERS)
+                                                 if fl[f]))
+    ctx = _context(rs, pos)
+    for bit, name in ((C.CTX_AFTER_KONG, "after_kong"), (C.CTX_LAST_TILE, "last_tile"),
+                      (C.CTX_HEAVENLY, "heavenly"), (C.CTX_EARTHLY, "earthly")):
+        if ctx & bit:
+            parts.append(f"--context {name}")
+    feeder = _kong_feeder(pos) if self_draw else -1
+    if feeder >= 0:
+        parts.append(f"--kong-from {SEATS[feeder]}")
+    fed, fed_by_winner = _fed(pos)
+    parts += [f"--fed {SEATS[s]}={int(fed[s])}" for s in range(4) if fed[s]]
+    parts += [f"--fed-by-winner {SEATS[s]}={int(fed_by_winner[s])}" for s in range(4)
+              if fed_by_winner[s]]
+    return " ".join(parts)
