@@ -151,7 +151,7 @@ def format_advice(adv: Advice) -> str:
                      + (f" ({_target_label(b.target)}: {b.shanten} from ready, "
                         f"{b.acceptance} tiles accepted)" if b is not None else ""))
     rec += [f"note: {note}" for note in adv.notes]
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ") for t in rec]
+    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in rec]
     legend = ["open / full flush / half flush / all pungs: shanten/acceptance toward the target "
               "(0 = ready; acceptance = unseen tiles that lower the shanten; a flush shows its "
               "best suit; x: not a winning pattern in this variant; -: ruled out by the melds; "
@@ -167,7 +167,7 @@ def format_advice(adv: Advice) -> str:
                       "the seat's own remaining draws (every fourth tile left) complete the "
                       "ready hand, if nobody else wins or claims")
     lines.append("")
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ") for t in legend]
+    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in legend]
     return "\n".join(lines)
 
 
