@@ -9,6 +9,7 @@ DEMO_OUT   ?= runs/demo
 LADDER_DEALS ?= 20000
 BAND_DEALS   ?= 100000
 EXPERT_DEALS ?= 5000
+EXPERT_ON    ?=
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
@@ -70,10 +71,12 @@ ladder: setup
 	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out docs/ladder.md
 
 ## band: every variant played by value, defend and cautious defend, and lookahead
-## (the expert reference, on the first EXPERT_DEALS walls; hours) -> docs/band.md
+## (the expert reference, on the first EXPERT_DEALS walls of the variants EXPERT_ON,
+## default all; 15-50 minutes a variant) -> docs/band.md
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
-	    --expert lookahead --expert-deals $(EXPERT_DEALS) --out runs/band
+	    --expert lookahead --expert-deals $(EXPERT_DEALS) \
+	    $(if $(EXPERT_ON),--expert-on $(EXPERT_ON)) --out runs/band
 	cp runs/band/band.md docs/band.md
 
 clean:
