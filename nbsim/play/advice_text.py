@@ -77,8 +77,6 @@ def format_advice(adv: Advice) -> str:
     chance in total and per opponent, and the exact own-draw P(win); then the
     recommendation and a legend (units: points per deal, probabilities)."""
     lines = describe_position(adv)
-    n = len(adv.candidates)
-    what = "discard" if adv.decision == "discard" else "claim"
     if adv.decision == "discard":
         n = sum(c.action == "discard" for c in adv.candidates)
         kongs = sum(c.action == "kong" for c in adv.candidates)
@@ -86,6 +84,7 @@ def format_advice(adv: Advice) -> str:
             c.action == "win" for c in adv.candidates) else "")
                 + (f", {kongs} kong{'s' if kongs > 1 else ''}" if kongs else ""))
     else:
+        n = len(adv.candidates)
         what = "claim candidates"
     sim = adv.simulated
     if sim:

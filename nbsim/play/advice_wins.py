@@ -70,21 +70,29 @@ def _flowers(pos: Position) -> np.ndarray:
                     np.int8)
 
 
-def _kong_feeder(pos: Position) -> int:
-    """The seat whose discard the seat's last meld, an exposed kong, claimed
-    just before this replacement draw (its last discard, marked claimed), or
-    -1 (a concealed or added kong, a flower, or no replacement)."""
+def _claimed_last(pos: Position, types: tuple[int, ...]) -> int:
+    """The seat whose last discard (marked claimed) the deciding seat's last
+    meld, of one of ``types``, holds; -1 when it holds none."""
     me = pos.seat
     n = int(pos.n_melds[me])
-    if not pos.replacement or n == 0:
+    if n == 0:
         return -1
     typ, kind, frm = (int(x) for x in pos.melds[me, n - 1])
-    if typ != C.MELD_KONG or not 0 <= frm != me:
+    if typ not in types or not 0 <= frm != me:
         return -1
     last = int(pos.n_pond[frm]) - 1
-    if last >= 0 and int(pos.pond[frm, last]) == kind and pos.pond_flags[frm, last] & POND_CLAIMED:
-        return frm
-    return -1
+    if last < 0 or not pos.pond_flags[frm, last] & POND_CLAIMED:
+        return -1
+    tile = int(pos.pond[frm, last])
+    held = kind <= tile <= kind + 2 if typ == C.MELD_CHOW else tile == kind
+    return frm if held else -1
+
+
+def _kong_feeder(pos: Position) -> int:
+    """The seat whose discard the seat's last meld, an exposed kong, claimed
+    just before this replacement draw, or -1 (a concealed or added kong, a
+    flower, or no replacement)."""
+    return _claimed_last(pos, (C.MELD_KONG,)) if pos.replacement else -1
 
 
 def _scored(rs: RuleSet, pos: Position, hand: np.ndarray, kind: int, quiet: bool = False):
@@ -157,18 +165,8 @@ def just_claimed(pos: Position) -> bool:
     """Whether the seat, to discard without a drawn tile, has just claimed:
     its last meld, a pung or chow, holds the last discard of the seat it
     came from, marked claimed."""
-    me = pos.seat
-    n = int(pos.n_melds[me])
-    if pos.offered >= 0 or pos.drawn >= 0 or n == 0:
-        return False
-    typ, kind, frm = (int(x) for x in pos.melds[me, n - 1])
-    if typ not in (C.MELD_PUNG, C.MELD_CHOW) or not 0 <= frm != me:
-        return False
-    last = int(pos.n_pond[frm]) - 1
-    if last < 0 or not pos.pond_flags[frm, last] & POND_CLAIMED:
-        return False
-    tile = int(pos.pond[frm, last])
-    return tile == kind if typ == C.MELD_PUNG else kind <= tile <= kind + 2
+    return (pos.offered < 0 and pos.drawn < 0
+            and _claimed_last(pos, (C.MELD_PUNG, C.MELD_CHOW)) >= 0)
 
 
 def win_self_drawn(rs: RuleSet, pos: Position, fit) -> CandidateAdvice | None:

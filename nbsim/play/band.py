@@ -182,12 +182,11 @@ def _dueled(rs, style: str, deals: int, seed: int, folder: Path,
             return DuelResult(**kept["result"])
     except (OSError, ValueError, TypeError, KeyError):
         pass                                  # absent or unreadable: play it
+    from nbsim.run.files import write_atomic
     result = duel(rs, style, "value", deals, seed, progress=progress)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"key": key, "result": asdict(result)}, indent=1),
-                   encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps({"key": key, "result": asdict(result)}, indent=1)
+                 .encode("utf-8"), path.with_name(path.name + ".tmp"))
     return result
 
 
@@ -205,8 +204,9 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
     x = withx[0].expert
     cells: dict[str, dict[str, str]] = {}
     order: list[str] = []
+    moves = {vb.variant: vb.expert.movement() for vb in withx}
     for vb in withx:
-        for r in vb.expert.movement().iter_rows(named=True):
+        for r in moves[vb.variant].iter_rows(named=True):
             name = r["statistic"]
             if name not in cells:
                 cells[name] = {}
@@ -215,7 +215,7 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
                                        else r["difference"])
     table = pl.DataFrame([{"statistic": n, **{vb.variant: cells[n].get(vb.variant, "-")
                                               for vb in withx}} for n in order])
-    moved = {vb.variant: int(vb.expert.movement()["moves"].sum()) for vb in withx}
+    moved = {v: int(m["moves"].sum()) for v, m in moves.items()}
     return "\n".join([
         "## Does strong play move the figures?", "",
         f"`{x.expert}` (the expert reference) and `{x.base}` replay the first "
