@@ -195,16 +195,17 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
     row per headline statistic, one column per variant with an expert, each
     cell the paired difference (expert minus base) with its 95% interval,
     in bold when it moves. '' when no variant has an expert."""
-    withx = [vb for vb in result if vb.expert is not None]
-    if not withx:
+    experts = {vb.variant: vb.expert for vb in result if vb.expert is not None}
+    if not experts:
         return ""
     import polars as pl
 
     from nbsim.analysis.stats import markdown_table
-    x = withx[0].expert
+    withx = [vb for vb in result if vb.variant in experts]
+    x = next(iter(experts.values()))
     cells: dict[str, dict[str, str]] = {}
     order: list[str] = []
-    moves = {vb.variant: vb.expert.movement() for vb in withx}
+    moves = {v: e.movement() for v, e in experts.items()}
     for vb in withx:
         for r in moves[vb.variant].iter_rows(named=True):
             name = r["statistic"]
