@@ -5,7 +5,7 @@ Public API (see the README and docs/rules.md):
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
     replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
-    duel(config, a, b, deals, seed) -> DuelResult      (duplicate play of two policies)
+    duel(config, a, b, deals, seed, seating="2v2") -> DuelResult  (duplicate play of two policies)
     summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.analysis.comparison.Comparison
     sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.analysis.sweeps.SweepResult

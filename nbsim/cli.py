@@ -292,17 +292,22 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
               help="Policy B (same form as --a).")
 @click.option("--deals", type=int, required=True, help="Duplicate deals (>= 2).")
 @click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
+@click.option("--seating", type=click.Choice(["2v2", "1v3"]), default="2v2", show_default=True,
+              help="2v2: seats A,B,A,B and B,A,B,A; 1v3: one A seat among B players, "
+                   "each seat in turn, against the all-B play.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
+def duel_cmd(config, pol_a, pol_b, deals, seed, seating, progress, overrides, as_json):
     """Duplicate play of policy A against policy B on the same walls.
 
-    Every deal is played twice: seats A,B,A,B then B,A,B,A (from the
-    dealer). Prints the mean payment per deal and seat of A minus B (points)
-    with a 95% t interval and a p-value, and each policy's win rate.
-    Policies: `nbsim policies`.
+    2v2 (default): every deal is played twice, seats A,B,A,B then B,A,B,A
+    (from the dealer). 1v3: every deal is played with all seats B and then
+    with A in each seat in turn; the statistic is the gain of one seat
+    switching from B to A. Prints the mean payment per deal and seat of A
+    minus B (points) with a 95% t interval and a p-value, and win rates.
+    Policies: `nbsim policies`; the seatings: docs/lookahead.md.
     """
     import dataclasses
     import json
@@ -317,7 +322,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, progress, overrides, as_json):
     show = stderr_is_terminal() if progress is None else progress
     with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc=f"{pol_a} vs {pol_b}") as bar:
-        res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update)
+        res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update, seating=seating)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:

@@ -37,10 +37,41 @@ def test_duel_statistics_match_the_played_rows(tables):
     assert res.win_rate_a == pytest.approx(wins_a / (2 * n))
 
 
-def test_duel_of_a_policy_with_itself_is_exactly_zero(tables):
-    res = nbsim.duel("ningbo-7baida", "greedy", "greedy", 20, 3, tables=tables)
+def test_duel_1v3_matches_the_played_rows(tables):
+    """1v3: d_i is the mean over seats of (seat s's payment with A there -
+    its payment when all play B), from five direct plays of every wall; the
+    win shares count A's seat and the same seat in the all-B play."""
+    rs = load_rules("ningbo-3baida")
+    n = 40
+    res = nbsim.duel(rs, "value", "greedy", n, 7, tables=tables, chunk=15, seating="1v3")
+    base = game_frame(rs, 7, 0, n, ("greedy",) * 4, tables)[0]
+    p0 = base.select(PAY).to_numpy().astype(float)
+    d = np.zeros(n)
+    wins_a = 0
+    for s, seat in enumerate("ESWN"):
+        pols = tuple("value" if t == s else "greedy" for t in range(4))
+        df = game_frame(rs, 7, 0, n, pols, tables)[0]
+        d += df.select(PAY).to_numpy().astype(float)[:, s] - p0[:, s]
+        wins_a += int((df["winner"] == seat).sum())
+    d /= 4.0
+    assert res.seating == "1v3" and res.deals == n
+    assert res.mean == pytest.approx(d.mean(), abs=1e-9)
+    assert res.se == pytest.approx(d.std(ddof=1) / np.sqrt(n), rel=1e-9)
+    assert res.win_rate_a == pytest.approx(wins_a / (4 * n))
+    assert res.win_rate_b == pytest.approx(base["winner"].is_in(list("ESWN")).sum() / (4 * n))
+    assert "one value seat among greedy players" in res.text()
+
+
+@pytest.mark.parametrize("seating", ["2v2", "1v3"])
+def test_duel_of_a_policy_with_itself_is_exactly_zero(seating, tables):
+    res = nbsim.duel("ningbo-7baida", "greedy", "greedy", 20, 3, tables=tables, seating=seating)
     assert res.mean == 0.0 and res.se == 0.0 and res.p_value == 1.0
     assert res.win_rate_a == res.win_rate_b
+
+
+def test_duel_rejects_an_unknown_seating(tables):
+    with pytest.raises(RunError, match="--seating must be one of 2v2, 1v3, got '3v1'"):
+        nbsim.duel("ningbo-3baida", "value", "greedy", 10, 1, tables=tables, seating="3v1")
 
 
 @pytest.mark.parametrize("deals", [1, 2**62 + 1])
@@ -67,6 +98,10 @@ def test_duel_cli_text_and_errors():
     assert r.exit_code == 2
     assert "--deals must be 2 .. 4,611,686,018,427,387,904" in r.output
     assert "Traceback" not in r.output
+    r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                 "--deals", "10", "--seed", "2", "--seating", "1v3", "--json"])
+    assert r.exit_code == 0, r.output
+    assert '"seating": "1v3"' in r.output
 
 
 def test_replay_api_takes_a_config_name_and_checks_bounds(tables):

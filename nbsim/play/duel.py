@@ -1,14 +1,29 @@
 """``nbsim duel``: duplicate play of two policies on the same walls.
 
-For every deal i of the seed, the deal is played twice with the same wall:
-seats (A, B, A, B) and then (B, A, B, A) (seats from the dealer). Each policy
-so sits in every seat once per deal. The statistic per deal is
+Two seatings, both of duplicate deals (every play of deal i has the same
+wall and the same per-seat random streams):
 
-    d_i = mean payment per seat of A - mean payment per seat of B
-        = (sum of A's 4 payments - sum of B's 4 payments) / 4
+- ``2v2`` (the default): the deal is played twice, seats (A, B, A, B) and
+  then (B, A, B, A) (seats from the dealer). Each policy so sits in every
+  seat once per deal. The statistic per deal is
 
-in points; its mean over the deals with a 95% t interval (scipy) says which
-policy earns more. Duplicate play removes most of the luck of the deal.
+      d_i = (sum of A's 4 payments - sum of B's 4 payments) / 4
+
+- ``1v3``: the deal is played five times: all four seats B, then A in seat
+  s and B in the three others, for s = E, S, W, N. The statistic is
+
+      d_i = mean over s of (payment of seat s with A there
+                            - payment of seat s when every seat plays B)
+
+  the gain of one seat switching from B to A at a table of B players. A
+  play with A in one seat is the all-B play until A's first different
+  decision, so the part of the deal before it adds no noise; when A is
+  rarely different from B (a search player over its base policy), d_i has
+  a smaller spread than under 2v2 for the same number of A-seat plays.
+
+Both are in points per deal and seat; the mean over the deals with a 95% t
+interval (scipy) says which policy earns more. Duplicate play removes most
+of the luck of the deal.
 """
 from __future__ import annotations
 
@@ -26,14 +41,19 @@ from nbsim.run.game_mode import game_frame
 from nbsim.run.simulate import MAX_DEALS
 
 SEAT_PAY = ("pay_e", "pay_s", "pay_w", "pay_n")
+SEATINGS = ("2v2", "1v3")
+SEAT_NAMES = ("E", "S", "W", "N")
 
 
 @dataclass(frozen=True)
 class DuelResult:
     """Duplicate-play result: a and b (policy names), deals, mean of d_i
     (points per deal and seat, A minus B), its standard error and 95%
-    interval, the two-sided p-value of mean = 0 (t test), and the share of
-    the 2 x deals plays won by each policy's two seats."""
+    interval, the two-sided p-value of mean = 0 (t test), the seating
+    ('2v2' or '1v3') and the win rates: under 2v2 the share of the
+    2 x deals plays won by each policy's two seats; under 1v3 the share of
+    the 4 x deals one-seat plays won by A's seat, and of the same seats'
+    plays won in the all-B play."""
     config: str
     a: str
     b: str
@@ -45,15 +65,22 @@ class DuelResult:
     p_value: float
     win_rate_a: float
     win_rate_b: float
+    seating: str = "2v2"
 
     def text(self) -> str:
         """The three lines ``nbsim duel`` prints (points per deal and seat)."""
-        return (f"{self.config}: {self.a} vs {self.b}, {self.deals:,} duplicate deals\n"
+        if self.seating == "1v3":
+            head = f"{self.deals:,} duplicate deals, one {self.a} seat among {self.b} players"
+            wins = (f"share of plays won by the seat: {self.a} there {self.win_rate_a:.4f}, "
+                    f"{self.b} there {self.win_rate_b:.4f}")
+        else:
+            head = f"{self.deals:,} duplicate deals"
+            wins = (f"share of plays won (each policy holds 2 of the 4 seats): "
+                    f"{self.a} {self.win_rate_a:.4f}, {self.b} {self.win_rate_b:.4f}")
+        return (f"{self.config}: {self.a} vs {self.b}, {head}\n"
                 f"mean payment per deal and seat, {self.a} minus {self.b}: "
                 f"{self.mean:+.3f} points (95% CI {self.ci_low:+.3f} .. {self.ci_high:+.3f}, "
-                f"se {self.se:.3f}, {_p_text(self.p_value)})\n"
-                f"share of plays won (each policy holds 2 of the 4 seats): "
-                f"{self.a} {self.win_rate_a:.4f}, {self.b} {self.win_rate_b:.4f}")
+                f"se {self.se:.3f}, {_p_text(self.p_value)})\n" + wins)
 
 
 def _p_text(p: float) -> str:
@@ -63,12 +90,15 @@ def _p_text(p: float) -> str:
 
 
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
-         chunk: int = 50_000, progress=None) -> DuelResult:
+         chunk: int | None = None, progress=None, seating: str = "2v2") -> DuelResult:
     """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
-    (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``).
+    (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
+    seated as ``seating`` ('2v2' or '1v3', module docstring). ``chunk``:
+    deals per kernel call (progress is reported after each); default 50,000,
+    or 100 when a policy is a search policy (about a minute of play).
 
-    Raises RunError for an unknown policy or parameter, fewer than 2 deals or
-    more than ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    Raises RunError for an unknown policy, parameter or seating, fewer than 2
+    deals or more than ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
     from nbsim.args import whole_number
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
@@ -80,6 +110,11 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
                        f"got {deals}")
     if not 0 <= seed < 2**64:
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
+    if chunk is None:
+        from nbsim.kernels.policies.catalog import SEARCH
+        chunk = 100 if SEARCH & {pa.name, pb.name} else 50_000
+    if seating not in SEATINGS:
+        raise RunError(f"--seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
     if tables is None:
         from nbsim.rules.lookups import load_tables
         tables = load_tables()
@@ -87,7 +122,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
 
     from nbsim.warmup import ensure_compiled
     ensure_compiled("game")              # says so before a first compile
-    pool = ThreadPoolExecutor(max_workers=2)   # the two seatings at once (nogil kernels)
+    pool = ThreadPoolExecutor(max_workers=2)   # two plays at once (nogil kernels)
+    play = _plays_1v3 if seating == "1v3" else _plays_2v2
     # running sums of d_i and d_i**2 (float64; |d_i| is a few hundred points
     # at most), so any number of deals fits in memory
     s1 = 0.0
@@ -97,20 +133,11 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     with pool:
         for start in range(0, deals, chunk):
             stop = min(start + chunk, deals)
-            f1 = pool.submit(game_frame, rs, seed, start, stop, (pa, pb, pa, pb), tables)
-            f2 = pool.submit(game_frame, rs, seed, start, stop, (pb, pa, pb, pa), tables)
-            (df1, _), (df2, _) = f1.result(), f2.result()
-            p1 = df1.select(SEAT_PAY).to_numpy().astype(np.float64)
-            p2 = df2.select(SEAT_PAY).to_numpy().astype(np.float64)
-            a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
-            b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
-            d = (a_sum - b_sum) / 4.0
+            d, wa, wb = play(pool, rs, seed, start, stop, pa, pb, tables)
             s1 += float(d.sum())
             s2 += float((d * d).sum())
-            w1 = df1["winner"].to_list()
-            w2 = df2["winner"].to_list()
-            win_a += sum(w in ("E", "W") for w in w1) + sum(w in ("S", "N") for w in w2)
-            win_b += sum(w in ("S", "N") for w in w1) + sum(w in ("E", "W") for w in w2)
+            win_a += wa
+            win_b += wb
             if progress is not None:
                 progress(stop - start)
     mean = s1 / deals
@@ -122,5 +149,47 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     else:
         lo = hi = mean
         p = 1.0 if mean == 0 else 0.0
+    plays = 4 * deals if seating == "1v3" else 2 * deals
     return DuelResult(rs.name, a, b, deals, mean, se, float(lo), float(hi), p,
-                      win_a / (2 * deals), win_b / (2 * deals))
+                      win_a / plays, win_b / plays, seating)
+
+
+def _pay(df) -> np.ndarray:
+    """(deals, 4) float64 payments in points, seats from the dealer."""
+    return df.select(SEAT_PAY).to_numpy().astype(np.float64)
+
+
+def _plays_2v2(pool, rs, seed, start, stop, pa, pb, tables):
+    """Deals start .. stop - 1 seated A,B,A,B and B,A,B,A: (d_i float64
+    array, plays won by A's seats, plays won by B's seats)."""
+    f1 = pool.submit(game_frame, rs, seed, start, stop, (pa, pb, pa, pb), tables)
+    f2 = pool.submit(game_frame, rs, seed, start, stop, (pb, pa, pb, pa), tables)
+    (df1, _), (df2, _) = f1.result(), f2.result()
+    p1, p2 = _pay(df1), _pay(df2)
+    a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
+    b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
+    w1 = df1["winner"].to_list()
+    w2 = df2["winner"].to_list()
+    win_a = sum(w in ("E", "W") for w in w1) + sum(w in ("S", "N") for w in w2)
+    win_b = sum(w in ("S", "N") for w in w1) + sum(w in ("E", "W") for w in w2)
+    return (a_sum - b_sum) / 4.0, win_a, win_b
+
+
+def _plays_1v3(pool, rs, seed, start, stop, pa, pb, tables):
+    """Deals start .. stop - 1 played all B and with A in each seat in turn:
+    (d_i float64 array, one-seat plays won by A's seat, the same seats'
+    wins in the all-B play)."""
+    base = pool.submit(game_frame, rs, seed, start, stop, (pb,) * 4, tables)
+    ones = [pool.submit(game_frame, rs, seed, start, stop,
+                        tuple(pa if t == s else pb for t in range(4)), tables)
+            for s in range(4)]
+    df0, _ = base.result()
+    p0 = _pay(df0)
+    d = np.zeros(stop - start)
+    win_a = 0
+    for s, f in enumerate(ones):
+        df, _ = f.result()
+        d += _pay(df)[:, s] - p0[:, s]
+        win_a += sum(w == SEAT_NAMES[s] for w in df["winner"].to_list())
+    win_b = sum(w in SEAT_NAMES for w in df0["winner"].to_list())
+    return d / 4.0, win_a, win_b
