@@ -10,6 +10,7 @@ LADDER_DEALS ?= 20000
 BAND_DEALS   ?= 100000
 EXPERT_DEALS ?= 5000
 EXPERT_ON    ?=
+EXPERT       ?= lookahead
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
@@ -70,12 +71,13 @@ validate: setup
 ladder: setup
 	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out docs/ladder.md
 
-## band: every variant played by value, defend and cautious defend, and lookahead
-## (the expert reference, on the first EXPERT_DEALS walls of the variants EXPERT_ON,
-## default all; 15-50 minutes a variant) -> docs/band.md
+## band: every variant played by value, defend and cautious defend, and EXPERT
+## (the expert reference, default lookahead, on the first EXPERT_DEALS walls of the
+## variants EXPERT_ON, default all; 15-50 minutes a variant) -> docs/band.md
+## (docs/band.md was made with EXPERT=lookahead:hold=0)
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
-	    --expert lookahead --expert-deals $(EXPERT_DEALS) \
+	    --expert '$(EXPERT)' --expert-deals $(EXPERT_DEALS) \
 	    $(if $(EXPERT_ON),--expert-on $(EXPERT_ON)) --out runs/band
 	cp runs/band/band.md docs/band.md
 

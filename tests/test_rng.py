@@ -113,6 +113,24 @@ def test_rejection_happens_for_large_bounds():
     assert 4000 * 1.2 < used < 4000 * 1.45
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 144])
+def test_shuffle_is_the_documented_fisher_yates(n):
+    """rng.shuffle(state, a, n) permutes a[:n] exactly as the textbook loop
+    with below() draws from the last position down, and leaves a[n:] alone."""
+    a = np.arange(n + 3, dtype=np.uint8)
+    st = rng.new_state(7, 3, 0)
+    rng.shuffle(st, a, n)
+    ref = list(range(n + 3))
+    key, gamma = _ref_key(7, 3, 0)
+    idx = 0
+    for i in range(n - 1, 0, -1):
+        j, idx = _ref_below(key, gamma, idx, i + 1)
+        ref[i], ref[j] = ref[j], ref[i]
+    assert [int(x) for x in a] == ref
+    assert sorted(ref[:n]) == list(range(n)) and ref[n:] == [n, n + 1, n + 2]
+    assert int(st[rng.RNG_INDEX]) == idx
+
+
 @pytest.mark.parametrize("n", [6, 7, 136, 144])
 def test_below_is_uniform(n):
     st = rng.new_state(2024, 0, 0)

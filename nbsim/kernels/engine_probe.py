@@ -74,11 +74,7 @@ def shuffle_hidden(g, seat):
         if hidden_slot(g, ws, p):
             pool[n] = g.wall[p]
             n += 1
-    for i in range(n - 1, 0, -1):
-        j = rng.below(st, i + 1)
-        t = pool[i]
-        pool[i] = pool[j]
-        pool[j] = t
+    rng.shuffle(st, pool, n)
     # deal the pool back: the hands first (same counts), then the wall slots
     j = 0
     for s in range(4):

@@ -124,11 +124,7 @@ def build_world(view, g, st, pool, u):
         for _ in range(u[k]):
             pool[n] = _tile_id(k)
             n += 1
-    for i in range(n - 1, 0, -1):
-        j = rng.below(st, i + 1)
-        t = pool[i]
-        pool[i] = pool[j]
-        pool[j] = t
+    rng.shuffle(st, pool, n)
     # the others' hands: the first tiles that may stay in a hand; the rest,
     # in order, fill the wall
     need = g.opts[:4, 0]        # the kong options' scratch: free before play resumes

@@ -162,6 +162,18 @@ def below(state, n):
 
 
 @njit(cache=True)
+def shuffle(state, a, n):
+    """Fisher-Yates shuffle of ``a[:n]`` in place (any 1-d array), each
+    position's partner drawn by ``below`` from ``state`` (from the last
+    position down, so the order of draws is fixed)."""
+    for i in range(n - 1, 0, -1):
+        j = below(state, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@njit(cache=True)
 def below_batch(state, n, out):
     """Fill ``out`` (int64[k]) with ``below(state, n)`` draws (for tests)."""
     for i in range(out.shape[0]):

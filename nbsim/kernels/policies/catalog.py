@@ -65,8 +65,12 @@ DEFEND_PARAMS: tuple[Param, ...] = (
     Param("hold", 0.0, 0.0, 2.0,
           "points charged for discarding a single honour tile whose pung scores (a "
           "dragon, the seat's or the round's wind), which lookahead's playouts keep "
-          "where defend throws it (docs/lookahead.md); 0 plays as before"),
+          "where defend throws it (docs/lookahead.md); 0: no charge"),
 )
+# lookahead's own defend: the same parameters, holding scoring honours
+# (hold 0.15: measured in docs/lookahead.md, "Strength")
+LOOKAHEAD_DEFEND: tuple[Param, ...] = tuple(
+    p._replace(default=0.15) if p.name == "hold" else p for p in DEFEND_PARAMS)
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
     PolicySpec(
@@ -92,7 +96,7 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
         "the expert reference: defend's candidates, and where the best ones are close, "
         "each played to the end of the deal on sampled hidden tiles (Monte Carlo, common "
         "random numbers); the discard with the highest expected payment",
-        DEFEND_PARAMS + (
+        LOOKAHEAD_DEFEND + (
          Param("samples", 48, 4, 1024,
                "sampled deals (hidden tiles and the rest of the play) per candidate"),
          Param("top_k", 3, 2, 8, "candidates searched: defend's best ones"),
