@@ -488,3 +488,30 @@ def test_recorder_ticks_are_capped_and_late_ones_dropped(tmp_path):
     rec.tick(1, 20, 50)                    # late: dropped
     rec.record({"file": "shard-00000.parquet", "index": 0, "first_deal": 0, "deals": 100})
     assert bar.n == 150 and rec.manifest["deals_done"] == 150
+
+
+OLD_LOOKAHEAD = ("lookahead:caution=0.3:bind=0.5:speed=1:short=1.5:worth=0.1:samples=48:"
+                 "top_k=3:gap=1:z=1:playout=3")     # as manifests wrote it before `hold`
+
+
+def test_a_parameter_added_since_reads_as_the_play_before_it(tmp_path):
+    """A manifest written before a parameter existed reads with the
+    parameter's ``before`` value (the play of that time), not today's
+    default: an old lookahead run (no hold then) is a run of
+    lookahead:hold=0, never one of lookahead at its default hold 0.15; an old
+    defend run (hold's before is its default, 0) is a run of defend."""
+    from nbsim.play.policy_specs import parse_policy, parse_written
+    assert parse_written(OLD_LOOKAHEAD) == parse_policy("lookahead:hold=0")
+    assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead")
+    assert parse_written("lookahead") == parse_policy("lookahead:hold=0")
+    assert parse_written("lookahead:hold=0.3") == parse_policy("lookahead:hold=0.3")
+    assert parse_written("defend:caution=0.3:bind=0.5") == parse_policy("defend")
+    out = tmp_path / "run"
+    SIM.simulate("ningbo-3baida", mode="game", deals=20, seed=4, out=out,
+                 policies=("defend",) * 4)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["policies"] = [OLD_LOOKAHEAD] * 4
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    kw = dict(mode="game", deals=20, seed=4, out=out)
+    assert SIM.run_status("ningbo-3baida", policies=("lookahead:hold=0",) * 4, **kw) == "complete"
+    assert SIM.run_status("ningbo-3baida", policies=("lookahead",) * 4, **kw) == "different"

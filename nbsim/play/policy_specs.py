@@ -128,6 +128,21 @@ def parse_policy(text: str | Policy) -> Policy:
     return Policy(name, tuple((p.name, float(getattr(values, p.name))) for p in spec.params))
 
 
+def parse_written(text: str) -> Policy:
+    """A policy spec as a run manifest wrote it, in today's full form: a
+    parameter the spec does not name (one added since the run was written)
+    takes its ``before`` value, which plays as the policy did before the
+    parameter existed (``catalog.Param``), not today's default. Raises
+    RunError as ``parse_policy`` does."""
+    name = text.split(":", 1)[0].strip()
+    if name not in NAMES:
+        return parse_policy(text)
+    named = {part.split("=", 1)[0].strip() for part in text.split(":")[1:]}
+    extra = [f"{p.name}={p.before}" for p in _spec(name).params
+             if p.before is not None and p.name not in named]
+    return parse_policy(":".join([text.strip(), *extra]))
+
+
 def _example(spec: PolicySpec) -> str:
     if not spec.params:
         return spec.name

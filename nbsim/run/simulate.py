@@ -273,16 +273,18 @@ def manifest_identity(manifest: dict) -> dict:
 
 def _current_specs(policies):
     """A manifest's policy specs in today's full form: a parameter added
-    since the run was written takes its default, which plays as the policy
-    did before it existed (the rule for a new parameter: docs/layout.md), so such
-    a run still resumes. Specs that no longer parse stay as written."""
-    from nbsim.play.policy_specs import parse_policy
+    since the run was written takes the value that plays as the policy did
+    before it existed (``policy_specs.parse_written``; the rule for a new
+    parameter: docs/layout.md), so such a run still resumes and is never
+    taken for a run of a changed default. Specs that no longer parse stay as
+    written."""
+    from nbsim.play.policy_specs import parse_written
     if not policies:
         return policies
     out = []
     for p in policies:
         try:
-            out.append(parse_policy(p).full)
+            out.append(parse_written(p).full)
         except (TypeError, ValueError):       # NbsimError is a ValueError
             out.append(p)
     return out

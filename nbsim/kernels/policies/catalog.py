@@ -22,12 +22,16 @@ from typing import NamedTuple
 
 
 class Param(NamedTuple):
-    """One policy parameter: name, default, allowed range [lo, hi], meaning."""
+    """One policy parameter: name, default, allowed range [lo, hi], meaning,
+    and ``before``: the value that plays as the policy did before the
+    parameter existed, for run manifests written then
+    (``nbsim.play.policy_specs.parse_written``); None: the default does."""
     name: str
     default: float
     lo: float
     hi: float
     doc: str
+    before: float | None = None
 
 
 class PolicySpec(NamedTuple):
@@ -70,7 +74,7 @@ DEFEND_PARAMS: tuple[Param, ...] = (
 # lookahead's own defend: the same parameters, holding scoring honours
 # (hold 0.15: measured in docs/lookahead.md, "Strength")
 LOOKAHEAD_DEFEND: tuple[Param, ...] = tuple(
-    p._replace(default=0.15) if p.name == "hold" else p for p in DEFEND_PARAMS)
+    p._replace(default=0.15, before=0.0) if p.name == "hold" else p for p in DEFEND_PARAMS)
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
     PolicySpec(
