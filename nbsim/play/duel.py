@@ -35,6 +35,7 @@ import numpy as np
 from scipy import stats
 
 from nbsim.errors import RunError
+from nbsim.kernels import codes as C
 from nbsim.play.policy_specs import parse_policy
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.run.game_mode import game_frame
@@ -42,7 +43,6 @@ from nbsim.run.simulate import MAX_DEALS
 
 SEAT_PAY = ("pay_e", "pay_s", "pay_w", "pay_n")
 SEATINGS = ("2v2", "1v3")
-SEAT_NAMES = ("E", "S", "W", "N")
 
 
 @dataclass(frozen=True)
@@ -190,6 +190,6 @@ def _plays_1v3(pool, rs, seed, start, stop, pa, pb, tables):
     for s, f in enumerate(ones):
         df, _ = f.result()
         d += _pay(df)[:, s] - p0[:, s]
-        win_a += sum(w == SEAT_NAMES[s] for w in df["winner"].to_list())
-    win_b = sum(w in SEAT_NAMES for w in df0["winner"].to_list())
+        win_a += sum(w == C.SEAT_NAMES[s] for w in df["winner"].to_list())
+    win_b = sum(w in C.SEAT_NAMES for w in df0["winner"].to_list())
     return d / 4.0, win_a, win_b
