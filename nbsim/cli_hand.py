@@ -186,9 +186,9 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     (probabilities per deal), and for a hand left ready the exact chance of
     completing it by its own draws (no opponents). The recommendation is the
     best; candidates whose difference interval holds 0 are within the noise.
-    A claim is ranked by shanten and acceptance: a pung or chow shows the
-    simulation of its best discard after it, pass and kong are not
-    simulated; a kong at a discard is not simulated either and follows the
+    A claim is ranked the same way: pass, pung, kong and each chow played
+    out on the same sampled deals (after a claim the seat discards as
+    --base would). A kong at a discard is not simulated and follows the
     discards. Rules: docs/rules.md §1-§6.
     Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
     --indicator 9m --discards E:19m --melds W:pung:777z --samples 200

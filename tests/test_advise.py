@@ -522,14 +522,19 @@ def test_samples_and_seed_reproduce(rs):
     assert format_advice(advise(rs, pos, samples=SAMPLES, seed=4)) != a
 
 
-def test_claim_is_simulated_after_the_claim(rs):
+def test_every_claim_answer_is_simulated_on_the_same_deals(rs):
     pos = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
                                 discards=["E:19m"], offered="5z", offered_from="E")
     adv = advise(rs, pos, samples=SAMPLES, seed=1)
-    pung = next(c for c in adv.candidates if c.action == "pung")
-    assert pung.mean_pay is not None and pung.then_discard >= 0 and pung.diff is None
-    assert next(c for c in adv.candidates if c.action == "pass").mean_pay is None
-    assert any("pass and kong are not simulated" in n for n in adv.notes)
+    assert adv.ranked_by == "lookahead"
+    assert {c.action for c in adv.candidates} == {"pass", "pung"}
+    best, other = adv.candidates
+    assert best.diff == 0.0 and other.diff is not None and other.mean_pay is not None
+    # the paired difference is the difference of the two means (same deals)
+    assert other.diff == pytest.approx(other.mean_pay - best.mean_pay)
+    assert next(c for c in adv.candidates if c.action == "pung").then_discard >= 0
+    assert any("pass lets every claim of the seat go" in n for n in adv.notes)
+    assert format_advice(advise(rs, pos, samples=SAMPLES, seed=1)) == format_advice(adv)
 
 
 def test_bad_settings(rs):

@@ -6,6 +6,8 @@
 * The exact own-draw answer equals an exhaustive enumeration of the seat's
   draws on small cases, and its waits are those of the slow reference.
 * Seeds reproduce; the policy plays reproducible deals.
+* A playout from a claim plays the answer it is given (pass, pung, chow),
+  and the claim search is reproducible and really changes play.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import pytest
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.play.evaluation import evaluate, exact_own_draws, own_draws_left
+from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws, own_draws_left
 from nbsim.play.position import MAX_POND, Position
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_counts, parse_tile, parse_tiles
@@ -162,3 +164,71 @@ def test_policy_plays_reproducible_deals(tables):
     b, _ = game_frame(rs, 4, 0, 3, pols, tables)
     assert a.equals(b)
     assert a["policy_e"][0].startswith("lookahead")
+
+
+def _first_event(rs, pos, answer: int, q: int) -> tuple[int, ...]:
+    """The first event of a playout of ``pos`` (a discard offered to the
+    seat) started at its claims with the seat's answer fixed."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+    from nbsim.kernels import rng
+    from nbsim.kernels.policies.catalog import code_of
+    from nbsim.play.evaluation import view_of
+    view = view_of(rs, pos)
+    sr = E.new_search(1, 1)
+    g = E.search_game(sr)
+    st = np.zeros(rng.RNG_LEN, np.uint64)
+    rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_USER, st)
+    assert PL.build_world(view, g, st, sr.pool, sr.unseen) == 0
+    for s in range(4):
+        rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_POLICY + s, g.prng[s])
+    codes = np.full(4, code_of("defend"), np.int64)
+    params = np.ascontiguousarray(PL.DEFAULT_PARAMS[codes])
+    log = np.zeros((400, C.EV_LEN), np.int32)
+    E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
+                np.int64(pos.offered), np.int64(pos.seat), np.int64(q), np.int64(answer))
+    return tuple(int(x) for x in log[0, :C.EV_POS])
+
+
+def test_a_playout_from_a_claim_plays_the_given_answer(rs):
+    from nbsim.play.advice import position_from_options
+    # South holds a pair of East's discard 5z: nobody else can pung it
+    pung = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
+                                 discards=["E:19m"], offered="5z", offered_from="E")
+    z5 = parse_tile("5z")
+    assert _first_event(rs, pung, 1, 0) == (1, C.A_PUNG, z5, z5, 0)
+    # a pass: South draws next
+    seat, action, *_ = _first_event(rs, pung, 0, 1)
+    assert (seat, action) == (1, C.A_DRAW)
+    # South chows East's 3m with its 12m
+    chow = position_from_options(rs, hand="12m456p789s1155z3p", indicator="9m", seat="S",
+                                 offered="3m", offered_from="E")
+    m3 = parse_tile("3m")
+    assert _first_event(rs, chow, 3 + 2, 1) == (1, C.A_CHOW, m3, parse_tile("1m"), 0)
+
+
+def test_claim_evaluation(rs):
+    from nbsim.play.advice import position_from_options
+    pos = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
+                                discards=["E:19m"], offered="5z", offered_from="E")
+    ev = evaluate_claims(rs, pos, [0, 1], samples=24, seed=2)
+    assert sorted(c.kind for c in ev.candidates) == [0, 1]
+    assert all(c.n == 24 for c in ev.candidates)
+    assert ev == evaluate_claims(rs, pos, [0, 1], samples=24, seed=2)
+    assert ev != evaluate_claims(rs, pos, [0, 1], samples=24, seed=3)
+    with pytest.raises(RunError, match="claim answers"):
+        evaluate_claims(rs, pos, [9], samples=4)
+    with pytest.raises(RunError, match="offers no discard"):
+        evaluate_claims(rs, position("123m456p789s1155z3p"), [0], samples=4)
+
+
+def test_claim_search_reproduces_and_changes_play(tables):
+    from nbsim.run.game_mode import game_frame
+    rs = load_rules("ningbo-3baida")
+    on = ("lookahead:samples=8:z=0:claims=1",) * 4
+    off = ("lookahead:samples=8:z=0",) * 4
+    a, _ = game_frame(rs, 6, 0, 3, on, tables)
+    assert a.equals(game_frame(rs, 6, 0, 3, on, tables)[0])
+    assert not a.drop(["policy_e", "policy_s", "policy_w", "policy_n"], strict=False).equals(
+        game_frame(rs, 6, 0, 3, off, tables)[0].drop(
+            ["policy_e", "policy_s", "policy_w", "policy_n"], strict=False))

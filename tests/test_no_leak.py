@@ -22,7 +22,7 @@ from nbsim.kernels.policies.catalog import NAMES, SEARCH
 from nbsim.play.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import load_rules
 
-LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000"
+LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1"
 SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))
 
 
@@ -37,8 +37,8 @@ def _probes(n_deals: int, max_decision: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("variant", SHIPPED)
 def test_decisions_ignore_hidden_tiles(variant, tables):
     rs = load_rules(variant)
-    # the search policy searches every discard here (gap=1000), on few
-    # samples, and on fewer deals: its playouts make it slow
+    # the search policy searches every discard and claim here (gap=1000,
+    # claims=1), on few samples, and on fewer deals: its playouts make it slow
     names = [LOOKAHEAD_PROBED if p in SEARCH else p for p in NAMES]
     mixes = [tuple([p] * 4) for p in names] + [("defend", "value", "random", "greedy")]
     kinds = np.zeros(4, np.int64)

@@ -218,15 +218,20 @@ def finish_deal(rules, g, out):
 
 
 @nrt_free
-def play_from(rules, tables, policies, params, g, out, log, probe, first_discard):
+def play_from(rules, tables, policies, params, g, out, log, probe, first_discard, claim_seat,
+              claim_q, claim_action):
     """Play from the state ``g`` to the end of the deal and write the result
     row ``out`` (int64[OUT_LEN]; the payments are out[O_SCORE + RES_PAY + s]).
 
     ``first_discard``: -1 to start at the top of a turn (the seat to play
     may win, kong, then discards), or the kind the seat to play has already
     chosen to discard: the lookahead's playouts start here from a state
-    built mid-deal (``nbsim.kernels.playout``). policies, params, log and
-    probe as ``play_deal``. Returns the number of events."""
+    built mid-deal (``nbsim.kernels.playout``). ``claim_seat`` >= 0: that
+    discard is already made and nobody won on it; play starts at its claims
+    with ``claim_seat``'s answer to question ``claim_q`` fixed to
+    ``claim_action`` (``engine_claims.claim_discard``); -1 for the others.
+    policies, params, log and probe as ``play_deal``. Returns the number of
+    events."""
     ts = g.ts
     out[:] = 0
     out[O_WINNER] = -1
@@ -235,29 +240,33 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     out[O_LIABLE] = -1
     steps = 0
     d = first_discard
+    fs = claim_seat
     while True:
         steps += 1
         if steps > MAX_STEPS:
             out[O_ERROR] = E_ENGINE_LOOP
             break
-        if d < 0:
-            if ts[TS_JUST_DREW]:
-                if offer_self_draw(rules, tables, g, policies, params, probe, out, log):
-                    break
-            if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
-                r = own_kong(rules, tables, g, policies, params, probe, out, log)
-                if r == ENDED:
-                    break
-                if r == NEXT:
-                    continue
-            allowed_discards(g)
-            d = ask_discard(rules, tables, g, policies, params, probe, ts[TS_CUR])
-        apply_discard(tables, g, log, d)
-        if offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
-            break
-        if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) <= 0:
-            break
-        r = claim_discard(rules, tables, g, policies, params, probe, log, d)
+        if fs < 0:
+            if d < 0:
+                if ts[TS_JUST_DREW]:
+                    if offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+                        break
+                if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
+                    r = own_kong(rules, tables, g, policies, params, probe, out, log)
+                    if r == ENDED:
+                        break
+                    if r == NEXT:
+                        continue
+                allowed_discards(g)
+                d = ask_discard(rules, tables, g, policies, params, probe, ts[TS_CUR])
+            apply_discard(tables, g, log, d)
+            if offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
+                break
+            if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) <= 0:
+                break
+        r = claim_discard(rules, tables, g, policies, params, probe, log, d, fs, claim_q,
+                          claim_action)
+        fs = -1
         d = -1
         if r == ENDED:
             break
@@ -283,7 +292,8 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
     """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
-    return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1))
+    return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1),
+                     np.int64(-1), np.int64(0), np.int64(0))
 
 
 @njit(cache=True, inline="always")

@@ -5,6 +5,13 @@ After a pung under ``no_kong_after_pung`` the claimer may make no kong
 until its next turn; after a chow the chow-swap kinds are forbidden when
 ``forbid_chow_swap``. A discard made when nothing is left to draw is not
 claimed (``engine.play_from`` ends the deal first).
+
+A lookahead playout that starts at a claim decision (``nbsim.kernels.playout``)
+fixes that decision's answer: ``force_seat`` gave ``force_action`` to the
+pung question (``force_q`` 0: it holds two or more of the discard) or to
+the chow question (``force_q`` 1: every seat that could pung had passed,
+so nobody is asked the pung question again). ``force_seat`` -1: every
+answer is the policies'.
 """
 import numpy as np
 
@@ -34,10 +41,12 @@ from nbsim.kernels.policies.view import POND_CLAIMED
 
 
 @nrt_free(inline="always")
-def claim_discard(rules, tables, g, policies, params, probe, log, d):
+def claim_discard(rules, tables, g, policies, params, probe, log, d, force_seat, force_q,
+                  force_action):
     """Pung, exposed kong or chow of the discard ``d``. Returns GO_ON (no
     claim: the next seat draws), NEXT (claimed: the claimer plays on) or
-    ENDED (the wall ran out on a kong's replacement)."""
+    ENDED (the wall ran out on a kong's replacement). force_seat, force_q,
+    force_action: int64, a fixed first answer (module doc; -1: none)."""
     ts = g.ts
     cur = ts[TS_CUR]
     wild = g.wild
@@ -48,12 +57,15 @@ def claim_discard(rules, tables, g, policies, params, probe, log, d):
     action = CLAIM_PASS
     for dd in range(1, 4):
         o = (cur + dd) % 4
-        if hands[o, d] >= 2:
+        if hands[o, d] >= 2 and not (force_seat >= 0 and force_q == 1):
             can_k = (hands[o, d] == 3 and not (ts[TS_KONG_LOCK] >> o) & 1
                      and W.drawable_left(rules, g.ws, ts[TS_N_KONGS] + 1) > 0)
             g.chow_ok[:] = False
-            a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(True),
-                          np.bool_(can_k))
+            if o == force_seat and force_q == 0:
+                a = force_action
+            else:
+                a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(True),
+                              np.bool_(can_k))
             if a == CLAIM_PUNG or a == CLAIM_KONG:
                 claimer = o
                 action = a
@@ -72,8 +84,11 @@ def claim_discard(rules, tables, g, policies, params, probe, log, d):
             g.chow_ok[j] = ok
             any_chow = any_chow or ok
         if any_chow:
-            a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(False),
-                          np.bool_(False))
+            if o == force_seat and force_q == 1:
+                a = force_action
+            else:
+                a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(False),
+                              np.bool_(False))
             if a >= CLAIM_CHOW:
                 claimer = o
                 action = a

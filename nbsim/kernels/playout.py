@@ -14,8 +14,11 @@ world depends on the hidden tiles of the real deal: ``build_world`` reads
 the ``View`` only (the no-leak test covers the ``lookahead`` policy).
 
 ``evaluate_into`` plays, for every candidate discard and every sample j,
-world j with the candidate discarded first, then every seat playing the
-playout policy to the end of the deal (``engine.play_from``). Sample j is
+world j with the candidate discarded first (or, at a claim decision, the
+discard offered and the candidate answer to it: pass, pung, kong or a
+chow; worlds where another seat could have won on that discard are not
+excluded), then every seat playing the playout policy to the end of the
+deal (``engine.play_from``). Sample j is
 the same world and the same policy streams for every candidate (common
 random numbers), so the candidates' differences have far smaller errors
 than their values. Per candidate it sums the seat's payment (points, the
@@ -31,6 +34,7 @@ from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE
+from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
 
 # statistics per candidate (float64[n, engine_state.SEARCH_STATS])
@@ -171,12 +175,19 @@ def build_world(view, g, st, pool, u):
 
 
 @nrt_free
-def evaluate_into(view, sr, n_cands, n_samples, key, playout):
+def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_q):
     """Play every candidate discard ``sr.cands[:n_cands]`` (kinds the seat
     to play holds) on ``n_samples`` sampled worlds (``build_world``) with
     every seat playing the policy of code ``playout`` (default parameters)
-    to the end of the deal. ``sr``: ``engine_state.Search`` working memory (at
-    least n_cands rows and n_samples columns); ``key``: uint64, the seed of
+    to the end of the deal. ``claim_q`` >= 0: the candidates are instead the
+    seat's answers (``common.CLAIM_*``) to the discard ``claim_tile``, which
+    the view shows made and not won on (``engine_claims.claim_discard``): a
+    pung or kong answers the pung question, a chow the chow question (no
+    seat pungs first), and a pass the question ``claim_q`` (0: the pung
+    question, the chow question then asked as usual; 1: every claim of the
+    seat, and nobody pungs); -1: the candidates are discards. ``sr``:
+    ``engine_state.Search`` working memory (at least n_cands rows and
+    n_samples columns); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills
     ``sr.stats[:n_cands]`` (``ST_*`` sums) and ``sr.pays[i, j]`` (the seat's
@@ -199,8 +210,15 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout):
             if bad == 0:
                 for s in range(4):
                     rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
-                E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log,
-                            sr.probe, sr.cands[i])
+                if claim_q < 0:
+                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                                sr.log, sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
+                                np.int64(0))
+                else:
+                    a = sr.cands[i]
+                    q = claim_q if a == CLAIM_PASS else (1 if a >= CLAIM_CHOW else 0)
+                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                                sr.log, sr.probe, claim_tile, seat, np.int64(q), a)
                 bad = 1 if sr.out[E.O_ERROR] != 0 else 0
             if bad:
                 sr.stats[i, ST_FAILED] += 1.0

@@ -349,25 +349,23 @@ def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
 
 
 def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = None,
-                 exact: Mapping[int, Any] | None = None,
-                 claims: Mapping[int, Any] | None = None, *, samples: int = 0,
+                 exact: Mapping[int, Any] | None = None, *, samples: int = 0,
                  seed: int = 0, base: str = "") -> Advice:
     """The ``Advice`` of a Position from the lookahead's answers.
 
-    evaluation: for a discard, ``nbsim.play.evaluation.evaluate``'s ``Evaluation``
-    (candidates keyed by the discarded kind, best first), which ranks the
-    candidates; None: they are ranked by shanten and acceptance only.
-    exact: ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
-    .draws). claims: for a claim, the claim code (``common.CLAIM_*``) ->
-    the ``CandidateValue`` of the best discard after it (the evaluation of
-    the position after the claim); pass and kong have none. samples, seed,
-    base: the settings, when ``evaluation`` does not carry them."""
+    evaluation: the lookahead's ``Evaluation`` (best first), which ranks the
+    candidates: for a discard, ``nbsim.play.evaluation.evaluate``'s (keyed
+    by the discarded kind); for a claim, ``evaluate_claims``'s (keyed by the
+    claim code, ``common.CLAIM_*``: pass, pung, kong, each chow); None: the
+    candidates are ranked by shanten and acceptance only. exact:
+    ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
+    .draws). samples, seed, base: the settings, when ``evaluation`` does not
+    carry them."""
     rs = as_rules(rules)
     fit = _Fitter(rs, pos)
     cands = _candidates(rs, pos, fit)
     notes = _notes(rs, pos, fit, cands)
     exact = dict(exact or {})
-    claims = dict(claims or {})
     by_code: dict[int, Any] = {}
     ranked: dict[int, int] = {}
     if evaluation is not None:
@@ -378,12 +376,8 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     rows = []
     for c in cands:
         kw: dict[str, Any] = {}
-        if c.action == "discard" and c.code in by_code:
+        if c.action != "win" and c.code in by_code:
             kw = _value_fields(by_code[c.code], paired=True)
-        elif c.action != "discard" and c.code in claims:
-            v = claims[c.code]
-            kw = _value_fields(v, paired=False)
-            kw["then_discard"] = int(v.kind)
         if c.action == "discard" and c.kind in exact:
             e = exact[c.kind]
             kw["exact_p_win"] = float(e.p_win)
@@ -393,15 +387,15 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     if ranked:
         # within the noise of the best simulated candidate (a legal win ranks
         # above it and is not simulated)
-        top = next(i for i, c in enumerate(rows) if c.action == "discard" and c.code in ranked)
+        top = next(i for i, c in enumerate(rows) if c.action != "win" and c.code in ranked)
         rows = rows[:top + 1] + [_replace(c, within_noise=c.diff_low is not None
                                           and c.diff_high is not None
                                           and c.diff_low <= 0.0 <= c.diff_high)
                                  for c in rows[top + 1:]]
-    if pos.offered >= 0 and claims:
-        notes.append("the lookahead plays the seat's discards: a pung or chow shows the "
-                     "simulation of its best discard after the claim; pass and kong are not "
-                     "simulated, so the claims are ranked by shanten and acceptance")
+    if pos.offered >= 0 and ranked:
+        notes.append("each answer is played out on the same sampled deals: a claim, then the "
+                     f"seat's discards as {base} plays them (the 'then' tile is the discard "
+                     "toward the best target); pass lets every claim of the seat go")
     from nbsim.kernels.wilds import wild_kinds
     return Advice(variant=rs.name, position=pos, state=position_to_state(pos),
                   decision="claim" if pos.offered >= 0 else "discard",
@@ -455,22 +449,6 @@ def after_claim(pos: Position, action: str, kind: int, chow: int = -1) -> Positi
                                pond_flags=flags, drawn=-1, offered=-1)
 
 
-def _follow_ups(rs: RuleSet, pos: Position, c: CandidateAdvice) -> list[int]:
-    """The discards allowed after the claim ``c`` (a chow forbids the kinds
-    that would make the same chow while more than two tiles are left:
-    ``claims.forbid_chow_swap``, docs/rules.md §4)."""
-    from nbsim.kernels.wilds import wild_mask
-    held = [k for k in range(C.N_KINDS) if pos.hand[k] > 0]
-    if c.action != "chow" or not rs.config.claims.forbid_chow_swap or pos.hand.sum() <= 2:
-        return held
-    wild = np.zeros(C.N_KINDS, dtype=np.bool_)
-    wild_mask(rs.array, pos.indicator, wild)
-    lo, d = c.chow, c.kind
-    other = lo + 3 if d == lo else (lo - 1 if d == lo + 2 else -1)
-    forbid = {d} | ({other} if other >= 0 and other // 9 == lo // 9 else set())
-    return [k for k in held if k not in forbid or wild[k]] or held
-
-
 def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
            base: str = "defend") -> Advice:
     """Advice for the deciding seat of ``pos``.
@@ -481,12 +459,11 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     policy ``base``: greedy, value or defend), its P(win), expected payment
     (points per deal, 95% interval), deal-in chance per opponent and the
     paired difference to the best; for a ready hand the exact chance of
-    completing it with its own draws (``exact_own_draws``). A discard
-    decision is ranked by the lookahead. For a claim, a pung or chow is
-    simulated through the position after it (its best discard then); pass
-    and kong are not, and the claims are ranked by shanten and acceptance,
-    after a legal win on the offered tile. ``samples=0``: no simulation,
-    everything ranked by shanten and acceptance. Raises NbsimError
+    completing it with its own draws (``exact_own_draws``). Both decisions
+    are ranked by the lookahead: a discard by ``evaluate``, a claim (pass,
+    pung, kong, each chow: ``evaluate_claims``, on the same worlds) after a
+    legal win on the offered tile, which is not simulated. ``samples=0``: no
+    simulation, everything ranked by shanten and acceptance. Raises NbsimError
     subclasses (RunError for a position the engine cannot continue from or
     one with no tile left to draw, bad samples, seed or base)."""
     from nbsim.args import whole_number
@@ -503,16 +480,10 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
                        f"deal, so it needs a tile left to draw: give wall_left 1 .. "
                        f"{max_wall_left(rs, pos)} (--wall-left), or --samples 0 to rank the "
                        f"moves by shanten and acceptance alone")
-    from nbsim.play.evaluation import evaluate, exact_own_draws
+    from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws
     if pos.offered < 0:
         return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base),
                             exact_own_draws(rs, pos))
-    fit = _Fitter(rs, pos)
-    claims: dict[int, Any] = {}
-    for c in _candidates(rs, pos, fit):
-        if c.action in ("pung", "chow"):
-            after = after_claim(pos, c.action, c.kind, c.chow)
-            ev = evaluate(rs, after, samples=samples, seed=seed, base=base,
-                          kinds=_follow_ups(rs, after, c))
-            claims[c.code] = ev.candidates[0]
-    return build_advice(rs, pos, claims=claims, samples=samples, seed=seed, base=base)
+    answers = [c.code for c in _candidates(rs, pos, _Fitter(rs, pos)) if c.action != "win"]
+    return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=samples, seed=seed,
+                                                 base=base))

@@ -67,6 +67,8 @@ class CandidateAdvice:
     concealed / added kong at a discard); label: "5p", "pung 5p",
     "chow 345p", "concealed kong 9s", "self-drawn win (5 tai)", "pass".
     targets: ``TargetFit`` per target compatible with the melds.
+    then_discard: for a pung or chow, the discard after it toward its best
+    target (by shanten; the simulated claim lets the base policy discard).
     From the lookahead (None when not simulated): mean_pay and se_pay
     (points per deal for the seat), pay_low / pay_high (its 95% interval,
     mean +- 1.96 se), p_win / se_win, p_deal_in with p_deal_in_to (by

@@ -1,6 +1,7 @@
 """The lookahead evaluator from Python: every candidate discard of a
-``Position`` played to the end of the deal on sampled hidden tiles, and the
-exact own-draw chance of a ready hand.
+``Position`` (or every answer to a discard offered to it) played to the end
+of the deal on sampled hidden tiles, and the exact own-draw chance of a
+ready hand.
 
 ``evaluate`` is the engine of ``nbsim advise`` and the numbers behind the
 ``lookahead`` policy (``nbsim/kernels/playout.py`` does the work; docs/rules.md
@@ -24,8 +25,8 @@ from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.position import MAX_POND, Position
 from nbsim.rules.ruleset import RuleSet
 
-__all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "exact_own_draws",
-           "view_of", "own_draws_left"]
+__all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "evaluate_claims",
+           "exact_own_draws", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
 
@@ -211,44 +212,26 @@ def _key(seed: int) -> np.uint64:
     return np.uint64(rng.deal_key(np.uint64(seed), np.int64(0)))
 
 
-def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
-             base: str = "defend", kinds: Sequence[int] | None = None) -> Evaluation:
-    """Every candidate discard of ``pos`` (the seat to play holds 3k+2
-    tiles) played to the end of the deal on ``samples`` sampled worlds.
-
-    Each world deals the tiles the seat has not seen at random (the others'
-    hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
-    candidate is discarded, and every seat plays ``base`` (greedy, value or
-    defend) to the end. The same worlds for every candidate (common random
-    numbers). ``kinds``: the candidates (held kinds; default every held
-    kind). Returns an Evaluation, best mean payment first (points per deal
-    for the seat). Raises RunError: the seat is not the one to play, a
-    candidate is not held, samples out of 1 .. 100,000, an unknown base
-    policy, or no sample could be dealt (the position leaves too few unseen
-    tiles for the others' hands and the wall)."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
-
-    if pos.seat != pos.to_play:
-        raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
+def _check_settings(samples: int, base: str) -> None:
     if not 1 <= int(samples) <= 100_000:
         raise RunError(f"samples must be 1 .. 100,000, got {samples}")
     if base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
-    hand = np.asarray(pos.hand)
-    held = [k for k in range(C.N_KINDS) if hand[k] > 0]
-    cands = list(held) if kinds is None else [int(k) for k in kinds]
-    bad = [k for k in cands if k not in held]
-    if bad or not cands:
-        from nbsim.rules.tiles import format_tiles
-        raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
-                       f"not held; the hand holds {format_tiles(held)}")
+
+
+def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
+            base: str, claim_tile: int, claim_q: int) -> Evaluation:
+    """``playout.evaluate_into`` on the candidates (discard kinds, or claim
+    answers when ``claim_q`` >= 0) and their rows, best mean payment first."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+
     view = view_of(rules, pos)
     n, ns = len(cands), int(samples)
     sr = E.new_search(n, ns)
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
-                     np.int64(code_of(base)))
+                     np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q))
     stats, pays = sr.stats[:n], sr.pays[:n]
     played = stats[:, PL.ST_N]
     if played.min() < 1:
@@ -264,7 +247,7 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
         p_win = stats[i, PL.ST_WIN] / m
         d = pays[i] - pays[best]
         rows.append(CandidateValue(
-            kind=cands[i], mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
+            kind=int(cands[i]), mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
             p_win=float(p_win), se_win=math.sqrt(p_win * (1 - p_win) / m),
             p_deal_in=float(stats[i, PL.ST_DEAL_IN] / m),
             p_deal_in_to=(float(stats[i, PL.ST_DEAL_IN_TO] / m),
@@ -275,6 +258,66 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
             diff=float(d.mean()), diff_se=float(d.std(ddof=1) / math.sqrt(ns)) if ns > 1 else 0.0,
             n=int(m)))
     return Evaluation(tuple(rows), ns, int(seed), base)
+
+
+def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
+             base: str = "defend", kinds: Sequence[int] | None = None) -> Evaluation:
+    """Every candidate discard of ``pos`` (the seat to play holds 3k+2
+    tiles) played to the end of the deal on ``samples`` sampled worlds.
+
+    Each world deals the tiles the seat has not seen at random (the others'
+    hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
+    candidate is discarded, and every seat plays ``base`` (greedy, value or
+    defend) to the end. The same worlds for every candidate (common random
+    numbers). ``kinds``: the candidates (held kinds; default every held
+    kind). Returns an Evaluation, best mean payment first (points per deal
+    for the seat). Raises RunError: the seat is not the one to play, a
+    candidate is not held, samples out of 1 .. 100,000, an unknown base
+    policy, or no sample could be dealt (the position leaves too few unseen
+    tiles for the others' hands and the wall)."""
+    if pos.seat != pos.to_play:
+        raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
+    _check_settings(samples, base)
+    hand = np.asarray(pos.hand)
+    held = [k for k in range(C.N_KINDS) if hand[k] > 0]
+    cands = list(held) if kinds is None else [int(k) for k in kinds]
+    bad = [k for k in cands if k not in held]
+    if bad or not cands:
+        from nbsim.rules.tiles import format_tiles
+        raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
+                       f"not held; the hand holds {format_tiles(held)}")
+    return _played(rules, pos, cands, samples, seed, base, -1, -1)
+
+
+C_CLAIM_CODES = 6       # common.CLAIM_*: pass, pung, kong and the three chows
+
+
+def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
+                    samples: int = 400, seed: int = 0, base: str = "defend") -> Evaluation:
+    """Every answer of the deciding seat to the offered discard of ``pos``
+    (``pos.offered``; the seat is not the discarder ``pos.to_play``) played
+    to the end of the deal on ``samples`` sampled worlds, the same worlds
+    for every answer (common random numbers).
+
+    answers: claim codes (``common.CLAIM_*``: 0 pass, 1 pung, 2 kong, 3 + j
+    the chow whose lowest tile is the offered one minus j), legal in the
+    position (the caller's check: ``nbsim.play.advice`` lists them). A pass
+    passes every claim of the seat; after a claim the seat discards as
+    ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
+    rules.md §4). Each row's ``kind`` is the answer's code; payments in
+    points per deal for the seat. Raises RunError: no offered discard, the
+    seat is the discarder, an unknown answer, samples out of 1 .. 100,000,
+    an unknown base policy, or no sample could be dealt."""
+    if pos.offered < 0 or pos.seat == pos.to_play:
+        raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
+                       "needs --offered and a discarder other than the seat)")
+    _check_settings(samples, base)
+    codes = [int(a) for a in answers]
+    bad = [a for a in codes if not 0 <= a < C_CLAIM_CODES]
+    if bad or not codes:
+        raise RunError(f"claim answers {bad or '(none)'}: allowed 0 pass, 1 pung, 2 kong, "
+                       f"3..5 chow")
+    return _played(rules, pos, codes, samples, seed, base, int(pos.offered), 1)
 
 
 def exact_own_draws(rules: RuleSet, pos: Position) -> dict[int, ExactOwnDraw]:

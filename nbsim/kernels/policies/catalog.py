@@ -48,7 +48,7 @@ class PolicySpec(NamedTuple):
     base: str | None = None
 
 
-MAX_PARAMS = 11
+MAX_PARAMS = 12
 
 # defend's parameters; lookahead takes them too, for its own defend
 DEFEND_PARAMS: tuple[Param, ...] = (
@@ -110,7 +110,12 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
          Param("z", 1.0, 0.0, 5.0,
                "leave defend's choice only when the paired gain exceeds z standard errors"),
          Param("playout", 3, 1, 3,
-               "policy of every seat in the playouts: 3 defend, 2 value, 1 greedy")),
+               "policy of every seat in the playouts: 3 defend, 2 value, 1 greedy"),
+         Param("claims", 0, 0, 1,
+               "1: every claim offered (pass, pung, kong, each chow) is played out on the "
+               "sampled deals like the close discards, and defend's answer is replaced "
+               "when another pays more by z standard errors; 0: defend's claims",
+               before=0.0)),
         base="defend"),
 )
 

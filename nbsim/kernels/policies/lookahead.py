@@ -10,8 +10,10 @@ hidden tiles dealt at random from what this seat has not seen; every seat
 then plays the ``playout`` policy): the same worlds and the same policy
 streams for every candidate, so the paired differences are precise. The
 candidate with the highest mean payment replaces defend's choice only when
-its paired gain over it exceeds ``z`` standard errors. Wins, kongs and
-claims are defend's.
+its paired gain over it exceeds ``z`` standard errors. With ``claims`` 1,
+every claim offered is settled the same way: each answer (pass, pung,
+kong, each chow) played out from the claim on the same worlds. Wins and
+kongs are defend's.
 
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
@@ -29,12 +31,14 @@ from nbsim.kernels.engine_state import SEARCH_CANDS, SEARCH_SAMPLES
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import defend as D
 from nbsim.kernels.policies.catalog import param_index
+from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG
 
 P_SAMPLES = param_index("lookahead", "samples")
 P_TOP_K = param_index("lookahead", "top_k")
 P_GAP = param_index("lookahead", "gap")
 P_Z = param_index("lookahead", "z")
 P_PLAYOUT = param_index("lookahead", "playout")
+P_CLAIMS = param_index("lookahead", "claims")
 
 
 @nrt_free
@@ -50,9 +54,40 @@ def choose_kong(view, params, prng, scr, options, n_options):
 
 
 @nrt_free
+def claim_candidates(a0, can_pung, can_kong, chow_ok, cands):
+    """The answers to a claim question into ``cands`` (int64[>= 5]):
+    defend's answer ``a0`` first, then pass, pung, kong and each allowed
+    chow (``common.CLAIM_*``) that differ from it. Returns the count."""
+    cands[0] = a0
+    n = 1
+    for a in range(CLAIM_CHOW + 3):
+        ok = (a == CLAIM_PASS or (a == CLAIM_PUNG and can_pung)
+              or (a == CLAIM_KONG and can_kong)
+              or (a >= CLAIM_CHOW and chow_ok[a - CLAIM_CHOW]))
+        if ok and a != a0:
+            cands[n] = a
+            n += 1
+    return n
+
+
+@nrt_free
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
-    """defend's claim."""
-    return D.choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
+    """defend's claim; with ``claims`` 1, every answer played out on the
+    sampled deals (``playout.evaluate_into`` from the claim: the same worlds
+    for every answer) and defend's replaced by the one that pays most when
+    its paired gain exceeds ``z`` standard errors (``paired_best``)."""
+    a0 = D.choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
+    if params[P_CLAIMS] <= 0.0:
+        return a0
+    sr = scr.search
+    n = claim_candidates(a0, can_pung, can_kong, chow_ok, sr.cands)
+    if n < 2:
+        return a0
+    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
+    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
+    q = np.int64(0) if can_pung else np.int64(1)
+    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(tile), q)
+    return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
 
 
 @nrt_free
@@ -129,5 +164,6 @@ def choose_discard(view, params, prng, scr, allowed):
         return k0
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
-    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]))
+    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(-1),
+                     np.int64(-1))
     return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
