@@ -295,17 +295,21 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
 @click.option("--seating", type=click.Choice(["2v2", "1v3"]), default="2v2", show_default=True,
               help="2v2: seats A,B,A,B and B,A,B,A; 1v3: one A seat among B players, "
                    "each seat in turn, against the all-B play.")
+@click.option("--among", metavar="SPEC", default=None,
+              help="With --seating 1v3: the three other seats play SPEC, and one A seat "
+                   "is compared with one B seat among them (default: the others play B).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def duel_cmd(config, pol_a, pol_b, deals, seed, seating, progress, overrides, as_json):
+def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, progress, overrides, as_json):
     """Duplicate play of policy A against policy B on the same walls.
 
     2v2 (default): every deal is played twice, seats A,B,A,B then B,A,B,A
     (from the dealer). 1v3: every deal is played with all seats B and then
     with A in each seat in turn; the statistic is the gain of one seat
-    switching from B to A. Prints the mean payment per deal and seat of A
+    switching from B to A (with --among C: one A seat against one B seat,
+    the others C). Prints the mean payment per deal and seat of A
     minus B (points) with a 95% t interval and a p-value, and win rates.
     Policies: `nbsim policies`; the seatings: docs/lookahead.md.
     """
@@ -322,7 +326,8 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, seating, progress, overrides, as
     show = stderr_is_terminal() if progress is None else progress
     with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc=f"{pol_a} vs {pol_b}") as bar:
-        res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update, seating=seating)
+        res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update, seating=seating,
+                   among=among)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:

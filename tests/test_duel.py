@@ -62,6 +62,34 @@ def test_duel_1v3_matches_the_played_rows(tables):
     assert "one value seat among greedy players" in res.text()
 
 
+def test_duel_1v3_among_a_third_policy(tables):
+    """--among C: one A seat against one B seat, the other three C. The
+    all-C play cancels, so d_i is (A vs C) - (B vs C) deal by deal, and the
+    result matches both the direct plays and the two plain 1v3 duels."""
+    rs = load_rules("ningbo-3baida")
+    n = 30
+    res = nbsim.duel(rs, "value", "greedy", n, 5, tables=tables, chunk=12, seating="1v3",
+                     among="defend")
+    d = np.zeros(n)
+    for s in range(4):
+        for pol, sign in (("value", 1.0), ("greedy", -1.0)):
+            pols = tuple(pol if t == s else "defend" for t in range(4))
+            df = game_frame(rs, 5, 0, n, pols, tables)[0]
+            d += sign * df.select(PAY).to_numpy().astype(float)[:, s]
+    d /= 4.0
+    assert res.mean == pytest.approx(d.mean(), abs=1e-9)
+    assert res.se == pytest.approx(d.std(ddof=1) / np.sqrt(n), rel=1e-9)
+    a = nbsim.duel(rs, "value", "defend", n, 5, tables=tables, seating="1v3")
+    b = nbsim.duel(rs, "greedy", "defend", n, 5, tables=tables, seating="1v3")
+    assert res.mean == pytest.approx(a.mean - b.mean, abs=1e-9)
+    assert (res.win_rate_a, res.win_rate_b) == (a.win_rate_a, b.win_rate_a)
+    assert res.among == "defend" and a.among == ""
+    assert "one value seat among defend players against one greedy seat" in res.text()
+    with pytest.raises(RunError, match="--among defend: the other seats' policy applies to "
+                                       "--seating 1v3 only"):
+        nbsim.duel(rs, "value", "greedy", n, 5, tables=tables, among="defend")
+
+
 @pytest.mark.parametrize("seating", ["2v2", "1v3"])
 def test_duel_of_a_policy_with_itself_is_exactly_zero(seating, tables):
     res = nbsim.duel("ningbo-7baida", "greedy", "greedy", 20, 3, tables=tables, seating=seating)

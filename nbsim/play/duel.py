@@ -21,6 +21,15 @@ wall and the same per-seat random streams):
   rarely different from B (a search player over its base policy), d_i has
   a smaller spread than under 2v2 for the same number of A-seat plays.
 
+  With ``among`` C (a third policy), the three other seats play C and
+  seat s plays A in one play and B in another (eight plays a deal):
+
+      d_i = mean over s of (payment of seat s with A there
+                            - payment of seat s with B there), others C
+
+  the difference between two one-seat policies at a table of C players
+  (e.g. two settings of lookahead among defend players).
+
 Both are in points per deal and seat; the mean over the deals with a 95% t
 interval (scipy) says which policy earns more. Duplicate play removes most
 of the luck of the deal.
@@ -53,7 +62,9 @@ class DuelResult:
     ('2v2' or '1v3') and the win rates: under 2v2 the share of the
     2 x deals plays won by each policy's two seats; under 1v3 the share of
     the 4 x deals one-seat plays won by A's seat, and of the same seats'
-    plays won in the all-B play."""
+    plays won in the all-B play; ``among``: under 1v3 the policy of the
+    three other seats when it is not B (then win_rate_b is the share of
+    the one-seat plays won by B's seat), "" otherwise."""
     config: str
     a: str
     b: str
@@ -66,11 +77,14 @@ class DuelResult:
     win_rate_a: float
     win_rate_b: float
     seating: str = "2v2"
+    among: str = ""
 
     def text(self) -> str:
         """The three lines ``nbsim duel`` prints (points per deal and seat)."""
         if self.seating == "1v3":
-            head = f"{self.deals:,} duplicate deals, one {self.a} seat among {self.b} players"
+            head = (f"{self.deals:,} duplicate deals, one {self.a} seat among "
+                    f"{self.among or self.b} players"
+                    + (f" against one {self.b} seat among them" if self.among else ""))
             wins = (f"share of plays won by the seat: {self.a} there {self.win_rate_a:.4f}, "
                     f"{self.b} there {self.win_rate_b:.4f}")
         else:
@@ -90,19 +104,26 @@ def _p_text(p: float) -> str:
 
 
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
-         chunk: int | None = None, progress=None, seating: str = "2v2") -> DuelResult:
+         chunk: int | None = None, progress=None, seating: str = "2v2",
+         among: str | None = None) -> DuelResult:
     """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
     (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
-    seated as ``seating`` ('2v2' or '1v3', module docstring). ``chunk``:
+    seated as ``seating`` ('2v2' or '1v3', module docstring); ``among``: under
+    1v3, the policy of the three other seats (default ``b``). ``chunk``:
     deals per kernel call (progress is reported after each); default 50,000,
     or 100 when a policy is a search policy (about a minute of play).
 
-    Raises RunError for an unknown policy, parameter or seating, fewer than 2
-    deals or more than ``MAX_DEALS``, or a seed outside 0 .. 2**64 - 1."""
+    Raises RunError for an unknown policy, parameter or seating, ``among``
+    with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, or
+    a seed outside 0 .. 2**64 - 1."""
     from nbsim.args import whole_number
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
     a, b = pa.spec, pb.spec
+    pc = pb if among is None else parse_policy(among)
+    if among is not None and seating != "1v3":
+        raise RunError(f"--among {among}: the other seats' policy applies to --seating 1v3 "
+                       f"only, not {seating}")
     deals = whole_number(deals, "--deals", error=RunError)
     seed = whole_number(seed, "--seed", error=RunError)
     if not 2 <= deals <= MAX_DEALS:
@@ -112,7 +133,7 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
     if chunk is None:
         from nbsim.kernels.policies.catalog import SEARCH
-        chunk = 100 if SEARCH & {pa.name, pb.name} else 50_000
+        chunk = 100 if SEARCH & {pa.name, pb.name, pc.name} else 50_000
     if seating not in SEATINGS:
         raise RunError(f"--seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
     if tables is None:
@@ -123,7 +144,11 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     from nbsim.warmup import ensure_compiled
     ensure_compiled("game")              # says so before a first compile
     pool = ThreadPoolExecutor(max_workers=2)   # two plays at once (nogil kernels)
-    play = _plays_1v3 if seating == "1v3" else _plays_2v2
+    if seating == "1v3" and pc.spec != b:
+        def play(pool, rs, seed, start, stop, pa, pb, tables):
+            return _plays_1v3_among(pool, rs, seed, start, stop, pa, pb, pc, tables)
+    else:
+        play = _plays_1v3 if seating == "1v3" else _plays_2v2
     # running sums of d_i and d_i**2 (float64; |d_i| is a few hundred points
     # at most), so any number of deals fits in memory
     s1 = 0.0
@@ -151,7 +176,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
         p = 1.0 if mean == 0 else 0.0
     plays = 4 * deals if seating == "1v3" else 2 * deals
     return DuelResult(rs.name, a, b, deals, mean, se, float(lo), float(hi), p,
-                      win_a / plays, win_b / plays, seating)
+                      win_a / plays, win_b / plays, seating,
+                      pc.spec if seating == "1v3" and pc.spec != b else "")
 
 
 def _pay(df) -> np.ndarray:
@@ -193,3 +219,27 @@ def _plays_1v3(pool, rs, seed, start, stop, pa, pb, tables):
         win_a += sum(w == C.SEAT_NAMES[s] for w in df["winner"].to_list())
     win_b = sum(w in C.SEAT_NAMES for w in df0["winner"].to_list())
     return d / 4.0, win_a, win_b
+
+
+def _one_seat(pool, rs, seed, start, stop, pa, pc, tables):
+    """Deals start .. stop - 1 with A in each seat s in turn and C in the
+    others: (float64 (deals,) mean over s of seat s's payment, plays won
+    by A's seat)."""
+    plays = [pool.submit(game_frame, rs, seed, start, stop,
+                         tuple(pa if t == s else pc for t in range(4)), tables)
+             for s in range(4)]
+    pay = np.zeros(stop - start)
+    won = 0
+    for s, f in enumerate(plays):
+        df, _ = f.result()
+        pay += _pay(df)[:, s]
+        won += sum(w == C.SEAT_NAMES[s] for w in df["winner"].to_list())
+    return pay / 4.0, won
+
+
+def _plays_1v3_among(pool, rs, seed, start, stop, pa, pb, pc, tables):
+    """Deals start .. stop - 1 with A, then B, in each seat in turn among C
+    players: (d_i float64 array, plays won by A's seat, by B's seat)."""
+    a_pay, win_a = _one_seat(pool, rs, seed, start, stop, pa, pc, tables)
+    b_pay, win_b = _one_seat(pool, rs, seed, start, stop, pb, pc, tables)
+    return a_pay - b_pay, win_a, win_b
