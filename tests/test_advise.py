@@ -535,6 +535,12 @@ def test_every_claim_answer_is_simulated_on_the_same_deals(rs):
     assert next(c for c in adv.candidates if c.action == "pung").then_discard >= 0
     assert any("pass lets every claim of the seat go" in n for n in adv.notes)
     assert format_advice(advise(rs, pos, samples=SAMPLES, seed=1)) == format_advice(adv)
+    # three copies: the kong is played out too
+    pos = position_from_options(rs, hand="12m456p789s1555z3p", indicator="9m", seat="W",
+                                offered="5z", offered_from="E")
+    adv = advise(rs, pos, samples=SAMPLES, seed=1)
+    assert {c.action for c in adv.candidates} == {"pass", "pung", "kong"}
+    assert all(c.mean_pay is not None and c.diff is not None for c in adv.candidates)
 
 
 def test_bad_settings(rs):
