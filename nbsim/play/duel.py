@@ -206,19 +206,11 @@ def _plays_1v3(pool, rs, seed, start, stop, pa, pb, tables):
     (d_i float64 array, one-seat plays won by A's seat, the same seats'
     wins in the all-B play)."""
     base = pool.submit(game_frame, rs, seed, start, stop, (pb,) * 4, tables)
-    ones = [pool.submit(game_frame, rs, seed, start, stop,
-                        tuple(pa if t == s else pb for t in range(4)), tables)
-            for s in range(4)]
+    a_pay, win_a = _one_seat(pool, rs, seed, start, stop, pa, pb, tables)
     df0, _ = base.result()
-    p0 = _pay(df0)
-    d = np.zeros(stop - start)
-    win_a = 0
-    for s, f in enumerate(ones):
-        df, _ = f.result()
-        d += _pay(df)[:, s] - p0[:, s]
-        win_a += sum(w == C.SEAT_NAMES[s] for w in df["winner"].to_list())
+    b_pay = _pay(df0).mean(axis=1)
     win_b = sum(w in C.SEAT_NAMES for w in df0["winner"].to_list())
-    return d / 4.0, win_a, win_b
+    return a_pay - b_pay, win_a, win_b
 
 
 def _one_seat(pool, rs, seed, start, stop, pa, pc, tables):
