@@ -139,7 +139,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
               help="The indicator tile (variants with wilds), e.g. 5m.")
 @click.option("--wall-left", "wall_left", type=int, default=None,
               help="Tiles still to be drawn (default: all the table as given leaves unseen, "
-                   "less Ninghai's reserve).")
+                   "less Ninghai's reserve; fewer: tiles left the wall unlisted, so no "
+                   "heavenly or earthly hand).")
 @click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
               help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
 @click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")

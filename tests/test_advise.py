@@ -25,6 +25,7 @@ from nbsim.play.advice import (
     position_to_state,
     table_state,
 )
+from nbsim.play.advice_state import max_wall_left
 from nbsim.play.position import MAX_POND
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_tile, parse_tiles
@@ -296,6 +297,11 @@ def test_a_win_on_the_offered_tile_is_a_candidate(rs):
     assert advise(rs, first, samples=0).recommended.score == score_hand(
         rs, "1112345678999m", "9m", seat="S", discarder="E", indicator="9p",
         context=["earthly"])
+    unlisted = position_from_options(rs, hand="1112345678999m", indicator="9p", seat="S",
+                                     offered="9m", offered_from="E",
+                                     wall_left=max_wall_left(rs, first) - 8)
+    assert advise(rs, unlisted, samples=0).recommended.score == score_hand(
+        rs, "1112345678999m", "9m", seat="S", discarder="E", indicator="9p")
     text = format_advice(adv)
     assert "recommended: win on 9m" in text and "a legal win on this discard" in text
     data = advice_json(adv)
@@ -353,6 +359,14 @@ def test_a_complete_hand_offers_the_self_drawn_win(rs):
                     samples=0).recommended
     assert heaven.score.win and "heavenly_hand" in heaven.score.items
     assert heaven.label.startswith("self-drawn win, drawn tile not given")
+    # fewer tiles left than the table as given holds: tiles left the wall unlisted,
+    # discards among them, so the deal is past its first go-around: no heavenly hand
+    whole = max_wall_left(rs, position_from_options(rs, hand="123m456p789s11555z",
+                                                    indicator="9m"))
+    later = advise(rs, position_from_options(rs, hand="123m456p789s11555z", indicator="9m",
+                                             wall_left=whole - 4), samples=0)
+    win = next(c for c in later.candidates if c.action == "win")
+    assert "heavenly_hand" not in win.score.items and win.score.tai < heaven.score.tai
 
 
 def test_replacement_needs_a_drawn_tile_and_a_boolean(rs):
@@ -400,6 +414,11 @@ def test_self_drawn_win_edge_cases():
     first = position_from_options(tianyi, hand="123m456p789s11z555z", indicator="9p", seat="S",
                                   drawn="5z", discards=["E:9m"])
     assert "earthly_hand" in advise(tianyi, first, samples=0).recommended.score.items
+    later = position_from_options(tianyi, hand="123m456p789s11z555z", indicator="9p", seat="S",
+                                  drawn="5z", discards=["E:9m"],
+                                  wall_left=max_wall_left(tianyi, first) - 4)
+    win = next(c for c in advise(tianyi, later, samples=0).candidates if c.action == "win")
+    assert win.score is not None and "earthly_hand" not in win.score.items
     rs = load_rules("ningbo-3baida")
     unsure = position_from_options(rs, hand="123m456p789s11z555z", indicator="9p",
                                    discards=["E:9m"])

@@ -16,6 +16,11 @@ table (``nbsim/kernels/engine_turn.py``, ``offer_self_draw``):
   (``"first_draw"``: a replacement draw after its own kong is no longer the
   first draw).
 
+The heavenly and earthly hands also need the table as given to be the whole
+table: ``tiles_left`` the most its tiles allow (``max_wall_left``). A
+smaller ``wall_left`` means tiles have left the wall unlisted, discards
+among them, so the deal is past its first go-around.
+
 A hand of 3k + 2 tiles without a drawn tile whose last meld claimed the
 last discard of its source (``just_claimed``) is a discard after a claim:
 it offers no self-drawn win (and, with ``claims.no_kong_after_pung``, no
@@ -28,6 +33,7 @@ import numpy as np
 from nbsim.errors import NbsimError
 from nbsim.kernels import codes as C
 from nbsim.play.advice_notation import POND_CLAIMED, SEATS
+from nbsim.play.advice_state import max_wall_left
 from nbsim.play.advice_types import CandidateAdvice
 from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet
@@ -140,22 +146,23 @@ def _context(rs: RuleSet, pos: Position) -> int:
     """The CTX_* bits of the seat's win at ``pos`` (module doc): on the
     offered tile, or self-drawn at a discard decision."""
     me = pos.seat
+    whole = int(pos.tiles_left) == max_wall_left(rs, pos)     # nothing left unlisted
     if pos.offered >= 0:
-        return C.CTX_EARTHLY if (pos.to_play == 0 and int(pos.n_pond.sum()) == 1
+        return C.CTX_EARTHLY if (whole and pos.to_play == 0 and int(pos.n_pond.sum()) == 1
                                  and int(pos.n_melds[me]) == 0
                                  and rs.config.win.earthly_hand_rule == "dealer_first_discard"
                                  ) else 0
     no_discard = int(pos.n_pond.sum()) == 0
     claims = sum(1 for s in range(4) for i in range(int(pos.n_melds[s]))
                  if int(pos.melds[s, i, 0]) != C.MELD_CKONG)
-    if me == 0 and no_discard and int(pos.n_melds.sum()) == 0:
+    if whole and me == 0 and no_discard and int(pos.n_melds.sum()) == 0:
         return C.CTX_HEAVENLY
     ctx = 0
     if pos.replacement:
         ctx |= C.CTX_AFTER_KONG
     if pos.tiles_left == 0:
         ctx |= C.CTX_LAST_TILE
-    if (rs.config.win.earthly_hand_rule == "first_draw" and me != 0 and claims == 0
+    if (whole and rs.config.win.earthly_hand_rule == "first_draw" and me != 0 and claims == 0
             and int(pos.n_pond[me]) == 0 and int(pos.n_melds[me]) == 0):
         ctx |= C.CTX_EARTHLY
     return ctx
