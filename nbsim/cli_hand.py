@@ -158,7 +158,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
               help="The table state as a JSON file (README, 'Advice for players'); the "
                    "options given replace its keys.")
 @click.option("--samples", type=int, default=400, show_default=True,
-              help="Sampled deals per candidate, 0 .. 100,000 (0: no simulation, ranked by "
+              help="Sampled deals per candidate, 0 or 2 .. 100,000 (0: no simulation, ranked by "
                    "shanten and tile acceptance).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled deals: the same seed gives the same advice.")
@@ -168,8 +168,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
-              help="Also write a PNG bar chart of each candidate's expected payment with its "
-                   "95% interval.")
+              help="Also write a bar chart of each candidate's expected payment with its "
+                   "95% interval (the format by the extension: .png, .svg, .pdf, ...).")
 def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
                drawn, replacement, offered, offered_from, state_file, samples, seed, base,
                overrides, as_json, plot):
@@ -201,12 +201,15 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
         advise,
         format_advice,
         plot_advice,
+        plot_path,
         position_from_state,
         read_state,
         table_state,
     )
     from nbsim.rules.ruleset import load_rules
 
+    if plot:
+        plot_path(plot)              # a bad path fails now, not after the simulation
     rs = load_rules(config, overrides)
     state = table_state(read_state(state_file) if state_file else None, hand=hand, melds=melds,
                         discards=discards, seat=seat, round_wind=round_wind,

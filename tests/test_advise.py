@@ -19,6 +19,7 @@ from nbsim.play.advice import (
     build_advice,
     format_advice,
     plot_advice,
+    plot_path,
     position_from_json,
     position_from_options,
     position_from_state,
@@ -196,7 +197,7 @@ def test_error_more_than_four_melds(rs):
 def test_error_pond_too_long(rs):
     pond = "123456789p" * 4 + "12345s"       # 41 discards, no kind 5 times with the hand
     assert len(parse_tiles(pond, max_copies=None)) == MAX_POND + 1
-    _error(rs, rf"discards of S: 41 tiles; a pond holds at most MAX_POND = {MAX_POND}",
+    _error(rs, rf"discards of S: 41 tiles; a pond holds at most {MAX_POND} discards",
            hand="123m456m789m1155z3z", discards={"S": pond})
 
 
@@ -620,6 +621,64 @@ def test_cli_errors_are_one_line(runner):
         assert len(lines) == 1 and lines[0].startswith("Error: ") and words in lines[0]
     r = runner.invoke(cli, ["advise", "ningbo-3baida", "--indicator", "9m"])
     assert r.exit_code == 2 and "hand: give the concealed tiles" in r.output
+
+
+def test_cli_checks_the_plot_path_before_simulating(runner, tmp_path):
+    """A bad --plot fails at once with one line, before the lookahead runs
+    (no advice is lost after a long simulation)."""
+    for path, words in ((tmp_path / "advice.txt", "must end in an image format: .avif"),
+                        (tmp_path / "advice", "must end in an image format"),
+                        (tmp_path / "nodir" / "a.png", "nodir' does not exist"),
+                        (tmp_path / "a.png" / "b.png", "a.png' does not exist")):
+        r = runner.invoke(cli, [*ARGS, "--samples", "100000", "--plot", str(path)])
+        assert r.exit_code == 2, r.output
+        lines = r.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: --plot ") and words in lines[0]
+    (tmp_path / "dir.png").mkdir()
+    with pytest.raises(RunError, match="is a folder"):
+        plot_path(tmp_path / "dir.png")
+    assert plot_path(tmp_path / "advice.SVG") == tmp_path / "advice.SVG"
+
+
+def test_one_sample_gives_no_interval(rs):
+    """An interval needs two sampled deals: samples 1 is refused (advise and
+    evaluate), and the base policy is checked even when nothing is simulated."""
+    from nbsim.play.evaluation import evaluate
+    pos = position_from_options(rs, **READY)
+    with pytest.raises(RunError, match=r"samples 1: an interval needs two .* 2\.\.100000"):
+        advise(rs, pos, samples=1)
+    with pytest.raises(RunError, match=r"samples must be 2 \.\. 100,000"):
+        evaluate(rs, pos, samples=1)
+    with pytest.raises(RunError, match="base policy 'nonsense': allowed greedy, value, defend"):
+        advise(rs, pos, samples=0, base="nonsense")
+
+
+def test_no_chow_swap_discard_after_a_chow(rs):
+    """Right after chowing 3m with 4m5m (claims.forbid_chow_swap), 3m and 6m
+    may not go: neither is a candidate or simulated, a note says why, and the
+    claim's own advice (chow, then a discard) agrees. Rules: docs/rules.md §4."""
+    after = dict(indicator="9m", melds=["chow:345m"], discards=["N:(3m)"])
+    for hand, gone in (("6m456p789s1155z", "6m"), ("3m456p789s1155z", "3m")):
+        pos = position_from_options(rs, hand=hand, **after)
+        for samples in (0, SAMPLES):
+            adv = advise(rs, pos, samples=samples, seed=1)
+            kinds = {c.kind for c in adv.candidates if c.action == "discard"}
+            assert parse_tile(gone) not in kinds and len(kinds) == 8
+            assert any(f"after chowing 3m the seat may not discard {gone} this turn" in n
+                       for n in adv.notes)
+    # without the rule the tile may go
+    free = load_rules("ningbo-3baida", ["claims.forbid_chow_swap=false"])
+    pos = position_from_options(free, hand="6m456p789s1155z", **after)
+    assert parse_tile("6m") in {c.kind for c in advise(free, pos, samples=0).candidates}
+    # the claim's own advice: chow 345m on N's 3m, then never 3m or 6m
+    claim = position_from_options(rs, hand="456m456p789s1155z", indicator="9m", offered="3m",
+                                  offered_from="N")
+    chow = next(c for c in advise(rs, claim, samples=0).candidates if c.action == "chow")
+    assert chow.then_discard not in (parse_tile("3m"), parse_tile("6m"))
+
+
+def test_round_wind_errors_name_the_wind(rs):
+    _error(rs, "round: unknown wind 'Q'; the round wind is E, S, W or N", round="Q")
 
 
 def test_an_empty_wall_is_advised_without_the_lookahead(rs):

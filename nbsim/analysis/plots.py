@@ -83,12 +83,13 @@ def _save(fig, path: Path, caption: str | None = None) -> Path:
     (the figure's constrained layout places everything in one draw)."""
     caption = plain(caption) if caption else caption
     if caption:       # below the axes: the constrained layout keeps the bottom free
-        lines = textwrap.fill(caption, 150).count("\n") + 1
+        # about 18 characters of the 7-point caption per inch of width
+        text = textwrap.fill(caption, max(60, int(fig.get_figwidth() * 18)))
+        lines = text.count("\n") + 1
         h = fig.get_figheight()
-        bottom = min(0.3, (0.12 + 0.13 * lines) / h)
+        bottom = min(0.4, (0.12 + 0.13 * lines) / h)
         fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-        fig.text(0.01, 0.01, textwrap.fill(caption, 150), fontsize=7, color="#444",
-                 ha="left", va="bottom")
+        fig.text(0.01, 0.01, text, fontsize=7, color="#444", ha="left", va="bottom")
     fig.savefig(path)
     return path
 

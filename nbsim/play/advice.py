@@ -51,7 +51,13 @@ from nbsim.play.advice_state import (
     seen_copies,
     table_state,
 )
-from nbsim.play.advice_text import advice_json, describe_position, format_advice, plot_advice
+from nbsim.play.advice_text import (
+    advice_json,
+    describe_position,
+    format_advice,
+    plot_advice,
+    plot_path,
+)
 from nbsim.play.advice_types import (
     TARGETS,
     Z95,
@@ -60,14 +66,22 @@ from nbsim.play.advice_types import (
     TargetFit,
     best_target,
 )
-from nbsim.play.advice_wins import just_claimed, score_command, win_on_offered, win_self_drawn
+from nbsim.play.advice_wins import (
+    chow_just_made,
+    chow_swap,
+    just_claimed,
+    score_command,
+    win_on_offered,
+    win_self_drawn,
+)
 from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
 
 __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "advise",
-           "advice_json", "build_advice", "format_advice", "plot_advice", "position_from_json",
-           "position_from_options", "position_from_state", "position_to_state", "read_state",
+           "advice_json", "build_advice", "format_advice", "plot_advice", "plot_path",
+           "position_from_json", "position_from_options", "position_from_state",
+           "position_to_state", "read_state",
            "table_state", "after_claim", "best_target", "describe_position"]
 
 _CLAIM_PASS, _CLAIM_PUNG, _CLAIM_KONG, _CLAIM_CHOW = 0, 1, 2, 3   # common.CLAIM_*
@@ -173,6 +187,19 @@ def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
 
 
 # ================================================================ the advice
+def _not_after_chow(rs: RuleSet, pos: Position, fit: _Fitter) -> tuple[int, ...]:
+    """The held kinds the seat may not discard because it has just chowed
+    (``chow_swap``), or () when the rule is off,
+    there was no chow, or they are all it holds (then any tile may go)."""
+    made = chow_just_made(pos) if rs.config.claims.forbid_chow_swap else None
+    if made is None:
+        return ()
+    forbid = tuple(k for k in chow_swap(*made, int(pos.hand.sum()), fit.wild) if pos.hand[k])
+    if all(pos.hand[k] == 0 or k in forbid for k in range(C.N_KINDS)):
+        return ()
+    return forbid
+
+
 def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice]:
     """Every legal move with its targets: at a discard, the self-drawn win
     of a complete hand, each held kind as a discard and each concealed or
@@ -188,8 +215,9 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
         win = win_self_drawn(rs, pos, fit)
         if win is not None:
             out.append(win)
+        forbid = _not_after_chow(rs, pos, fit)
         for k in range(C.N_KINDS):
-            if hand[k] == 0:
+            if hand[k] == 0 or k in forbid:
                 continue
             hand[k] -= 1
             label = KIND_NAMES[k] + (" (wild)" if fit.wild[k] else "")
@@ -232,10 +260,8 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
             h = hand.copy()
             for k in need:
                 h[k] -= 1
-            forbid: tuple[int, ...] = ()
-            if rs.config.claims.forbid_chow_swap:
-                other = lo + 3 if j == 0 else (lo - 1 if j == 2 else -1)
-                forbid = (d,) + ((other,) if other >= 0 and other // 9 == lo // 9 else ())
+            forbid = (chow_swap(lo, d, int(h.sum()), fit.wild)
+                      if rs.config.claims.forbid_chow_swap else ())
             fits = fit.best_after_discard(h, with_meld(C.MELD_CHOW, lo), n + 1, forbid)
             out.append(CandidateAdvice("chow", d, _CLAIM_CHOW + j,
                                        f"chow {format_tiles([lo, lo + 1, lo + 2])}",
@@ -308,6 +334,11 @@ def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
                          + (" and no kong (claims.no_kong_after_pung)"
                             if rs.config.claims.no_kong_after_pung else "")
                          + "; give --drawn if the seat has drawn since")
+            forbid, made = _not_after_chow(rs, pos, fit), chow_just_made(pos)
+            if forbid and made is not None:
+                notes.append(f"after chowing {KIND_NAMES[made[1]]} the seat may not discard "
+                             + " or ".join(KIND_NAMES[k] for k in forbid)
+                             + " this turn (claims.forbid_chow_swap): not a candidate")
         if any(c.action == "kong" for c in cands):
             notes.append("a kong is not simulated: it is listed after the discards with its "
                          "shanten and acceptance before the replacement draw")
@@ -468,10 +499,14 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     one with no tile left to draw, bad samples, seed or base)."""
     from nbsim.args import whole_number
     rs = as_rules(rules)
+    from nbsim.play.evaluation import PLAYOUT_POLICIES
     samples = whole_number(samples, "samples", 0, 100_000, RunError)
+    if samples == 1:
+        raise RunError("samples 1: an interval needs two sampled deals or more; give 0 (no "
+                       "simulation, ranked by shanten and acceptance) or 2..100000")
     seed = whole_number(seed, "seed", 0, 2**64 - 1, RunError)
-    if not isinstance(base, str) or not base.strip():
-        raise RunError(f"base: expected a policy name such as 'defend', got {base!r}")
+    if not isinstance(base, str) or base not in PLAYOUT_POLICIES:
+        raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
     if samples == 0:
         return build_advice(rs, pos, samples=0, seed=seed, base=base)
     if pos.tiles_left < 1:
@@ -481,9 +516,12 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
                        f"{max_wall_left(rs, pos)} (--wall-left), or --samples 0 to rank the "
                        f"moves by shanten and acceptance alone")
     from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws
+    cands = _candidates(rs, pos, _Fitter(rs, pos))
     if pos.offered < 0:
-        return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base),
+        kinds = [c.kind for c in cands if c.action == "discard"]
+        return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base,
+                                              kinds=kinds),
                             exact_own_draws(rs, pos))
-    answers = [c.code for c in _candidates(rs, pos, _Fitter(rs, pos)) if c.action != "win"]
+    answers = [c.code for c in cands if c.action != "win"]
     return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=samples, seed=seed,
                                                  base=base))

@@ -42,6 +42,14 @@ def seat_index(value, what: str) -> int:
                     f"(E the dealer, then S W N in turn order)")
 
 
+def wind_index(value, what: str) -> int:
+    """A round wind 'E' 'S' 'W' 'N' (any case) -> 0..3; HandError naming
+    ``what`` otherwise."""
+    if isinstance(value, str) and value.strip().upper() in SEATS:
+        return SEATS.index(value.strip().upper())
+    raise HandError(f"{what}: unknown wind {value!r}; the round wind is E, S, W or N")
+
+
 _POND_TOKEN = re.compile(r"(\d+[a-zA-Z])|([()*])|(\S)")
 
 

@@ -60,6 +60,7 @@ from nbsim.play.advice_notation import (
     parse_pond,
     seat_index,
     seat_mapping,
+    wind_index,
 )
 from nbsim.play.position import MAX_POND, Position
 from nbsim.rules.ruleset import RuleSet, as_rules
@@ -182,7 +183,7 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
         raise HandError(f"table state: unknown key {unknown[0]!r}; allowed: "
                         f"{', '.join(STATE_KEYS)}")
     me = seat_index(state.get("seat", "E"), "seat")
-    round_wind = seat_index(state.get("round", "E"), "round")
+    round_wind = wind_index(state.get("round", "E"), "round")
     from nbsim.kernels.wilds import wild_mask
     ind = optional_tile(state.get("indicator"), "indicator")
     has_wilds = rs.config.wilds.wilds != "none"
@@ -309,7 +310,7 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
         if len(ponds[s]) > MAX_POND:
             extra = " (the offered tile included)" if offered >= 0 and s == discarder else ""
             raise HandError(f"discards of {SEATS[s]}: {len(ponds[s])} tiles{extra}; a pond "
-                            f"holds at most MAX_POND = {MAX_POND} discards")
+                            f"holds at most {MAX_POND} discards")
 
     hand = np.zeros(C.N_KINDS, dtype=np.int8)
     for k in hand_kinds:

@@ -85,7 +85,7 @@ def format_advice(adv: Advice) -> str:
                 + (f", {kongs} kong{'s' if kongs > 1 else ''}" if kongs else ""))
     else:
         n = len(adv.candidates)
-        what = "claim candidates"
+        what = "claim candidate" + ("s" if n != 1 else "")
     sim = adv.simulated
     if sim:
         lines.append(f"{n} {what}, {adv.samples} sampled deals each from seed "
@@ -236,18 +236,43 @@ def advice_json(adv: Advice) -> dict[str, Any]:
             "candidates": cands, "notes": list(adv.notes)}
 
 
+def plot_path(path: str | Path) -> Path:
+    """``path`` checked as the target of ``--plot`` before any work is done:
+    a file name whose extension is an image format matplotlib writes (.png,
+    .svg, .pdf, ...), in an existing folder this process may write to.
+    Raises RunError naming what is wrong and what is allowed."""
+    import os
+
+    from matplotlib.backend_bases import FigureCanvasBase
+    path = Path(path)
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if path.suffix.lower().lstrip(".") not in formats:
+        raise RunError(f"--plot {str(path)!r}: the file name must end in an image format: "
+                       + ", ".join("." + f for f in formats) + " (.png is the usual one)")
+    if path.is_dir():
+        raise RunError(f"--plot {str(path)!r}: is a folder; give a file name such as "
+                       f"{str(path / 'advice.png')!r}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise RunError(f"--plot {str(path)!r}: the folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise RunError(f"--plot {str(path)!r}: cannot write there (permission denied)")
+    return path
+
+
 def plot_advice(adv: Advice, path: str | Path) -> Path:
     """A bar chart (PNG) of each candidate's expected payment (points per
     deal) with its 95% interval, best first, the recommendation
     highlighted and a zero line; the caption names the position and the
     lookahead's settings. Raises RunError when the advice was not simulated
-    (samples 0: there is no payment to draw)."""
+    (samples 0: there is no payment to draw) or for a bad ``path``
+    (``plot_path``)."""
     from nbsim.analysis.plots import _save, _subplots
     rows = [c for c in adv.candidates if c.mean_pay is not None]
     if not rows:
         raise RunError("--plot: the candidates were not simulated (--samples 0), so there is "
                        "no expected payment to plot; give --samples N")
-    path = Path(path)
+    path = plot_path(path)
     fig, ax = _subplots(figsize=(max(5.0, 0.65 * len(rows) + 2.0), 4), dpi=110)
     xs = list(range(len(rows)))
     means = [c.mean_pay or 0.0 for c in rows]
@@ -267,8 +292,10 @@ def plot_advice(adv: Advice, path: str | Path) -> Path:
     ax.set_ylabel("expected payment (points per deal)")
     best = ("the recommendation" if rows[0] is adv.recommended else
             f"the best simulated; recommended: {_move(adv.recommended)}")
-    ax.set_title(f"{adv.variant}: {adv.decision} candidates in the advice's order (green: "
-                 f"{best}; olive: within its noise), 95% intervals", fontsize=9)
+    title = (f"{adv.variant}: {adv.decision} candidates in the advice's order (green: "
+             f"{best}; olive: within its noise), 95% intervals")
+    # about 13 characters of the 9-point title per inch of width
+    ax.set_title(textwrap.fill(title, int(fig.get_figwidth() * 13)), fontsize=9)
     ax.grid(axis="y", alpha=0.3)
     st = adv.state
     caption = (f"seat {st['seat']}, round {st['round']}, hand {st['hand']}"

@@ -39,7 +39,8 @@ from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet
 from nbsim.rules.tiles import KIND_NAMES
 
-__all__ = ["WIN_CODE", "win_on_offered", "win_self_drawn", "just_claimed", "score_command"]
+__all__ = ["WIN_CODE", "win_on_offered", "win_self_drawn", "just_claimed", "chow_just_made",
+           "chow_swap", "score_command"]
 
 WIN_CODE = -1                       # the candidate code of a win (never a discard kind)
 
@@ -166,6 +167,35 @@ def _context(rs: RuleSet, pos: Position) -> int:
             and int(pos.n_pond[me]) == 0 and int(pos.n_melds[me]) == 0):
         ctx |= C.CTX_EARTHLY
     return ctx
+
+
+def chow_swap(lo: int, tile: int, n_hand: int, wild) -> tuple[int, ...]:
+    """The kinds a seat may not discard right after chowing ``tile`` into
+    the chow lo..lo+2 with ``n_hand`` concealed tiles left (with
+    ``claims.forbid_chow_swap``, docs/rules.md §4; as the engine sets them,
+    ``engine_claims``): the tile itself and, for an end chow, the kind past
+    its other end, of the same suit and not a wild. None when 2 tiles or
+    fewer are left (the engine lifts the limit then)."""
+    if n_hand <= 2:
+        return ()
+    j = tile - lo
+    other = lo + 3 if j == 0 else (lo - 1 if j == 2 else -1)
+    keep = 0 <= other < C.HONOR0 and other // 9 == lo // 9 and not wild[other]
+    return (tile,) + ((other,) if keep else ())
+
+
+def chow_just_made(pos: Position) -> tuple[int, int] | None:
+    """(the chow's lowest kind, the claimed tile) when the seat, to discard
+    without a drawn tile, has just chowed (``just_claimed`` with a chow);
+    None otherwise."""
+    if pos.offered >= 0 or pos.drawn >= 0:
+        return None
+    frm = _claimed_last(pos, (C.MELD_CHOW,))
+    if frm < 0:
+        return None
+    me = pos.seat
+    lo = int(pos.melds[me, int(pos.n_melds[me]) - 1, C.MELD_KIND])
+    return lo, int(pos.pond[frm, int(pos.n_pond[frm]) - 1])
 
 
 def just_claimed(pos: Position) -> bool:

@@ -213,8 +213,8 @@ def _key(seed: int) -> np.uint64:
 
 
 def _check_settings(samples: int, base: str) -> None:
-    if not 1 <= int(samples) <= 100_000:
-        raise RunError(f"samples must be 1 .. 100,000, got {samples}")
+    if not 2 <= int(samples) <= 100_000:
+        raise RunError(f"samples must be 2 .. 100,000 (an interval needs two), got {samples}")
     if base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
 
@@ -272,7 +272,7 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
     numbers). ``kinds``: the candidates (held kinds; default every held
     kind). Returns an Evaluation, best mean payment first (points per deal
     for the seat). Raises RunError: the seat is not the one to play, a
-    candidate is not held, samples out of 1 .. 100,000, an unknown base
+    candidate is not held, samples out of 2 .. 100,000, an unknown base
     policy, or no sample could be dealt (the position leaves too few unseen
     tiles for the others' hands and the wall)."""
     if pos.seat != pos.to_play:
@@ -306,7 +306,7 @@ def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
     ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
     rules.md §4). Each row's ``kind`` is the answer's code; payments in
     points per deal for the seat. Raises RunError: no offered discard, the
-    seat is the discarder, an unknown answer, samples out of 1 .. 100,000,
+    seat is the discarder, an unknown answer, samples out of 2 .. 100,000,
     an unknown base policy, or no sample could be dealt."""
     if pos.offered < 0 or pos.seat == pos.to_play:
         raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
