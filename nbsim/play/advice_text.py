@@ -105,7 +105,10 @@ def format_advice(adv: Advice) -> str:
     if has_exact:
         header.append("exact own-draw P(win)")
     rows = []
-    for i, c in enumerate(adv.candidates):
+    # the first simulated row is the reference of "vs best" (a legal win,
+    # not simulated, may stand above it)
+    top = next((c for c in adv.candidates if c.mean_pay is not None), None)
+    for c in adv.candidates:
         label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
         r = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
                         else _fit_cell(c.targets, fam))
@@ -117,7 +120,8 @@ def format_advice(adv: Advice) -> str:
                 r += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
                       f"{c.pay_high:+.2f}]"]
                 if paired:
-                    r.append("best" if i == 0 else
+                    r.append(("best" if c is adv.recommended else "best simulated")
+                             if c is top else
                              f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
                              + (" ~" if c.within_noise else ""))
                 r += [f"{c.p_deal_in:.3f}",
