@@ -347,6 +347,9 @@ def test_a_complete_hand_offers_the_self_drawn_win(rs):
         assert adv.close == () and advice_json(adv)["within_noise"] == []
     assert any("a legal self-drawn win" in n for n in adv.notes)
     assert "8 discard candidates, a self-drawn win" in format_advice(adv)
+    # the win stands above the simulated rows: their reference is the best simulated one
+    table = format_advice(adv)
+    assert "best simulated" in table and "best    " not in table
     # the drawn tile replaced the kong claimed from N: out with a replacement, N pays for it
     rep = position_from_options(rs, **KONGED, replacement=True)
     won = advise(rs, rep, samples=0).recommended.score
