@@ -240,6 +240,8 @@ def test_error_unknown_key_and_bad_notation(rs):
     _error(rs, r"unknown key 'wall'; allowed: seat, round", wall=3)
     _error(rs, r"bad rank", TileError, hand="0m23m456p789s1155z3p")
     _error(rs, r"'\(' is not closed", discards={"E": "1m(5p"})
+    _error(rs, r"'\*' marks the tile before it as just drawn, and no tile", discards={"E": "*1m"})
+    _error(rs, r"'\*\*': one '\*' marks the tile before it", discards={"E": "1m*2m*3m**"})
 
 
 # ---------------------------------------------------------------- targets

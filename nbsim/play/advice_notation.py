@@ -79,6 +79,9 @@ def parse_pond(text, what: str) -> list[tuple[int, int]]:
             if not out:
                 raise HandError(f"{what} {text!r}: '*' marks the tile before it as just "
                                 f"drawn, and no tile comes before it")
+            if out[-1][1] & POND_DRAWN:
+                raise HandError(f"{what} {text!r}: '**': one '*' marks the tile before it as "
+                                f"just drawn")
             out[-1] = (out[-1][0], out[-1][1] | POND_DRAWN)
         elif other.isdigit():
             raise TileError(f"{what} {text!r}: digits have no suit letter (write e.g. "
