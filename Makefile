@@ -9,7 +9,7 @@ DEMO_OUT   ?= runs/demo
 LADDER_DEALS ?= 20000
 BAND_DEALS   ?= 100000
 EXPERT_DEALS ?= 5000
-EXPERT_ON    ?= ningbo-3baida,ningbo-3baida-tianyi,ninghai
+EXPERT_ON    ?=
 EXPERT       ?= lookahead
 
 .PHONY: setup demo test check bench validate ladder band clean browser
@@ -73,7 +73,7 @@ ladder: setup
 
 ## band: every variant played by value, defend and cautious defend, and EXPERT
 ## (the expert reference, default lookahead, on the first EXPERT_DEALS walls of the
-## variants EXPERT_ON; 15-45 minutes a variant; EXPERT_ON= for every variant) -> docs/band.md
+## variants EXPERT_ON, default every variant; 15-45 minutes a variant, about 3 hours in all) -> docs/band.md
 ## (the defaults are what docs/band.md was made with)
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
