@@ -189,8 +189,8 @@ def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
 # ================================================================ the advice
 def _not_after_chow(rs: RuleSet, pos: Position, fit: _Fitter) -> tuple[int, ...]:
     """The held kinds the seat may not discard because it has just chowed
-    (``chow_swap``), or () when the rule is off,
-    there was no chow, or they are all it holds (then any tile may go)."""
+    (``chow_swap``); () when the rule is off, there was no chow, or they are
+    all the seat holds (then any tile may go, as in the engine)."""
     made = chow_just_made(pos) if rs.config.claims.forbid_chow_swap else None
     if made is None:
         return ()
@@ -498,8 +498,8 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     subclasses (RunError for a position the engine cannot continue from or
     one with no tile left to draw, bad samples, seed or base)."""
     from nbsim.args import whole_number
-    rs = as_rules(rules)
     from nbsim.play.evaluation import PLAYOUT_POLICIES
+    rs = as_rules(rules)
     samples = whole_number(samples, "samples", 0, 100_000, RunError)
     if samples == 1:
         raise RunError("samples 1: an interval needs two sampled deals or more; give 0 (no "

@@ -265,12 +265,12 @@ def plot_path(path: str | Path) -> Path:
 
 
 def plot_advice(adv: Advice, path: str | Path) -> Path:
-    """A bar chart (PNG) of each candidate's expected payment (points per
-    deal) with its 95% interval, best first, the recommendation
-    highlighted and a zero line; the caption names the position and the
-    lookahead's settings. Raises RunError when the advice was not simulated
-    (samples 0: there is no payment to draw) or for a bad ``path``
-    (``plot_path``)."""
+    """A bar chart (PNG, or the format of ``path``'s extension) of each
+    candidate's expected payment (points per deal) with its 95% interval,
+    best first, the recommendation highlighted and a zero line; the caption
+    names the position and the lookahead's settings. Raises RunError when
+    the advice was not simulated (samples 0: there is no payment to draw)
+    or for a bad ``path`` (``plot_path``)."""
     from nbsim.analysis.plots import _save, _subplots
     rows = [c for c in adv.candidates if c.mean_pay is not None]
     if not rows:

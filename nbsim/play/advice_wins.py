@@ -174,7 +174,7 @@ def chow_swap(lo: int, tile: int, n_hand: int, wild) -> tuple[int, ...]:
     the chow lo..lo+2 with ``n_hand`` concealed tiles left (with
     ``claims.forbid_chow_swap``, docs/rules.md §4; as the engine sets them,
     ``engine_claims``): the tile itself and, for an end chow, the kind past
-    its other end, of the same suit and not a wild. None when 2 tiles or
+    its other end, of the same suit and not a wild. () when 2 tiles or
     fewer are left (the engine lifts the limit then)."""
     if n_hand <= 2:
         return ()
