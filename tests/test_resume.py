@@ -498,14 +498,15 @@ def test_a_parameter_added_since_reads_as_the_play_before_it(tmp_path):
     """A manifest written before a parameter existed reads with the
     parameter's ``before`` value (the play of that time), not today's
     default: an old lookahead run (no hold then) is a run of
-    lookahead:hold=0, never one of lookahead at its default hold 0.15; an old
-    defend run (hold's before is its default, 0) is a run of defend."""
+    lookahead:hold=0, never one of lookahead at its default hold 0.15; the
+    same for defend."""
     from nbsim.play.policy_specs import parse_policy, parse_written
     assert parse_written(OLD_LOOKAHEAD) == parse_policy("lookahead:hold=0")
     assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead")
     assert parse_written("lookahead") == parse_policy("lookahead:hold=0")
     assert parse_written("lookahead:hold=0.3") == parse_policy("lookahead:hold=0.3")
-    assert parse_written("defend:caution=0.3:bind=0.5") == parse_policy("defend")
+    assert parse_written("defend:caution=0.3:bind=0.5") == parse_policy("defend:hold=0")
+    assert parse_written("defend:caution=0.3:bind=0.5") != parse_policy("defend")
     out = tmp_path / "run"
     SIM.simulate("ningbo-3baida", mode="game", deals=20, seed=4, out=out,
                  policies=("defend",) * 4)

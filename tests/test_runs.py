@@ -235,20 +235,23 @@ def test_largest_seed(tmp_path):
 
 
 def test_a_run_from_before_a_new_parameter_still_resumes(tmp_path):
-    """A manifest whose policy specs lack a parameter added since (it takes
-    its default, which plays as before) matches the request: the run is
-    complete, not 'different'."""
+    """A manifest whose policy specs lack a parameter added since takes the
+    parameter's ``before`` value (the play of that time): a defend run
+    written before ``hold`` is a run of defend:hold=0, so it is complete for
+    that request and 'different' from today's defend (hold 0.15)."""
     out = tmp_path / "r"
     SIM.simulate("ningbo-3baida", mode="game", deals=40, seed=3, out=out,
-                 policies=("defend",) * 4, progress=False)
+                 policies=("defend:hold=0",) * 4, progress=False)
     mpath = out / "manifest.json"
     m = json.loads(mpath.read_text())
     assert all(p.endswith(":hold=0") for p in m["policies"])
     m["policies"] = [p.removesuffix(":hold=0") for p in m["policies"]]
     mpath.write_text(json.dumps(m))
     assert SIM.run_status("ningbo-3baida", mode="game", deals=40, seed=3, out=out,
-                          policies=("defend",) * 4) == "complete"
+                          policies=("defend:hold=0",) * 4) == "complete"
+    assert SIM.run_status("ningbo-3baida", mode="game", deals=40, seed=3, out=out,
+                          policies=("defend",) * 4) == "different"
     m["policies"] = ["defend:caution=0.9"] * 4
     mpath.write_text(json.dumps(m))
     assert SIM.run_status("ningbo-3baida", mode="game", deals=40, seed=3, out=out,
-                          policies=("defend",) * 4) == "different"
+                          policies=("defend:hold=0",) * 4) == "different"

@@ -396,8 +396,9 @@ def test_file_config_path_is_relative_to_the_file(tmp_path, monkeypatch):
 
 def test_resume_messages_and_old_policy_specs(tmp_path):
     """--resume: a study whose policy specs lack a parameter added since
-    (defend's hold, default 0) continues; a changed config is said to be
-    one; a different policy is shown once for the four seats."""
+    (defend's hold, whose ``before`` is 0) continues as defend:hold=0, and
+    is refused for today's defend (hold 0.15); a changed config is said to
+    be one; a different policy is shown once for the four seats."""
     import tomli_w
     cfg = tmp_path / "mine.toml"
     rules = nbsim.load_rules("ningbo-3baida").to_dict()
@@ -406,7 +407,7 @@ def test_resume_messages_and_old_policy_specs(tmp_path):
 
     def run(**kw):
         args = dict(trials=2, deals=100, seed=SEED, out=out, workers=2, confirm_top=1,
-                    confirm_deals=100) | kw
+                    confirm_deals=100, policy="defend:hold=0") | kw
         return T.tune(str(cfg), ["win_rate=0.5..1"], ["win.min_tai=4,5"], **args)
 
     run()
@@ -416,6 +417,9 @@ def test_resume_messages_and_old_policy_specs(tmp_path):
     assert old != ident["policies"]
     study.set_user_attr("identity", ident | {"policies": old})     # written before hold
     assert run(resume=True).trials.height == 2
+    with pytest.raises(RunError, match=r"policies is defend:\S*:hold=0.15 \(every seat\), "
+                                       r"the study's is defend:\S*:hold=0 \(every seat\)"):
+        run(resume=True, policy="defend")
     with pytest.raises(RunError) as e:
         run(resume=True, policy="defend:caution=0.8")
     assert str(e.value).count("defend:") == 2 and "(every seat)" in str(e.value)

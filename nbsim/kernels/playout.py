@@ -33,7 +33,7 @@ from nbsim.kernels import engine as E
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE
+from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
 
@@ -53,6 +53,8 @@ DEFAULT_PARAMS = np.zeros((len(POLICY_TABLE), MAX_PARAMS), np.float64)
 for _c, _p in enumerate(POLICY_TABLE):
     for _j, _q in enumerate(_p.params):
         DEFAULT_PARAMS[_c, _j] = _q.default
+DEFEND = code_of("defend")
+DEFEND_HOLD = param_index("defend", "hold")
 
 
 @nrt_free(inline="always")
@@ -175,10 +177,11 @@ def build_world(view, g, st, pool, u):
 
 
 @nrt_free
-def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_q):
+def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_q, hold):
     """Play every candidate discard ``sr.cands[:n_cands]`` (kinds the seat
     to play holds) on ``n_samples`` sampled worlds (``build_world``) with
-    every seat playing the policy of code ``playout`` (default parameters)
+    every seat playing the policy of code ``playout`` (default parameters;
+    ``hold`` >= 0 with defend: defend's ``hold`` set to it, < 0: its default)
     to the end of the deal. ``claim_q`` >= 0: the candidates are instead the
     seat's answers (``common.CLAIM_*``) to the discard ``claim_tile``, which
     the view shows made and not won on (``engine_claims.claim_discard``): a
@@ -198,6 +201,8 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
         sr.codes[s] = playout
         for q in range(MAX_PARAMS):
             sr.params[s, q] = DEFAULT_PARAMS[playout, q]
+        if playout == DEFEND and hold >= 0.0:
+            sr.params[s, DEFEND_HOLD] = hold
     failed = 0
     for i in range(n_cands):
         for c in range(E.SEARCH_STATS):

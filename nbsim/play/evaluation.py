@@ -231,7 +231,7 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
     sr = E.new_search(n, ns)
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
-                     np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q))
+                     np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0)
     stats, pays = sr.stats[:n], sr.pays[:n]
     played = stats[:, PL.ST_N]
     if played.min() < 1:

@@ -48,7 +48,7 @@ class PolicySpec(NamedTuple):
     base: str | None = None
 
 
-MAX_PARAMS = 12
+MAX_PARAMS = 16
 
 # defend's parameters; lookahead takes them too, for its own defend
 DEFEND_PARAMS: tuple[Param, ...] = (
@@ -66,15 +66,12 @@ DEFEND_PARAMS: tuple[Param, ...] = (
           "(value: 1.5)"),
     Param("worth", 0.1, 0.0, 1.0,
           "target choice: cost saved per tai a target is worth (value: 0.1)"),
-    Param("hold", 0.0, 0.0, 2.0,
+    Param("hold", 0.15, 0.0, 2.0,
           "points charged for discarding a single honour tile whose pung scores (a "
-          "dragon, the seat's or the round's wind), which lookahead's playouts keep "
-          "where defend throws it (docs/lookahead.md); 0: no charge"),
+          "dragon, the seat's or the round's wind), a lesson of lookahead's search "
+          "(docs/lookahead.md, \"What defend learned\"); 0: no charge, as defend "
+          "played before the default became 0.15", before=0.0),
 )
-# lookahead's own defend: the same parameters, holding scoring honours
-# (hold 0.15: measured in docs/lookahead.md, "Strength")
-LOOKAHEAD_DEFEND: tuple[Param, ...] = tuple(
-    p._replace(default=0.15, before=0.0) if p.name == "hold" else p for p in DEFEND_PARAMS)
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
     PolicySpec(
@@ -100,7 +97,7 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
         "the expert reference: defend's candidates, and where the best ones are close, "
         "each played to the end of the deal on sampled hidden tiles (Monte Carlo, common "
         "random numbers); the discard with the highest expected payment",
-        LOOKAHEAD_DEFEND + (
+        DEFEND_PARAMS + (
          Param("samples", 48, 4, 1024,
                "sampled deals (hidden tiles and the rest of the play) per candidate"),
          Param("top_k", 3, 2, 8, "candidates searched: defend's best ones"),
@@ -115,6 +112,10 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "1: every claim offered (pass, pung, kong, each chow) is played out on the "
                "sampled deals like the close discards, and defend's answer is replaced "
                "when another pays more by z standard errors; 0: defend's claims",
+               before=0.0),
+         Param("playout_hold", 0.0, 0.0, 2.0,
+               "defend's hold in the playouts (every seat's, this one's later turns too); "
+               "0 searches best (docs/lookahead.md, \"Holding in the playouts\")",
                before=0.0)),
         base="defend"),
 )

@@ -7,7 +7,8 @@ five of this policy's row). When its runner-up is within ``gap`` of its best
 (defend's value, in points), the best ``top_k`` candidates are played to
 the end of the deal on ``samples`` worlds each (``nbsim.kernels.playout``:
 hidden tiles dealt at random from what this seat has not seen; every seat
-then plays the ``playout`` policy): the same worlds and the same policy
+then plays the ``playout`` policy, defend's ``hold`` there set to
+``playout_hold``): the same worlds and the same policy
 streams for every candidate, so the paired differences are precise. The
 candidate with the highest mean payment replaces defend's choice only when
 its paired gain over it exceeds ``z`` standard errors. With ``claims`` 1,
@@ -39,6 +40,7 @@ P_GAP = param_index("lookahead", "gap")
 P_Z = param_index("lookahead", "z")
 P_PLAYOUT = param_index("lookahead", "playout")
 P_CLAIMS = param_index("lookahead", "claims")
+P_PLAYOUT_HOLD = param_index("lookahead", "playout_hold")
 
 
 @nrt_free
@@ -86,7 +88,8 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     q = np.int64(0) if can_pung else np.int64(1)
-    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(tile), q)
+    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(tile), q,
+                     params[P_PLAYOUT_HOLD])
     return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
 
 
@@ -165,5 +168,5 @@ def choose_discard(view, params, prng, scr, allowed):
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(-1),
-                     np.int64(-1))
+                     np.int64(-1), params[P_PLAYOUT_HOLD])
     return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
