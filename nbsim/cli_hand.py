@@ -189,8 +189,9 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     best; candidates whose difference interval holds 0 are within the noise.
     A claim is ranked the same way: pass, pung, kong and each chow played
     out on the same sampled deals (after a claim the seat discards as
-    --base would). A kong at a discard is not simulated and follows the
-    discards. Rules: docs/rules.md §1-§6.
+    --base would). A kong the seat may declare at a discard is played out
+    on the discards' sampled deals (kong, replacement draw, then --base's
+    play) and ranked with them. Rules: docs/rules.md §1-§6.
     Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
     --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
     """

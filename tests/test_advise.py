@@ -461,8 +461,12 @@ def test_kongs_at_a_discard_are_candidates(rs):
                                   drawn="1m")
     adv = advise(rs, added, samples=SAMPLES, seed=1)
     assert [c.label for c in adv.candidates if c.action == "kong"] == ["add kong 1m"]
-    assert adv.candidates[-1].action == "kong" and adv.candidates[-1].mean_pay is None
-    assert any("a kong is not simulated" in n for n in adv.notes)
+    kong = next(c for c in adv.candidates if c.action == "kong")
+    assert kong.mean_pay is not None and kong.diff_se is not None   # played out, paired
+    assert all(c.mean_pay is not None for c in adv.candidates)
+    pays = [c.mean_pay for c in adv.candidates]
+    assert pays == sorted(pays, reverse=True)     # ranked with the discards by the lookahead
+    assert any("a kong is played out on the same sampled deals" in n for n in adv.notes)
     seven = load_rules("ningbo-7baida")          # indicator 8m: 8m and 9m are wild
     wild = position_from_options(seven, hand="9999m456p789s1555z", indicator="8m",
                                  discards=["E:3s", "S:4s"], drawn="5z")

@@ -169,15 +169,17 @@ def test_policy_plays_reproducible_deals(tables):
     assert a["policy_e"][0].startswith("lookahead")
 
 
-def _first_event(rs, pos, answer: int, q: int) -> tuple[int, ...]:
+def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...]:
     """The first event of a playout of ``pos`` (a discard offered to the
-    seat) started at its claims with the seat's answer fixed."""
+    seat) started at its claims with the seat's answer fixed; with ``kong``
+    >= -1, ``pos`` is the seat's own turn and the playout starts at its kong
+    question with the answer ``kong`` (-1: none, else the kind konged)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
     from nbsim.kernels.policies.catalog import code_of
     from nbsim.play.evaluation import view_of
-    view = view_of(rs, pos)
+    view = view_of(rs, pos, kong_turn=kong >= -1)
     sr = E.new_search(1, 1)
     g = E.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
@@ -188,8 +190,13 @@ def _first_event(rs, pos, answer: int, q: int) -> tuple[int, ...]:
     codes = np.full(4, code_of("defend"), np.int64)
     params = np.ascontiguousarray(PL.DEFAULT_PARAMS[codes])
     log = np.zeros((400, C.EV_LEN), np.int32)
-    E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
-                np.int64(pos.offered), np.int64(pos.seat), np.int64(q), np.int64(answer))
+    if kong >= -1:
+        E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
+                    np.int64(-1), np.int64(-1), np.int64(0), np.int64(0), np.int64(kong))
+    else:
+        E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
+                    np.int64(pos.offered), np.int64(pos.seat), np.int64(q),
+                    np.int64(answer), np.int64(-2))
     return tuple(int(x) for x in log[0, :C.EV_POS])
 
 
@@ -246,7 +253,7 @@ def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
     from nbsim.kernels import playout as PL
     from nbsim.play.evaluation import _key, view_of
     from nbsim.play.policy_specs import parse_policy
-    assert parse_policy("lookahead").params[-1] == ("playout_hold", 0.0)
+    assert ("playout_hold", 0.0) in parse_policy("lookahead").params
     assert parse_policy("defend").params[-1] == ("hold", 0.15)
     pos = position("159m258s37p1z5z6z7z4s", drawn="2z", tiles_left=60, seat=0)
     view = view_of(rs, pos)
@@ -262,3 +269,61 @@ def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
     default, same, zero = pays(-1.0), pays(0.15), pays(0.0)
     assert np.array_equal(default, same)
     assert not np.array_equal(default, zero)
+
+
+# East holds four 1m (a concealed kong) and its pung of 5z's fourth copy
+KONG_HAND = dict(hand="1111m456p788s5z", melds=["pung:555z@N"], indicator="9p",
+                 discards=["E:3s", "S:4s", "W:9s", "N:(5z)"], drawn="8s")
+
+
+def test_a_playout_from_a_kong_question_plays_the_given_answer(rs):
+    """``play_from``'s ``kong_kind`` fixes the seat's first own-turn kong
+    answer: the kong of that kind (concealed or added), or none."""
+    from nbsim.play.advice import position_from_options
+    pos = position_from_options(rs, **KONG_HAND)
+    m1, z5 = parse_tile("1m"), parse_tile("5z")
+    assert _first_event(rs, pos, 0, 0, kong=m1)[:3] == (0, C.A_CONCEALED_KONG, m1)
+    assert _first_event(rs, pos, 0, 0, kong=z5)[:3] == (0, C.A_ADDED_KONG, z5)
+    seat, action, *_ = _first_event(rs, pos, 0, 0, kong=-1)
+    assert (seat, action) == (0, C.A_DISCARD)         # no kong: East discards
+
+
+def test_kong_evaluation_shares_the_discards_worlds(rs):
+    """``evaluate``'s ``kongs``: rows marked ``kong``, on the discards'
+    worlds (a discard's row is the same with or without them), reproducible
+    by seed; a kind the seat cannot kong is one error."""
+    from nbsim.play.advice import position_from_options
+    from nbsim.play.evaluation import kong_kinds
+    pos = position_from_options(rs, **KONG_HAND)
+    m1, z5 = parse_tile("1m"), parse_tile("5z")
+    assert kong_kinds(rs, pos) == [m1, z5]
+    ev = evaluate(rs, pos, samples=24, seed=2, kinds=[parse_tile("8s")], kongs=[m1, z5])
+    assert sorted((c.kong, c.kind) for c in ev.candidates) == [
+        (False, parse_tile("8s")), (True, m1), (True, z5)]
+    assert all(c.n == 24 for c in ev.candidates)
+    alone = evaluate(rs, pos, samples=24, seed=2, kinds=[parse_tile("8s")])
+    row = next(c for c in ev.candidates if not c.kong)
+    assert (row.mean_pay, row.p_win) == (alone.candidates[0].mean_pay, alone.candidates[0].p_win)
+    assert ev == evaluate(rs, pos, samples=24, seed=2, kinds=[parse_tile("8s")], kongs=[m1, z5])
+    with pytest.raises(RunError, match="not a kong the seat may declare"):
+        evaluate(rs, pos, samples=4, kongs=[parse_tile("4p")])
+
+
+def test_kong_search_reproduces_and_changes_play(tables):
+    """``lookahead:kongs=1`` plays the same deals from the same seed, and
+    its kong answers (z 0: any paired gain) differ from defend's somewhere in
+    40 deals (gap 0: the discards are searched only at defend's exact ties)."""
+    from nbsim.kernels.policies.lookahead import kong_candidates
+    cands = np.zeros(8, np.int64)
+    opts = np.array([[C.MELD_CKONG, 3, 0], [C.MELD_KONG, 30, 0]], np.int64)
+    assert kong_candidates(1, opts, 2, cands) == 3 and list(cands[:3]) == [30, -1, 3]
+    assert kong_candidates(-1, opts, 2, cands) == 3 and list(cands[:3]) == [-1, 3, 30]
+    from nbsim.run.game_mode import game_frame
+    rs = load_rules("ningbo-3baida")
+    on = ("lookahead:samples=8:z=0:gap=0:kongs=1",) * 4
+    off = ("lookahead:samples=8:z=0:gap=0",) * 4
+    a, _ = game_frame(rs, 6, 0, 40, on, tables)
+    assert a.equals(game_frame(rs, 6, 0, 40, on, tables)[0])
+    assert not a.drop(["policy_e", "policy_s", "policy_w", "policy_n"], strict=False).equals(
+        game_frame(rs, 6, 0, 40, off, tables)[0].drop(
+            ["policy_e", "policy_s", "policy_w", "policy_n"], strict=False))

@@ -22,7 +22,7 @@ from nbsim.kernels.policies.catalog import NAMES, SEARCH
 from nbsim.play.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import load_rules
 
-LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1"
+LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1:kongs=1"
 SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))
 
 
@@ -37,8 +37,8 @@ def _probes(n_deals: int, max_decision: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("variant", SHIPPED)
 def test_decisions_ignore_hidden_tiles(variant, tables):
     rs = load_rules(variant)
-    # the search policy searches every discard and claim here (gap=1000,
-    # claims=1), on few samples, and on fewer deals: its playouts make it slow
+    # the search policy searches every discard, claim and kong here (gap=1000,
+    # claims=1, kongs=1), on few samples, and on fewer deals: its playouts make it slow
     names = [LOOKAHEAD_PROBED if p in SEARCH else p for p in NAMES]
     mixes = [tuple([p] * 4) for p in names] + [("defend", "value", "random", "greedy")]
     kinds = np.zeros(4, np.int64)
@@ -102,3 +102,15 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     assert (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
     KE._restore_hidden(g)
     assert (g.hands == before_hands).all() and (g.wall == before_wall).all()
+
+
+def test_kong_search_ignores_hidden_tiles(tables):
+    """``lookahead:kongs=1``'s own-turn kong answers (its playouts of each
+    kong) come from the view alone: probes land on kong questions and none
+    sees a hidden tile move the answer (gap=0: few discard searches)."""
+    rs = load_rules("ningbo-7baida")
+    codes, params = kernel_arrays(as_policies(("lookahead:samples=6:gap=0:kongs=1",) * 4))
+    probes = _probes(400, 120, 5)
+    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), codes, params,
+                          probes) == 0
+    assert int((probes[:, KE.PR_KIND] == KE.Q_KONG).sum()) > 0

@@ -219,7 +219,7 @@ def finish_deal(rules, g, out):
 
 @nrt_free
 def play_from(rules, tables, policies, params, g, out, log, probe, first_discard, claim_seat,
-              claim_q, claim_action):
+              claim_q, claim_action, kong_kind):
     """Play from the state ``g`` to the end of the deal and write the result
     row ``out`` (int64[OUT_LEN]; the payments are out[O_SCORE + RES_PAY + s]).
 
@@ -230,7 +230,10 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     discard is already made and nobody won on it; play starts at its claims
     with ``claim_seat``'s answer to question ``claim_q`` fixed to
     ``claim_action`` (``engine_claims.claim_discard``); -1 for the others.
-    policies, params, log and probe as ``play_deal``. Returns the number of
+    ``kong_kind``: -2 asks every kong question; -1 or a kind fixes the
+    first own-turn kong answer of the seat to play (decline, or the kong of
+    that kind: ``engine_turn.own_kong``), as the lookahead's kong search
+    plays it. policies, params, log and probe as ``play_deal``. Returns the number of
     events."""
     ts = g.ts
     out[:] = 0
@@ -241,6 +244,7 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     steps = 0
     d = first_discard
     fs = claim_seat
+    kk = kong_kind
     while True:
         steps += 1
         if steps > MAX_STEPS:
@@ -252,7 +256,8 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
                     if offer_self_draw(rules, tables, g, policies, params, probe, out, log):
                         break
                 if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
-                    r = own_kong(rules, tables, g, policies, params, probe, out, log)
+                    r = own_kong(rules, tables, g, policies, params, probe, out, log, kk)
+                    kk = np.int64(-2)
                     if r == ENDED:
                         break
                     if r == NEXT:
@@ -268,6 +273,7 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
                           claim_action)
         fs = -1
         d = -1
+        kk = np.int64(-2)
         if r == ENDED:
             break
         if r == NEXT:
@@ -293,7 +299,7 @@ def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, param
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
     return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1),
-                     np.int64(-1), np.int64(0), np.int64(0))
+                     np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
 
 
 @njit(cache=True, inline="always")

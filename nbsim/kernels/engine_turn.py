@@ -180,11 +180,14 @@ def offer_robbing(rules, tables, g, policies, params, probe, out, log, cur, k):
 
 
 @nrt_free(inline="always")
-def own_kong(rules, tables, g, policies, params, probe, out, log):
+def own_kong(rules, tables, g, policies, params, probe, out, log, kong_kind):
     """Own-turn kongs: the seat to play may declare a concealed or an added
-    kong (an added kong may be robbed), then draws a replacement. Returns
-    GO_ON (no kong: discard next), NEXT (kong made, replacement drawn) or
-    ENDED (robbed, or no replacement)."""
+    kong (an added kong may be robbed), then draws a replacement.
+    ``kong_kind``: -2 asks the seat's policy; -1 declines and k >= 0 declares
+    the kong of kind k without asking (the lookahead's playouts fix the
+    answer: ``engine.play_from``; a kind with no kong option declines).
+    Returns GO_ON (no kong: discard next), NEXT (kong made, replacement
+    drawn) or ENDED (robbed, or no replacement)."""
     ts = g.ts
     cur = ts[TS_CUR]
     if (ts[TS_KONG_LOCK] >> cur) & 1:
@@ -196,7 +199,13 @@ def own_kong(rules, tables, g, policies, params, probe, out, log):
     n_opt = kong_options(g.wild, g.hands[cur], g.melds[cur], g.n_melds[cur], g.opts)
     if n_opt == 0:
         return GO_ON
-    j = ask_kong(rules, tables, g, policies, params, probe, cur, n_opt)
+    if kong_kind < -1:
+        j = ask_kong(rules, tables, g, policies, params, probe, cur, n_opt)
+    else:
+        j = -1
+        for i in range(n_opt):
+            if g.opts[i, 1] == kong_kind:
+                j = i
     if j < 0:
         return GO_ON
     typ = g.opts[j, 0]

@@ -54,6 +54,7 @@ for _c, _p in enumerate(POLICY_TABLE):
     for _j, _q in enumerate(_p.params):
         DEFAULT_PARAMS[_c, _j] = _q.default
 DEFEND = code_of("defend")
+KONG_Q = -2             # evaluate_into's claim_q: the candidates answer the own-turn kong
 DEFEND_HOLD = param_index("defend", "hold")
 
 
@@ -188,7 +189,11 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     pung or kong answers the pung question, a chow the chow question (no
     seat pungs first), and a pass the question ``claim_q`` (0: the pung
     question, the chow question then asked as usual; 1: every claim of the
-    seat, and nobody pungs); -1: the candidates are discards. ``sr``:
+    seat, and nobody pungs); ``KONG_Q``: the candidates are the seat's
+    answers to its own-turn kong question (-1 no kong, then the playout
+    policy's discard; k: the kong of kind k, concealed or added, then the
+    replacement draw; ``engine_turn.own_kong``); -1: the candidates are
+    discards. ``sr``:
     ``engine_state.Search`` working memory (at least n_cands rows and
     n_samples columns); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
@@ -215,15 +220,20 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
             if bad == 0:
                 for s in range(4):
                     rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
-                if claim_q < 0:
+                if claim_q == KONG_Q:
+                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                                sr.log, sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
+                                np.int64(0), sr.cands[i])
+                elif claim_q < 0:
                     E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
                                 sr.log, sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
-                                np.int64(0))
+                                np.int64(0), np.int64(-2))
                 else:
                     a = sr.cands[i]
                     q = claim_q if a == CLAIM_PASS else (1 if a >= CLAIM_CHOW else 0)
                     E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
-                                sr.log, sr.probe, claim_tile, seat, np.int64(q), a)
+                                sr.log, sr.probe, claim_tile, seat, np.int64(q), a,
+                                np.int64(-2))
                 bad = 1 if sr.out[E.O_ERROR] != 0 else 0
             if bad:
                 sr.stats[i, ST_FAILED] += 1.0

@@ -5,7 +5,8 @@
 From a ``nbsim.play.position.Position`` (built from the table state by
 ``nbsim.play.advice_state``), for every candidate
 
-* a discard, when the seat holds 3k + 2 tiles (its turn), or
+* a discard, when the seat holds 3k + 2 tiles (its turn), and each kong
+  it may declare then (concealed, or added to its own pung), or
 * pass / pung / kong / chow, when a discard is offered to it (a claim),
   and the win on the offered tile when it completes the hand (scored as
   ``nbsim score`` scores it; a legal win ranks first),
@@ -282,10 +283,9 @@ def _own_kongs(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice
     if (pos.tiles_left - rs.config.wall.reserve_stacks_per_kong * 2 <= 0
             or (rs.config.claims.no_kong_after_pung and just_claimed(pos))):
         return []
+    from nbsim.play.evaluation import kong_kinds
     out = []
-    for k in range(C.N_PLAY):
-        if fit.wild[k]:
-            continue
+    for k in kong_kinds(rs, pos):
         if pos.hand[k] == 4 and n < C.MAX_MELDS:
             h = pos.hand.copy()
             h[k] = 0
@@ -340,8 +340,10 @@ def _notes(rs: RuleSet, pos: Position, fit: _Fitter,
                              + " or ".join(KIND_NAMES[k] for k in forbid)
                              + " this turn (claims.forbid_chow_swap): not a candidate")
         if any(c.action == "kong" for c in cands):
-            notes.append("a kong is not simulated: it is listed after the discards with its "
-                         "shanten and acceptance before the replacement draw")
+            notes.append("a kong is played out on the same sampled deals as the discards: "
+                         "the kong, its replacement draw, then the seat's play as the base "
+                         "policy plays it; its shanten and acceptance are before the "
+                         "replacement draw")
         if int(pos.n_pond.sum()) == 0 and rs.config.claims.first_round_restrictions != "off":
             notes.append("first go-around limits (claims.first_round_restrictions) are not "
                          "applied to the candidates")
@@ -386,8 +388,9 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
 
     evaluation: the lookahead's ``Evaluation`` (best first), which ranks the
     candidates: for a discard, ``nbsim.play.evaluation.evaluate``'s (keyed
-    by the discarded kind); for a claim, ``evaluate_claims``'s (keyed by the
-    claim code, ``common.CLAIM_*``: pass, pung, kong, each chow); None: the
+    by the discarded kind, and a kong row by its kind); for a claim,
+    ``evaluate_claims``'s (keyed by the claim code, ``common.CLAIM_*``:
+    pass, pung, kong, each chow); None: the
     candidates are ranked by shanten and acceptance only. exact:
     ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
     .draws). samples, seed, base: the settings, when ``evaluation`` does not
@@ -397,18 +400,18 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     cands = _candidates(rs, pos, fit)
     notes = _notes(rs, pos, fit, cands)
     exact = dict(exact or {})
-    by_code: dict[int, Any] = {}
-    ranked: dict[int, int] = {}
+    by_code: dict[Any, Any] = {}
+    ranked: dict[Any, int] = {}
     if evaluation is not None:
-        by_code = {int(c.kind): c for c in evaluation.candidates}
-        ranked = {int(c.kind): i for i, c in enumerate(evaluation.candidates)}
+        by_code = {_value_key(c): c for c in evaluation.candidates}
+        ranked = {_value_key(c): i for i, c in enumerate(evaluation.candidates)}
         samples, seed, base = int(evaluation.samples), int(evaluation.seed), \
             str(evaluation.base)
     rows = []
     for c in cands:
         kw: dict[str, Any] = {}
-        if c.action != "win" and c.code in by_code:
-            kw = _value_fields(by_code[c.code], paired=True)
+        if c.action != "win" and _key_of(c) in by_code:
+            kw = _value_fields(by_code[_key_of(c)], paired=True)
         if c.action == "discard" and c.kind in exact:
             e = exact[c.kind]
             kw["exact_p_win"] = float(e.p_win)
@@ -418,7 +421,7 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     if ranked:
         # within the noise of the best simulated candidate (a legal win ranks
         # above it and is not simulated)
-        top = next(i for i, c in enumerate(rows) if c.action != "win" and c.code in ranked)
+        top = next(i for i, c in enumerate(rows) if c.action != "win" and _key_of(c) in ranked)
         rows = rows[:top + 1] + [_replace(c, within_noise=c.diff_low is not None
                                           and c.diff_high is not None
                                           and c.diff_low <= 0.0 <= c.diff_high)
@@ -435,13 +438,26 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
                   ranked_by="lookahead" if ranked else "shanten")
 
 
-def _rank(c: CandidateAdvice, ranked: Mapping[int, int]) -> tuple[int, int, int]:
+def _key_of(c: CandidateAdvice) -> Any:
+    """The key of a candidate's row in an Evaluation: ("kong", kind) for an
+    own-turn kong, else its code (a discard's kind, a claim's answer)."""
+    if c.code in (KONG_CONCEALED_CODE, KONG_ADDED_CODE):
+        return ("kong", int(c.kind))
+    return int(c.code)
+
+
+def _value_key(v: Any) -> Any:
+    """``_key_of`` for an evaluator's ``CandidateValue``."""
+    return ("kong", int(v.kind)) if getattr(v, "kong", False) else int(v.kind)
+
+
+def _rank(c: CandidateAdvice, ranked: Mapping[Any, int]) -> tuple[int, int, int]:
     """Sort key of a candidate: a legal win first, then the lookahead's
     order, then shanten and acceptance; a win that is not legal last."""
     if c.action == "win":
         return (-1, 0, 0) if c.score is not None and c.score.win else (3, 0, 0)
-    if c.code in ranked:
-        return (0, ranked[c.code], 0)
+    if _key_of(c) in ranked:
+        return (0, ranked[_key_of(c)], 0)
     if c.code in (KONG_CONCEALED_CODE, KONG_ADDED_CODE):
         return (2, *_key(c.targets))        # after the discards, simulated or not
     return (1, *_key(c.targets))
@@ -493,7 +509,9 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     completing it with its own draws (``exact_own_draws``). Both decisions
     are ranked by the lookahead: a discard by ``evaluate``, a claim (pass,
     pung, kong, each chow: ``evaluate_claims``, on the same worlds) after a
-    legal win on the offered tile, which is not simulated. ``samples=0``: no
+    legal win on the offered tile, which is not simulated; at a discard the
+    own-turn kongs are played out on the discards' worlds (``evaluate``'s
+    ``kongs``). ``samples=0``: no
     simulation, everything ranked by shanten and acceptance. Raises NbsimError
     subclasses (RunError for a position the engine cannot continue from or
     one with no tile left to draw, bad samples, seed or base)."""
@@ -519,8 +537,9 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     cands = _candidates(rs, pos, _Fitter(rs, pos))
     if pos.offered < 0:
         kinds = [c.kind for c in cands if c.action == "discard"]
+        kongs = [c.kind for c in cands if c.action == "kong"]
         return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base,
-                                              kinds=kinds),
+                                              kinds=kinds, kongs=kongs),
                             exact_own_draws(rs, pos))
     answers = [c.code for c in cands if c.action != "win"]
     return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=samples, seed=seed,

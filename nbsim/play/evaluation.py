@@ -26,7 +26,7 @@ from nbsim.play.position import MAX_POND, Position
 from nbsim.rules.ruleset import RuleSet
 
 __all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "evaluate_claims",
-           "exact_own_draws", "view_of", "own_draws_left"]
+           "exact_own_draws", "kong_kinds", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
 
@@ -39,7 +39,9 @@ class CandidateValue:
     ``p_deal_in_to`` (by seat E S W N; 0 for the seat itself),
     ``p_exhausted``, and the paired difference ``diff`` to the best
     candidate's mean payment with its standard error ``diff_se`` (common
-    random numbers; 0 and 0 for the best), over ``n`` samples played."""
+    random numbers; 0 and 0 for the best), over ``n`` samples played.
+    ``kong``: the candidate is the own-turn kong of ``kind`` (concealed or
+    added), not its discard."""
     kind: int
     mean_pay: float
     se_pay: float
@@ -51,6 +53,7 @@ class CandidateValue:
     diff: float
     diff_se: float
     n: int
+    kong: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,8 @@ class Evaluation:
 
     @property
     def best_kind(self) -> int:
-        """The recommended discard (kind)."""
+        """The recommended discard (kind; the kong's kind when the best
+        candidate is a kong, ``candidates[0].kong``)."""
         return self.candidates[0].kind
 
 
@@ -125,13 +129,15 @@ def _visible(rs: RuleSet, pos: Position) -> np.ndarray:
     return np.clip(vis, 0, 4).astype(np.int8)
 
 
-def view_of(rs: RuleSet, pos: Position):
+def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     """The kernels' ``View`` (``nbsim/kernels/policies/view.py``) of a
     Position, with the wall's state and the turn state made up from what
     it tells: ``tiles_left`` drawable tiles from position 53 on, every seat
-    has drawn, no kong lock or chow-swap limit. Raises RunError for a
-    position the engine cannot continue from (a seat or a tile count out of
-    range)."""
+    has drawn, no kong lock or chow-swap limit. ``kong_turn``: the seat to
+    play is at its own-turn kong question (its self-drawn win already
+    passed: the turn resumes at the kong, ``engine_turn.own_kong``). Raises
+    RunError for a position the engine cannot continue from (a seat or a
+    tile count out of range)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import wall as W
     from nbsim.kernels.policies.view import View
@@ -171,7 +177,8 @@ def view_of(rs: RuleSet, pos: Position):
     ts = np.zeros(E.TS_LEN, np.int64)
     ts[E.TS_CUR] = to_play
     drawn = int(pos.drawn) if seat == to_play else -1
-    ts[E.TS_JUST_DREW] = 1 if drawn >= 0 else 0
+    ts[E.TS_JUST_DREW] = 1 if drawn >= 0 and not kong_turn else 0
+    ts[E.TS_AFTER_PUNG] = 1 if kong_turn else 0      # opens the kong question only
     ts[E.TS_HAS_DRAWN] = 1 if drawn >= 0 else 0
     ts[E.TS_DRAWN] = drawn
     ts[E.TS_KONG_FROM] = -1
@@ -219,20 +226,42 @@ def _check_settings(samples: int, base: str) -> None:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
 
 
-def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
-            base: str, claim_tile: int, claim_q: int) -> Evaluation:
-    """``playout.evaluate_into`` on the candidates (discard kinds, or claim
-    answers when ``claim_q`` >= 0) and their rows, best mean payment first."""
+def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
+           base: str, claim_tile: int, claim_q: int) -> tuple[np.ndarray, np.ndarray]:
+    """``playout.evaluate_into`` on one kind of candidates (discard kinds,
+    claim answers when ``claim_q`` >= 0, own-turn kong kinds when
+    ``claim_q`` is ``playout.KONG_Q``): their ``ST_*`` sums and payments,
+    float64[n, SEARCH_STATS] and float64[n, samples]. The worlds depend on
+    the seed only, so groups played from one seed share them."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
-    view = view_of(rules, pos)
+    view = view_of(rules, pos, kong_turn=claim_q == PL.KONG_Q)
     n, ns = len(cands), int(samples)
     sr = E.new_search(n, ns)
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0)
-    stats, pays = sr.stats[:n], sr.pays[:n]
+    return sr.stats[:n].copy(), sr.pays[:n].copy()
+
+
+def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
+            base: str, claim_tile: int, claim_q: int, kongs: Sequence[int] = ()) -> Evaluation:
+    """The candidates (discard kinds, or claim answers when ``claim_q`` >=
+    0) and the own-turn ``kongs`` (kinds) played on the same worlds, and
+    their rows, best mean payment first (``_group``)."""
+    from nbsim.kernels import playout as PL
+
+    ns = int(samples)
+    groups = [(_group(rules, pos, cands, ns, seed, base, claim_tile, claim_q), list(cands),
+               False)]
+    if kongs:
+        groups.append((_group(rules, pos, kongs, ns, seed, base, -1, PL.KONG_Q), list(kongs),
+                       True))
+    stats = np.concatenate([g[0][0] for g in groups])
+    pays = np.concatenate([g[0][1] for g in groups])
+    keys = [(k, flag) for _, ks, flag in groups for k in ks]
+    n = len(keys)
     played = stats[:, PL.ST_N]
     if played.min() < 1:
         raise RunError("no sampled deal fits this position: the unseen tiles cannot fill the "
@@ -247,7 +276,7 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
         p_win = stats[i, PL.ST_WIN] / m
         d = pays[i] - pays[best]
         rows.append(CandidateValue(
-            kind=int(cands[i]), mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
+            kind=int(keys[i][0]), mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
             p_win=float(p_win), se_win=math.sqrt(p_win * (1 - p_win) / m),
             p_deal_in=float(stats[i, PL.ST_DEAL_IN] / m),
             p_deal_in_to=(float(stats[i, PL.ST_DEAL_IN_TO] / m),
@@ -256,12 +285,13 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
                           float(stats[i, PL.ST_DEAL_IN_TO + 3] / m)),
             p_exhausted=float(stats[i, PL.ST_EXHAUSTED] / m),
             diff=float(d.mean()), diff_se=float(d.std(ddof=1) / math.sqrt(ns)) if ns > 1 else 0.0,
-            n=int(m)))
+            n=int(m), kong=keys[i][1]))
     return Evaluation(tuple(rows), ns, int(seed), base)
 
 
 def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
-             base: str = "defend", kinds: Sequence[int] | None = None) -> Evaluation:
+             base: str = "defend", kinds: Sequence[int] | None = None,
+             kongs: Sequence[int] = ()) -> Evaluation:
     """Every candidate discard of ``pos`` (the seat to play holds 3k+2
     tiles) played to the end of the deal on ``samples`` sampled worlds.
 
@@ -270,11 +300,15 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
     candidate is discarded, and every seat plays ``base`` (greedy, value or
     defend) to the end. The same worlds for every candidate (common random
     numbers). ``kinds``: the candidates (held kinds; default every held
-    kind). Returns an Evaluation, best mean payment first (points per deal
-    for the seat). Raises RunError: the seat is not the one to play, a
-    candidate is not held, samples out of 2 .. 100,000, an unknown base
-    policy, or no sample could be dealt (the position leaves too few unseen
-    tiles for the others' hands and the wall)."""
+    kind). ``kongs``: kinds whose own-turn kong (concealed: four held;
+    added: the fourth copy to an own pung) is played out too, on the same
+    worlds: the kong, its replacement draw, then ``base``'s play (rows with
+    ``kong`` True; docs/rules.md §4). Returns an Evaluation, best mean
+    payment first (points per deal for the seat). Raises RunError: the seat
+    is not the one to play, a candidate is not held, a kong the seat cannot
+    declare, samples out of 2 .. 100,000, an unknown base policy, or no
+    sample could be dealt (the position leaves too few unseen tiles for the
+    others' hands and the wall)."""
     if pos.seat != pos.to_play:
         raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
     _check_settings(samples, base)
@@ -286,7 +320,29 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
         from nbsim.rules.tiles import format_tiles
         raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
                        f"not held; the hand holds {format_tiles(held)}")
-    return _played(rules, pos, cands, samples, seed, base, -1, -1)
+    kongs = [int(k) for k in kongs]
+    bad = [k for k in kongs if k not in kong_kinds(rules, pos)]
+    if bad:
+        from nbsim.rules.tiles import format_tiles
+        raise RunError(f"kongs {format_tiles(bad)}: not a kong the seat may declare; it may "
+                       f"declare {format_tiles(kong_kinds(rules, pos)) or 'none'} (four held "
+                       f"copies, or the fourth copy of an own pung; never a wild)")
+    return _played(rules, pos, cands, samples, seed, base, -1, -1, kongs)
+
+
+def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
+    """The kinds (ascending) of the own-turn kongs the seat of ``pos`` holds
+    the tiles for: four held copies (concealed), or the fourth copy of one
+    of its pungs (added); never a wild or a flower (docs/rules.md §3-§4).
+    The wall and the turn's limits are the caller's (``nbsim.play.advice``)."""
+    from nbsim.kernels.wilds import wild_mask
+    wild = np.zeros(C.N_KINDS, np.bool_)
+    wild_mask(rules.array, np.int64(pos.indicator), wild)
+    me = int(pos.seat)
+    pungs = {int(pos.melds[me, i, C.MELD_KIND]) for i in range(int(pos.n_melds[me]))
+             if int(pos.melds[me, i, C.MELD_TYPE]) == C.MELD_PUNG}
+    return [k for k in range(C.N_PLAY) if not wild[k]
+            and (pos.hand[k] == 4 or (k in pungs and pos.hand[k] >= 1))]
 
 
 C_CLAIM_CODES = 6       # common.CLAIM_*: pass, pung, kong and the three chows

@@ -116,6 +116,11 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
          Param("playout_hold", 0.0, 0.0, 2.0,
                "defend's hold in the playouts (every seat's, this one's later turns too); "
                "0 searches best (docs/lookahead.md, \"Holding in the playouts\")",
+               before=0.0),
+         Param("kongs", 0, 0, 1,
+               "1: every own-turn kong question (no kong, each concealed or added kong "
+               "offered) is played out on the sampled deals, and defend's answer is "
+               "replaced when another pays more by z standard errors; 0: defend's kongs",
                before=0.0)),
         base="defend"),
 )

@@ -3,7 +3,7 @@ Monte-Carlo playouts (the expert reference of the band; docs/band.md).
 
 At a discard, ``defend`` first works out the expected value of every
 allowed discard (``defend.choose_discard``; its parameters are the first
-five of this policy's row). When its runner-up is within ``gap`` of its best
+six of this policy's row). When its runner-up is within ``gap`` of its best
 (defend's value, in points), the best ``top_k`` candidates are played to
 the end of the deal on ``samples`` worlds each (``nbsim.kernels.playout``:
 hidden tiles dealt at random from what this seat has not seen; every seat
@@ -13,8 +13,9 @@ streams for every candidate, so the paired differences are precise. The
 candidate with the highest mean payment replaces defend's choice only when
 its paired gain over it exceeds ``z`` standard errors. With ``claims`` 1,
 every claim offered is settled the same way: each answer (pass, pung,
-kong, each chow) played out from the claim on the same worlds. Wins and
-kongs are defend's.
+kong, each chow) played out from the claim on the same worlds; with
+``kongs`` 1, every own-turn kong question too (no kong, each kong offered,
+``choose_kong``). Wins are defend's (every legal win).
 
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
@@ -41,6 +42,7 @@ P_Z = param_index("lookahead", "z")
 P_PLAYOUT = param_index("lookahead", "playout")
 P_CLAIMS = param_index("lookahead", "claims")
 P_PLAYOUT_HOLD = param_index("lookahead", "playout_hold")
+P_KONGS = param_index("lookahead", "kongs")
 
 
 @nrt_free
@@ -50,9 +52,44 @@ def want_win(view, params, prng, scr, tile, win_by):
 
 
 @nrt_free
+def kong_candidates(a0, options, n_options, cands):
+    """The answers to an own-turn kong question into ``cands`` (int64[>= 2],
+    at most ``SEARCH_CANDS``) as kinds: defend's answer ``a0`` (an option
+    row of ``options``, or -1 for no kong) first, then no kong and every
+    other option's kind. Returns the count."""
+    cands[0] = -1 if a0 < 0 else options[a0, 1]
+    n = 1
+    if a0 >= 0:
+        cands[n] = -1
+        n += 1
+    for j in range(n_options):
+        if j != a0 and n < SEARCH_CANDS:
+            cands[n] = options[j, 1]
+            n += 1
+    return n
+
+
+@nrt_free
 def choose_kong(view, params, prng, scr, options, n_options):
-    """defend's kong."""
-    return D.choose_kong(view, params, prng, scr, options, n_options)
+    """defend's kong; with ``kongs`` 1, every answer (no kong, each kong
+    offered) played out on the sampled deals (``playout.evaluate_into``
+    with ``KONG_Q``: the same worlds for every answer) and defend's replaced
+    by the one that pays most when its paired gain exceeds ``z`` standard
+    errors (``paired_best``). Returns an option row of ``options`` or -1."""
+    a0 = D.choose_kong(view, params, prng, scr, options, n_options)
+    if params[P_KONGS] <= 0.0:
+        return a0
+    sr = scr.search
+    n = kong_candidates(a0, options, n_options, sr.cands)
+    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
+    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
+    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(-1),
+                     np.int64(PL.KONG_Q), params[P_PLAYOUT_HOLD])
+    k = sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
+    for j in range(n_options):
+        if options[j, 1] == k:
+            return j
+    return -1
 
 
 @nrt_free
