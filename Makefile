@@ -73,9 +73,8 @@ ladder: setup
 
 ## band: every variant played by value, defend and cautious defend, and EXPERT
 ## (the expert reference, default lookahead, on the first EXPERT_DEALS walls of the
-## variants EXPERT_ON, default every variant; 15-45 minutes a variant, about 3 hours in all) -> docs/band.md
-## (docs/band.md: its base tables made with these defaults; its expert reference, played in
-## stops 30-31 against defend:hold=0, the defend of that time, is not yet replayed)
+## variants EXPERT_ON, default every variant; about 40 minutes a Ningbo variant, 20 for
+## ninghai, finished runs reused) -> docs/band.md (made with these defaults in stop 33)
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
 	    --expert '$(EXPERT)' --expert-deals $(EXPERT_DEALS) \
