@@ -232,16 +232,21 @@ def test_claim_evaluation(rs):
         evaluate_claims(rs, position("123m456p789s1155z3p"), [0], samples=4)
 
 
-def test_claim_search_reproduces_and_changes_play(tables):
+def _reproduces_and_changes_play(tables, on: str, off: str, deals: int) -> None:
+    """Every seat playing ``on`` replays the same ``deals`` deals of
+    ningbo-3baida from the same seed, and they differ from ``off``'s."""
     from nbsim.run.game_mode import game_frame
     rs = load_rules("ningbo-3baida")
-    on = ("lookahead:samples=8:z=0:claims=1",) * 4
-    off = ("lookahead:samples=8:z=0",) * 4
-    a, _ = game_frame(rs, 6, 0, 3, on, tables)
-    assert a.equals(game_frame(rs, 6, 0, 3, on, tables)[0])
-    assert not a.drop(["policy_e", "policy_s", "policy_w", "policy_n"], strict=False).equals(
-        game_frame(rs, 6, 0, 3, off, tables)[0].drop(
-            ["policy_e", "policy_s", "policy_w", "policy_n"], strict=False))
+    pols = ["policy_e", "policy_s", "policy_w", "policy_n"]
+    a, _ = game_frame(rs, 6, 0, deals, (on,) * 4, tables)
+    assert a.equals(game_frame(rs, 6, 0, deals, (on,) * 4, tables)[0])
+    assert not a.drop(pols, strict=False).equals(
+        game_frame(rs, 6, 0, deals, (off,) * 4, tables)[0].drop(pols, strict=False))
+
+
+def test_claim_search_reproduces_and_changes_play(tables):
+    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:claims=1",
+                                 "lookahead:samples=8:z=0", 3)
 
 
 def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
@@ -318,12 +323,5 @@ def test_kong_search_reproduces_and_changes_play(tables):
     opts = np.array([[C.MELD_CKONG, 3, 0], [C.MELD_KONG, 30, 0]], np.int64)
     assert kong_candidates(1, opts, 2, cands) == 3 and list(cands[:3]) == [30, -1, 3]
     assert kong_candidates(-1, opts, 2, cands) == 3 and list(cands[:3]) == [-1, 3, 30]
-    from nbsim.run.game_mode import game_frame
-    rs = load_rules("ningbo-3baida")
-    on = ("lookahead:samples=8:z=0:gap=0:kongs=1",) * 4
-    off = ("lookahead:samples=8:z=0:gap=0",) * 4
-    a, _ = game_frame(rs, 6, 0, 40, on, tables)
-    assert a.equals(game_frame(rs, 6, 0, 40, on, tables)[0])
-    assert not a.drop(["policy_e", "policy_s", "policy_w", "policy_n"], strict=False).equals(
-        game_frame(rs, 6, 0, 40, off, tables)[0].drop(
-            ["policy_e", "policy_s", "policy_w", "policy_n"], strict=False))
+    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:gap=0:kongs=1",
+                                 "lookahead:samples=8:z=0:gap=0", 40)
