@@ -253,14 +253,13 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
     from nbsim.kernels import playout as PL
 
     ns = int(samples)
-    groups = [(_group(rules, pos, cands, ns, seed, base, claim_tile, claim_q), list(cands),
-               False)]
+    parts = [_group(rules, pos, cands, ns, seed, base, claim_tile, claim_q)]
+    keys = [(int(k), False) for k in cands]
     if kongs:
-        groups.append((_group(rules, pos, kongs, ns, seed, base, -1, PL.KONG_Q), list(kongs),
-                       True))
-    stats = np.concatenate([g[0][0] for g in groups])
-    pays = np.concatenate([g[0][1] for g in groups])
-    keys = [(k, flag) for _, ks, flag in groups for k in ks]
+        parts.append(_group(rules, pos, kongs, ns, seed, base, -1, PL.KONG_Q))
+        keys += [(int(k), True) for k in kongs]
+    stats = np.concatenate([p[0] for p in parts])
+    pays = np.concatenate([p[1] for p in parts])
     n = len(keys)
     played = stats[:, PL.ST_N]
     if played.min() < 1:
@@ -321,11 +320,12 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
         raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
                        f"not held; the hand holds {format_tiles(held)}")
     kongs = [int(k) for k in kongs]
-    bad = [k for k in kongs if k not in kong_kinds(rules, pos)]
+    allowed = kong_kinds(rules, pos) if kongs else []
+    bad = [k for k in kongs if k not in allowed]
     if bad:
         from nbsim.rules.tiles import format_tiles
         raise RunError(f"kongs {format_tiles(bad)}: not a kong the seat may declare; it may "
-                       f"declare {format_tiles(kong_kinds(rules, pos)) or 'none'} (four held "
+                       f"declare {format_tiles(allowed) or 'none'} (four held "
                        f"copies, or the fourth copy of an own pung; never a wild)")
     return _played(rules, pos, cands, samples, seed, base, -1, -1, kongs)
 
