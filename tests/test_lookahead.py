@@ -8,6 +8,8 @@
 * Seeds reproduce; the policy plays reproducible deals.
 * A playout from a claim plays the answer it is given (pass, pung, chow),
   and the claim search is reproducible and really changes play.
+* The second stage (``confirm``) keeps a real gain, drops a tie, and
+  changes play.
 """
 from __future__ import annotations
 
@@ -325,3 +327,47 @@ def test_kong_search_reproduces_and_changes_play(tables):
     assert kong_candidates(-1, opts, 2, cands) == 3 and list(cands[:3]) == [-1, 3, 30]
     _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:gap=0:kongs=1",
                                  "lookahead:samples=8:z=0:gap=0", 40)
+
+
+def test_confirmation_reproduces_and_changes_play(tables):
+    """``lookahead:confirm=N``: a challenger that beat defend's discard is
+    played again on N fresh worlds; with z 0 and 8 first-stage worlds many
+    challengers win by luck and lose the second stage, so play changes."""
+    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:confirm=32",
+                                 "lookahead:samples=8:z=0", 3)
+
+
+def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):
+    """``settle``: the ready-keeping discard (7z, row 2) beats 5m and 2m on
+    the first stage and again on fresh worlds, and is played; a candidate
+    identical to defend's (the same kind twice) never gains, so row 0 is
+    played. The candidates are left as given, and the second stage draws
+    one more key from the seat's stream only when a challenger won."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+    from nbsim.kernels import rng
+    from nbsim.kernels.policies import lookahead as LA
+    from nbsim.kernels.policies.catalog import code_of
+    from nbsim.play.evaluation import view_of
+    pos = position("1112345678999m7z", drawn="7z", tiles_left=12)
+    view = view_of(rs, pos)
+    params = np.ascontiguousarray(PL.DEFAULT_PARAMS[code_of("lookahead")])
+    params[LA.P_SAMPLES] = 64
+    params[LA.P_Z] = 0.0
+
+    def settle(kinds: str, confirm: int) -> tuple[int, list[int], np.ndarray]:
+        params[LA.P_CONFIRM] = confirm
+        sr = E.new_search(8, 64)
+        ks = parse_tiles(kinds)
+        sr.cands[:len(ks)] = ks
+        prng = np.zeros(rng.RNG_LEN, np.uint64)
+        rng.stream_init(np.uint64(9), np.int64(0), rng.STREAM_POLICY, prng)
+        row = LA.settle(view, params, prng, sr, np.int64(len(ks)), np.int64(-1), np.int64(-1))
+        return int(row), [int(k) for k in sr.cands[:len(ks)]], prng
+
+    row, cands, after_both = settle("5m2m7z", 64)
+    assert row == 2 and cands == parse_tiles("5m2m7z")
+    row, _, after_one = settle("5m2m7z", 0)
+    assert row == 2 and not np.array_equal(after_both, after_one)
+    row, _, after_tie = settle("7z7z", 64)
+    assert row == 0 and np.array_equal(after_tie, after_one)

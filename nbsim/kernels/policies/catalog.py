@@ -121,7 +121,11 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "1: every own-turn kong question (no kong, each concealed or added kong "
                "offered) is played out on the sampled deals, and defend's answer is "
                "replaced when another pays more by z standard errors; 0: defend's kongs",
-               before=0.0)),
+               before=0.0),
+         Param("confirm", 0, 0, 1024,
+               "worlds of a second, fresh playout of a challenger that beat defend's "
+               "answer: it is played only if it wins again by z standard errors (0: no "
+               "second stage)", before=0.0)),
         base="defend"),
 )
 

@@ -15,7 +15,9 @@ its paired gain over it exceeds ``z`` standard errors. With ``claims`` 1,
 every claim offered is settled the same way: each answer (pass, pung,
 kong, each chow) played out from the claim on the same worlds; with
 ``kongs`` 1, every own-turn kong question too (no kong, each kong offered,
-``choose_kong``). Wins are defend's (every legal win).
+``choose_kong``). With ``confirm`` > 0, a candidate that beat defend's is
+played again against it on that many fresh worlds and kept only if it wins
+there too (``settle``). Wins are defend's (every legal win).
 
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
@@ -43,6 +45,7 @@ P_PLAYOUT = param_index("lookahead", "playout")
 P_CLAIMS = param_index("lookahead", "claims")
 P_PLAYOUT_HOLD = param_index("lookahead", "playout_hold")
 P_KONGS = param_index("lookahead", "kongs")
+P_CONFIRM = param_index("lookahead", "confirm")
 
 
 @nrt_free
@@ -81,11 +84,7 @@ def choose_kong(view, params, prng, scr, options, n_options):
         return a0
     sr = scr.search
     n = kong_candidates(a0, options, n_options, sr.cands)
-    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
-    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
-    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(-1),
-                     np.int64(PL.KONG_Q), params[P_PLAYOUT_HOLD])
-    k = sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
+    k = sr.cands[settle(view, params, prng, sr, n, np.int64(-1), np.int64(PL.KONG_Q))]
     for j in range(n_options):
         if options[j, 1] == k:
             return j
@@ -122,12 +121,8 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     n = claim_candidates(a0, can_pung, can_kong, chow_ok, sr.cands)
     if n < 2:
         return a0
-    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
-    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     q = np.int64(0) if can_pung else np.int64(1)
-    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(tile), q,
-                     params[P_PLAYOUT_HOLD])
-    return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
+    return sr.cands[settle(view, params, prng, sr, n, np.int64(tile), q)]
 
 
 @nrt_free
@@ -193,6 +188,36 @@ def paired_best(pays, n_cands, n_samples, z):
 
 
 @nrt_free
+def settle(view, params, prng, sr, n, claim_tile, claim_q):
+    """Row of ``sr.cands[:n]`` to play (0: defend's answer, row 0). The
+    candidates are played out on ``samples`` worlds (``playout.evaluate_into``
+    with ``claim_tile`` and ``claim_q``: -1, -1 for discards) and
+    ``paired_best`` picks a challenger. With ``confirm`` > 0, the challenger
+    is played again against row 0 on ``confirm`` fresh worlds and kept only
+    when its paired gain there also exceeds ``z`` standard errors: the
+    first stage chose it because its gain looked large on those worlds, so
+    only fresh worlds judge it without that bias. ``sr.cands`` is left as
+    given. The seeds come from ``prng`` (two uint32 per stage; none for the
+    second stage when it is not played)."""
+    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
+    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
+    playout = np.int64(params[P_PLAYOUT])
+    PL.evaluate_into(view, sr, n, samples, key, playout, claim_tile, claim_q,
+                     params[P_PLAYOUT_HOLD])
+    b = paired_best(sr.pays, n, samples, params[P_Z])
+    confirm = min(np.int64(params[P_CONFIRM]), SEARCH_SAMPLES)
+    if b == 0 or confirm <= 0:
+        return b
+    second = sr.cands[1]
+    sr.cands[1] = sr.cands[b]
+    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
+    PL.evaluate_into(view, sr, np.int64(2), confirm, key, playout, claim_tile, claim_q,
+                     params[P_PLAYOUT_HOLD])
+    sr.cands[1] = second
+    return b if paired_best(sr.pays, 2, confirm, params[P_Z]) == 1 else 0
+
+
+@nrt_free
 def choose_discard(view, params, prng, scr, allowed):
     """defend's discard, or a close candidate that the playouts show pays
     more (see the module doc)."""
@@ -202,8 +227,4 @@ def choose_discard(view, params, prng, scr, allowed):
     n, gap = candidates(view, scr, allowed, k0, top_k, sr.cands)
     if n < 2 or gap > params[P_GAP]:
         return k0
-    key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
-    samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
-    PL.evaluate_into(view, sr, n, samples, key, np.int64(params[P_PLAYOUT]), np.int64(-1),
-                     np.int64(-1), params[P_PLAYOUT_HOLD])
-    return sr.cands[paired_best(sr.pays, n, samples, params[P_Z])]
+    return sr.cands[settle(view, params, prng, sr, n, np.int64(-1), np.int64(-1))]
