@@ -65,13 +65,77 @@ def _tile_id(k):
 
 
 @nrt_free
-def build_world(view, g, st, pool, u):
+def keep_score(hand, wild, k):
+    """How much a player keeps kind ``k`` of ``hand`` (int counts[42]): 4
+    per other copy, 2 per touching kind of its suit held, 1 per kind two
+    away, 0.5 for a middle rank (3 to 7); a wild 1e9 (never let go). Used
+    by ``refine_hands``; a cheap stand-in for a player's discard order."""
+    if wild[k]:
+        return 1e9
+    sc = 4.0 * (hand[k] - 1)
+    if k < C.HONOR0:
+        r = k % 9
+        if r >= 1 and hand[k - 1] > 0:
+            sc += 2.0
+        if r <= 7 and hand[k + 1] > 0:
+            sc += 2.0
+        if r >= 2 and hand[k - 2] > 0:
+            sc += 1.0
+        if r <= 6 and hand[k + 2] > 0:
+            sc += 1.0
+        if 2 <= r <= 6:
+            sc += 0.5
+    return sc
+
+
+@nrt_free
+def refine_hands(view, g, st):
+    """The opponent model of ``build_world``'s ``refine`` 1: each other
+    seat, whose hidden hand was dealt at random, draws and discards once per
+    discard it has made (``view.n_pond``): it takes the tile of a random
+    position of the wall still to draw (``g.wall``, live end to tail, the
+    indicator's place excepted) and puts there the tile of its hand with the
+    lowest ``keep_score``. So its hand keeps pairs and connected tiles, as a
+    player's does, while every tile stays unseen by the seat: the hidden
+    tiles of the hands and the wall are the same multiset, and only what
+    the seat may know is read (no leak)."""
+    ws = g.ws
+    lo = ws[W.WS_LIVE]
+    n = ws[W.WS_TAIL] + 1 - lo
+    if n <= 1:
+        return
+    for s in range(4):
+        if s == view.seat:
+            continue
+        h = g.hands[s]
+        for _ in range(view.n_pond[s]):
+            p = lo + rng.below(st, n)
+            k = W.tile_kind(np.int64(g.wall[p]))
+            if p == ws[W.WS_INDICATOR] or (k >= C.FLOWER0 and not view.wild[k]):
+                continue
+            h[k] += 1
+            worst = -1
+            low = 1e300
+            for x in range(C.N_KINDS):
+                if h[x] > 0:
+                    sc = keep_score(h, view.wild, x)
+                    if sc < low:
+                        low = sc
+                        worst = x
+            h[worst] -= 1
+            g.wall[p] = _tile_id(worst)
+
+
+@nrt_free
+def build_world(view, g, st, pool, u, refine):
     """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
-    and ``u`` int64[42] are scratch. The seat to play and the turn state
-    are the view's. Returns 0, or 1 when the view leaves too few unseen
-    tiles for the others' hands and the wall (an inconsistent position)."""
+    and ``u`` int64[42] are scratch. ``refine`` 1: the others' hands are
+    then refined by ``refine_hands`` (0: uniformly random hands). The seat
+    to play and the turn state are the view's. Returns 0, or 1 when the
+    view leaves too few unseen tiles for the others' hands and the wall (an
+    inconsistent position)."""
     seat = view.seat
     for i in range(W.WS_LEN):
         g.ws[i] = view.ws[i]
@@ -167,6 +231,8 @@ def build_world(view, g, st, pool, u):
             r += 1
         else:
             return 1
+    if refine > 0:
+        refine_hands(view, g, st)
     # the engine's filters of who may win on a discard
     for s in range(4):
         if s == view.to_play:
@@ -178,7 +244,8 @@ def build_world(view, g, st, pool, u):
 
 
 @nrt_free
-def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_q, hold):
+def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_q, hold,
+                  refine):
     """Play every candidate discard ``sr.cands[:n_cands]`` (kinds the seat
     to play holds) on ``n_samples`` sampled worlds (``build_world``) with
     every seat playing the policy of code ``playout`` (default parameters;
@@ -195,7 +262,8 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     replacement draw; ``engine_turn.own_kong``); -1: the candidates are
     discards. ``sr``:
     ``engine_state.Search`` working memory (at least n_cands rows and
-    n_samples columns); ``key``: uint64, the seed of
+    n_samples columns); ``refine``: ``build_world``'s (1: the others' hands
+    refined by ``refine_hands``, 0: uniform); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills
     ``sr.stats[:n_cands]`` (``ST_*`` sums) and ``sr.pays[i, j]`` (the seat's
@@ -215,7 +283,7 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     for j in range(n_samples):
         for i in range(n_cands):
             rng.stream_init(key, j, rng.STREAM_USER, sr.st)
-            bad = build_world(view, g, sr.st, sr.pool, sr.unseen)
+            bad = build_world(view, g, sr.st, sr.pool, sr.unseen, refine)
             sr.pays[i, j] = 0.0
             if bad == 0:
                 for s in range(4):
@@ -268,7 +336,7 @@ def self_draw_waits(view, sr, discard, key, wins):
     g = E.search_game(sr)
     u = sr.unseen
     rng.stream_init(key, 0, rng.STREAM_USER, sr.st)
-    build_world(view, g, sr.st, sr.pool, u)
+    build_world(view, g, sr.st, sr.pool, u, np.int64(0))
     seat = view.seat
     for k in range(C.N_KINDS):
         u[k] = (4 if k < C.N_PLAY else 1) - view.visible[k] - view.hand[k]

@@ -241,7 +241,8 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     sr = E.new_search(n, ns)
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
-                     np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0)
+                     np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
+                     np.int64(0))
     return sr.stats[:n].copy(), sr.pays[:n].copy()
 
 

@@ -17,7 +17,9 @@ kong, each chow) played out from the claim on the same worlds; with
 ``kongs`` 1, every own-turn kong question too (no kong, each kong offered,
 ``choose_kong``). With ``confirm`` > 0, a candidate that beat defend's is
 played again against it on that many fresh worlds and kept only if it wins
-there too (``settle``). Wins are defend's (every legal win).
+there too (``settle``). With ``opponents`` 1 the worlds give each
+opponent a hand refined as a player's would be (``playout.refine_hands``)
+rather than uniformly random tiles. Wins are defend's (every legal win).
 
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
@@ -46,6 +48,7 @@ P_CLAIMS = param_index("lookahead", "claims")
 P_PLAYOUT_HOLD = param_index("lookahead", "playout_hold")
 P_KONGS = param_index("lookahead", "kongs")
 P_CONFIRM = param_index("lookahead", "confirm")
+P_OPPONENTS = param_index("lookahead", "opponents")
 
 
 @nrt_free
@@ -202,8 +205,9 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     playout = np.int64(params[P_PLAYOUT])
+    refine = np.int64(params[P_OPPONENTS])
     PL.evaluate_into(view, sr, n, samples, key, playout, claim_tile, claim_q,
-                     params[P_PLAYOUT_HOLD])
+                     params[P_PLAYOUT_HOLD], refine)
     b = paired_best(sr.pays, n, samples, params[P_Z])
     confirm = min(np.int64(params[P_CONFIRM]), SEARCH_SAMPLES)
     if b == 0 or confirm <= 0:
@@ -212,7 +216,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     sr.cands[1] = sr.cands[b]
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     PL.evaluate_into(view, sr, np.int64(2), confirm, key, playout, claim_tile, claim_q,
-                     params[P_PLAYOUT_HOLD])
+                     params[P_PLAYOUT_HOLD], refine)
     sr.cands[1] = second
     return b if paired_best(sr.pays, 2, confirm, params[P_Z]) == 1 else 0
 
