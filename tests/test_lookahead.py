@@ -248,8 +248,8 @@ def _reproduces_and_changes_play(tables, on: str, off: str, deals: int) -> None:
 
 
 def test_claim_search_reproduces_and_changes_play(tables):
-    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:claims=1",
-                                 "lookahead:samples=8:z=0", 3)
+    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:confirm=0:claims=1",
+                                 "lookahead:samples=8:z=0:confirm=0", 3)
 
 
 def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
@@ -327,8 +327,8 @@ def test_kong_search_reproduces_and_changes_play(tables):
     opts = np.array([[C.MELD_CKONG, 3, 0], [C.MELD_KONG, 30, 0]], np.int64)
     assert kong_candidates(1, opts, 2, cands) == 3 and list(cands[:3]) == [30, -1, 3]
     assert kong_candidates(-1, opts, 2, cands) == 3 and list(cands[:3]) == [-1, 3, 30]
-    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:gap=0:kongs=1",
-                                 "lookahead:samples=8:z=0:gap=0", 40)
+    _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:gap=0:confirm=0:kongs=1",
+                                 "lookahead:samples=8:z=0:gap=0:confirm=0", 40)
 
 
 def test_confirmation_reproduces_and_changes_play(tables):
@@ -336,7 +336,7 @@ def test_confirmation_reproduces_and_changes_play(tables):
     played again on N fresh worlds; with z 0 and 8 first-stage worlds many
     challengers win by luck and lose the second stage, so play changes."""
     _reproduces_and_changes_play(tables, "lookahead:samples=8:z=0:confirm=32",
-                                 "lookahead:samples=8:z=0", 3)
+                                 "lookahead:samples=8:z=0:confirm=0", 3)
 
 
 def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):

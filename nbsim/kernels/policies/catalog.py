@@ -122,10 +122,11 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "offered) is played out on the sampled deals, and defend's answer is "
                "replaced when another pays more by z standard errors; 0: defend's kongs",
                before=0.0),
-         Param("confirm", 0, 0, 1024,
+         Param("confirm", 96, 0, 1024,
                "worlds of a second, fresh playout of a challenger that beat defend's "
                "answer: it is played only if it wins again by z standard errors (0: no "
-               "second stage)", before=0.0),
+               "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
+               "stage\")", before=0.0),
          Param("opponents", 0, 0, 1,
                "hidden hands of the sampled worlds: 0 uniformly random; 1 each opponent "
                "draws and discards once per discard it has made, keeping pairs and "
