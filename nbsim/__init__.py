@@ -5,7 +5,9 @@ Public API (see the README and docs/rules.md):
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
     replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
-    duel(config, a, b, deals, seed, seating="2v2") -> DuelResult  (duplicate play of two policies)
+    duel(config, a, b, deals, seed, seating="2v2", first=0) -> DuelResult
+                                                   (duplicate play of two policies)
+    pool_duels(results) -> DuelResult              (duels on disjoint deals as one)
     summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.analysis.comparison.Comparison
     sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.analysis.sweeps.SweepResult
@@ -24,7 +26,7 @@ from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "sweep", "replay", "duel", "advise", "Position", "RuleSet", "NbsimError",
+           "sweep", "replay", "duel", "pool_duels", "advise", "Position", "RuleSet", "NbsimError",
            "ConfigError", "TileError", "HandError", "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
@@ -33,6 +35,7 @@ _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "ScoreResult": ("nbsim.rules.scorer", "ScoreResult"),
          "simulate": ("nbsim.run.simulate", "simulate"),
          "replay": ("nbsim.play.replays", "replay"), "duel": ("nbsim.play.duel", "duel"),
+         "pool_duels": ("nbsim.play.duel", "pool"),
          "summarize": ("nbsim.analysis.report", "summarize"),
          "compare": ("nbsim.analysis.comparison", "compare"),
          "sweep": ("nbsim.analysis.sweeps", "sweep"), "advise": ("nbsim.play.advice", "advise"),

@@ -1,5 +1,5 @@
 """The ``nbsim`` command line (click): the command group ``cli`` with the
-run commands (rules, simulate, report, compare, sweep, replay, duel,
+run commands (rules, simulate, report, compare, sweep, replay, duel, pool-duels,
 ladder, band, policies) and the registration of the commands defined
 elsewhere (``nbsim.cli_hand``: score, advise; ``nbsim.cli_server``: server
 start|stop|status). Each command parses its options and calls one library
@@ -298,11 +298,15 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
 @click.option("--among", metavar="SPEC", default=None,
               help="With --seating 1v3: the three other seats play SPEC, and one A seat "
                    "is compared with one B seat among them (default: the others play B).")
+@click.option("--first", type=int, default=0, show_default=True,
+              help="Index of the first deal: deals FIRST .. FIRST+DEALS-1 of the seed are "
+                   "played, so a long duel can run in parts (`nbsim pool-duels`).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, progress, overrides, as_json):
+def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, first, progress, overrides,
+             as_json):
     """Duplicate play of policy A against policy B on the same walls.
 
     2v2 (default): every deal is played twice, seats A,B,A,B then B,A,B,A
@@ -327,7 +331,47 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, progress, overri
     with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc=f"{pol_a} vs {pol_b}") as bar:
         res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update, seating=seating,
-                   among=among)
+                   among=among, first=first)
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(res), indent=2))
+    else:
+        click.echo(res.text())
+
+
+@cli.command("pool-duels")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--json", "as_json", is_flag=True, help="Print the pooled result as JSON.")
+def pool_duels_cmd(files, as_json):
+    """One duel from the parts of a duel played separately.
+
+    FILE...: the JSON results of `nbsim duel --json` on disjoint deals
+    (different --first ranges of one seed, or different seeds), all of the
+    same config, --a, --b, --seating and --among. Prints the pooled mean
+    payment per deal and seat of A minus B (points), its 95% t interval
+    and p-value, exactly as one duel of all those deals would
+    (nbsim.play.duel.pool; docs/lookahead.md, "Two seatings of a duel").
+    """
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from nbsim.errors import RunError
+    from nbsim.play.duel import pool, read_result
+
+    results = []
+    for name in files:
+        try:
+            text = Path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise RunError(f"duel result {name!r}: cannot read: "
+                           f"{getattr(e, 'strerror', None) or e}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RunError(f"duel result {name!r}: bad JSON: {e.msg} (line {e.lineno})") \
+                from None
+        results.append(read_result(data, f"duel result {name!r}"))
+    res = pool(results)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:

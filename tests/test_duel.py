@@ -1,6 +1,9 @@
 """Duplicate play (``nbsim.duel`` / ``nbsim duel``) and the API's config
 handling for duel and replay: statistics against a direct computation from
 the played rows, symmetry, bounds and one-line errors."""
+import dataclasses
+import json
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -130,6 +133,90 @@ def test_duel_cli_text_and_errors():
                                  "--deals", "10", "--seed", "2", "--seating", "1v3", "--json"])
     assert r.exit_code == 0, r.output
     assert '"seating": "1v3"' in r.output
+
+
+@pytest.mark.parametrize("seating", ["2v2", "1v3"])
+def test_duel_parts_pool_to_the_whole_duel(seating, tables):
+    """Deals 0..14 and 15..39 of a seed, run as two duels (`first`) and
+    pooled, give the duel of deals 0..39 at once: the same mean, standard
+    error, interval, p-value and win shares, whatever the order of the parts."""
+    rs = load_rules("ningbo-3baida")
+    whole = nbsim.duel(rs, "value", "greedy", 40, 7, tables=tables, seating=seating)
+    head = nbsim.duel(rs, "value", "greedy", 15, 7, tables=tables, seating=seating)
+    tail = nbsim.duel(rs, "value", "greedy", 25, 7, tables=tables, seating=seating, first=15)
+    assert (tail.seed, tail.first) == (7, 15)
+    assert "25 duplicate deals (deals 15 .. 39 of seed 7)" in tail.text()
+    assert tail.mean != whole.mean            # the parts are different deals
+    for parts in ((head, tail), (tail, head)):
+        got = nbsim.pool_duels(parts)
+        assert (got.deals, got.seed, got.first, got.parts) == (40, 7, 0, "")
+        for key in ("mean", "se", "ci_low", "ci_high", "p_value", "win_rate_a", "win_rate_b"):
+            assert getattr(got, key) == pytest.approx(getattr(whole, key), rel=1e-9, abs=1e-12)
+        assert got.text() == whole.text()
+
+
+def test_pool_of_two_seeds_names_its_parts(tables):
+    """Parts of different seeds (or with a gap) pool as independent deals;
+    the result names its parts and has no single seed."""
+    rs = load_rules("ningbo-3baida")
+    a = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables)
+    b = nbsim.duel(rs, "value", "greedy", 12, 4, tables=tables, first=100)
+    got = nbsim.pool_duels([a, b])
+    assert got.deals == 22 and got.seed is None
+    assert got.parts == "seed 3: deals 0 .. 9; seed 4: deals 100 .. 111"
+    assert got.mean == pytest.approx((10 * a.mean + 12 * b.mean) / 22, abs=1e-12)
+    assert "22 duplicate deals (seed 3: deals 0 .. 9; seed 4: deals 100 .. 111)" in got.text()
+
+
+def test_pool_refuses_what_is_not_one_duel(tables):
+    rs = load_rules("ningbo-3baida")
+    a = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables)
+    b = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=5)
+    with pytest.raises(RunError, match="cannot pool: deals 5 .. 9 of seed 3 are in two"):
+        nbsim.pool_duels([a, b])
+    c = nbsim.duel(rs, "value", "random", 10, 3, tables=tables, first=10)
+    with pytest.raises(RunError, match="cannot pool duels with different b: 'greedy' and "
+                                       "'random'"):
+        nbsim.pool_duels([a, c])
+    with pytest.raises(RunError, match="nothing to pool"):
+        nbsim.pool_duels([])
+    old = dataclasses.replace(a, seed=None)
+    with pytest.raises(RunError, match="without its seed"):
+        nbsim.pool_duels([old, b])
+    for first in (-1, 2**62 - 9):
+        with pytest.raises(RunError, match=r"--first must be 0 \.\. 4,611,686,018,427,387,894"):
+            nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=first)
+
+
+def test_pool_duels_cli(tmp_path):
+    """`nbsim duel --first --json` parts pooled by `nbsim pool-duels`, and
+    one-line errors for a missing file, bad JSON and a foreign object."""
+    files = []
+    for first, deals in ((0, 8), (8, 12)):
+        r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                     "--deals", str(deals), "--seed", "2", "--first",
+                                     str(first), "--json"])
+        assert r.exit_code == 0, r.output
+        f = tmp_path / f"part{first}.json"
+        f.write_text(r.output)
+        files.append(str(f))
+    whole = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                     "--deals", "20", "--seed", "2"])
+    r = CliRunner().invoke(cli, ["pool-duels", *files])
+    assert r.exit_code == 0, r.output
+    assert r.output == whole.output
+    r = CliRunner().invoke(cli, ["pool-duels", *files, "--json"])
+    assert json.loads(r.output)["deals"] == 20
+    (tmp_path / "bad.json").write_text("{")
+    (tmp_path / "other.json").write_text('{"config": "ningbo-3baida", "colour": 1}')
+    for name, message in ((str(tmp_path / "none.json"), "cannot read"),
+                          (str(tmp_path / "bad.json"), "bad JSON"),
+                          (str(tmp_path / "other.json"), "not a duel result of `nbsim duel "
+                                                         "--json`: missing required keys")):
+        r = CliRunner().invoke(cli, ["pool-duels", name])
+        assert r.exit_code == 2, r.output
+        assert message in r.output and "Traceback" not in r.output
+        assert len(r.output.strip().splitlines()) == 1
 
 
 def test_replay_api_takes_a_config_name_and_checks_bounds(tables):

@@ -37,10 +37,13 @@ of the luck of the deal.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 from scipy import stats
 
 from nbsim.errors import RunError
@@ -78,17 +81,35 @@ class DuelResult:
     win_rate_b: float
     seating: str = "2v2"
     among: str = ""
+    seed: int | None = None
+    first: int = 0
+    parts: str = ""
+
+    # `nbsim pool-duels` reads results back from JSON: no unknown keys
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    def where(self) -> str:
+        """Which deals were played: '' for deals 0 .. deals - 1 of one seed
+        (or no seed recorded), else e.g. ' (deals 1,000 .. 1,999 of seed
+        2)' or, for a pool of several ranges, ' (seed 2: deals 0 .. 3,999;
+        seed 6: deals 0 .. 5,999)'."""
+        if self.parts:
+            return f" ({self.parts})"
+        if self.first and self.seed is not None:
+            return (f" (deals {self.first:,} .. {self.first + self.deals - 1:,} of seed "
+                    f"{self.seed})")
+        return ""
 
     def text(self) -> str:
         """The three lines ``nbsim duel`` prints (points per deal and seat)."""
         if self.seating == "1v3":
-            head = (f"{self.deals:,} duplicate deals, one {self.a} seat among "
+            head = (f"{self.deals:,} duplicate deals{self.where()}, one {self.a} seat among "
                     f"{self.among or self.b} players"
                     + (f" against one {self.b} seat among them" if self.among else ""))
             wins = (f"share of plays won by the seat: {self.a} there {self.win_rate_a:.4f}, "
                     f"{self.b} there {self.win_rate_b:.4f}")
         else:
-            head = f"{self.deals:,} duplicate deals"
+            head = f"{self.deals:,} duplicate deals{self.where()}"
             wins = (f"share of plays won (each policy holds 2 of the 4 seats): "
                     f"{self.a} {self.win_rate_a:.4f}, {self.b} {self.win_rate_b:.4f}")
         return (f"{self.config}: {self.a} vs {self.b}, {head}\n"
@@ -105,17 +126,20 @@ def _p_text(p: float) -> str:
 
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
          chunk: int | None = None, progress=None, seating: str = "2v2",
-         among: str | None = None) -> DuelResult:
+         among: str | None = None, first: int = 0) -> DuelResult:
     """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
     (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
     seated as ``seating`` ('2v2' or '1v3', module docstring); ``among``: under
-    1v3, the policy of the three other seats (default ``b``). ``chunk``:
-    deals per kernel call (progress is reported after each); default 50,000,
-    or 100 when a policy is a search policy (about a minute of play).
+    1v3, the policy of the three other seats (default ``b``). ``first``: the
+    index of the first deal, so deals ``first .. first + deals - 1`` of the
+    seed's walls are played (a long duel split into ranges, each run on its
+    own, pools exactly: ``pool``). ``chunk``: deals per kernel call (progress
+    is reported after each); default 50,000, or 100 when a policy is a search
+    policy (about a minute of play).
 
     Raises RunError for an unknown policy, parameter or seating, ``among``
-    with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, or
-    a seed outside 0 .. 2**64 - 1."""
+    with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, a
+    range past deal ``MAX_DEALS - 1``, or a seed outside 0 .. 2**64 - 1."""
     from nbsim.args import whole_number
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
@@ -131,6 +155,10 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
                        f"got {deals}")
     if not 0 <= seed < 2**64:
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
+    first = whole_number(first, "--first", error=RunError)
+    if not 0 <= first <= MAX_DEALS - deals:
+        raise RunError(f"--first must be 0 .. {MAX_DEALS - deals:,} (deal indices are 0 .. "
+                       f"{MAX_DEALS - 1:,}, and {deals:,} deals follow the first), got {first}")
     if chunk is None:
         from nbsim.kernels.policies.catalog import SEARCH
         chunk = 100 if SEARCH & {pa.name, pb.name, pc.name} else 50_000
@@ -156,8 +184,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     win_a = 0
     win_b = 0
     with pool:
-        for start in range(0, deals, chunk):
-            stop = min(start + chunk, deals)
+        for start in range(first, first + deals, chunk):
+            stop = min(start + chunk, first + deals)
             d, wa, wb = play(pool, rs, seed, start, stop, pa, pb, tables)
             s1 += float(d.sum())
             s2 += float((d * d).sum())
@@ -165,19 +193,103 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
             win_b += wb
             if progress is not None:
                 progress(stop - start)
+    plays = _plays_per_deal(seating) * deals
+    return _summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
+                    pc.spec if seating == "1v3" and pc.spec != b else "", seed, first, "")
+
+
+def _plays_per_deal(seating: str) -> int:
+    """Plays a deal adds to the win shares' denominators: the 4 one-seat
+    plays under 1v3, the 2 plays under 2v2."""
+    return 4 if seating == "1v3" else 2
+
+
+def _summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among, seed, first,
+             parts) -> DuelResult:
+    """A DuelResult from the running sums s1 = sum d_i and s2 = sum d_i**2
+    over ``deals`` deals: the mean, its standard error, the 95% t interval
+    and the two-sided one-sample t test of mean = 0 (scipy)."""
     mean = s1 / deals
     sd = math.sqrt(max(s2 - deals * mean * mean, 0.0) / (deals - 1))
     se = sd / math.sqrt(deals)
     if se > 0:
         lo, hi = stats.t.interval(0.95, deals - 1, loc=mean, scale=se)
-        p = float(2.0 * stats.t.sf(abs(mean) / se, deals - 1))   # two-sided one-sample t test
+        p = float(2.0 * stats.t.sf(abs(mean) / se, deals - 1))
     else:
         lo = hi = mean
         p = 1.0 if mean == 0 else 0.0
-    plays = 4 * deals if seating == "1v3" else 2 * deals
-    return DuelResult(rs.name, a, b, deals, mean, se, float(lo), float(hi), p,
-                      win_a / plays, win_b / plays, seating,
-                      pc.spec if seating == "1v3" and pc.spec != b else "")
+    return DuelResult(config, a, b, deals, mean, se, float(lo), float(hi), p,
+                      win_rate_a, win_rate_b, seating, among, seed, first, parts)
+
+
+_SAME = ("config", "a", "b", "seating", "among")
+
+
+def read_result(data, source: str) -> DuelResult:
+    """A DuelResult from ``data``, the object ``nbsim duel --json`` prints
+    (a dict; ``source`` names it in errors). Raises RunError naming the
+    missing, unknown or mistyped keys."""
+    if not isinstance(data, dict):
+        raise RunError(f"{source}: expected the JSON object `nbsim duel --json` prints, got "
+                       f"{type(data).__name__}")
+    from nbsim.run.manifest import manifest_problems
+    try:
+        res = TypeAdapter(DuelResult).validate_python(data)
+    except ValidationError as e:
+        raise RunError(f"{source}: not a duel result of `nbsim duel --json`: "
+                       f"{manifest_problems(e)}") from None
+    if res.deals < 2:
+        raise RunError(f"{source}: deals must be at least 2, got {res.deals}")
+    return res
+
+
+def pool(results: Sequence[DuelResult]) -> DuelResult:
+    """One duel from several run on disjoint deals: the same config,
+    policies, seating and ``among``, each a range of one seed's deals (the
+    same seed's ranges must not overlap). Exact: the sums of d_i and d_i**2
+    of each part are recovered from its deals, mean and standard error, so
+    the pool equals the duel of all its deals played at once (up to float
+    rounding); win shares are weighted by deals. Points per deal and seat.
+
+    Raises RunError for no results, parts that differ in config, a, b,
+    seating or among, a part without a recorded seed (written before stop
+    35), or two parts that share deals of one seed."""
+    if not results:
+        raise RunError("nothing to pool: give two or more duel results")
+    head = results[0]
+    for r in results[1:]:
+        for key in _SAME:
+            if getattr(r, key) != getattr(head, key):
+                raise RunError(f"cannot pool duels with different {key}: "
+                               f"{getattr(head, key)!r} and {getattr(r, key)!r}")
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for r in results:
+        if r.seed is None or r.parts:
+            raise RunError("cannot pool a duel result without its seed and first deal (one "
+                           "written before `--first` existed, or a pool): its deals may "
+                           "repeat another's")
+        spans.setdefault(r.seed, []).append((r.first, r.first + r.deals))
+    for seed, ranges in spans.items():
+        ranges.sort()
+        for (_, a1), (b0, b1) in pairwise(ranges):
+            if b0 < a1:
+                raise RunError(f"cannot pool: deals {b0:,} .. {min(a1, b1) - 1:,} of seed "
+                               f"{seed} are in two of the results")
+    n = sum(r.deals for r in results)
+    s1 = sum(r.deals * r.mean for r in results)
+    s2 = sum((r.deals - 1) * r.deals * r.se ** 2 + r.deals * r.mean ** 2 for r in results)
+    win_a = sum(r.deals * r.win_rate_a for r in results) / n
+    win_b = sum(r.deals * r.win_rate_b for r in results) / n
+    if len(spans) == 1:             # one seed: one block of deals, or gaps between parts
+        (seed, ranges), = spans.items()
+        if all(b0 == a1 for (_, a1), (b0, _) in pairwise(ranges)):
+            return _summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b,
+                            head.seating, head.among, seed, ranges[0][0], "")
+    parts = "; ".join(f"seed {seed}: " + ", ".join(f"deals {a0:,} .. {a1 - 1:,}"
+                                                    for a0, a1 in sorted(ranges))
+                      for seed, ranges in sorted(spans.items()))
+    return _summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b, head.seating,
+                    head.among, None, 0, parts)
 
 
 def _pay(df) -> np.ndarray:

@@ -79,6 +79,9 @@ def manifest_problems(err: ValidationError) -> str:
     for e in errors:
         if e["type"] == "missing":
             continue
+        if e["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            problems.append(f"unknown key {'.'.join(map(str, e['loc']))!r}")
+            continue
         msg = ("should be a JSON object" if e["type"] == "model_type"
                else e["msg"].removeprefix("Input "))
         problems.append(f"key {'.'.join(map(str, e['loc']))!r} {msg}, got {_short(e['input'])}")
