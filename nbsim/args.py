@@ -57,3 +57,35 @@ def stderr_is_terminal() -> bool:
     has ``sys.stderr`` None: False."""
     import sys
     return sys.stderr is not None and sys.stderr.isatty()
+
+
+def json_kind(value) -> str:
+    """What a parsed JSON value is, in JSON's words: 'an object', 'an
+    array', 'a string', 'true or false', 'null' or 'a number'."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "true or false",
+             type(None): "null"}
+    return kinds.get(type(value), "a number")
+
+
+def json_object_file(path: str | Path, what: str, expected: str,
+                     error: type[NbsimError] = NbsimError) -> dict:
+    """The JSON object in the file ``path`` (UTF-8, a byte-order mark
+    allowed). ``what`` names the file in messages (e.g. 'state file'),
+    ``expected`` says what it should hold. Raises ``error`` with one line
+    when the file cannot be read, is empty, is not JSON or holds something
+    other than an object."""
+    import json
+    name = f"{what} {str(path)!r}"
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise error(f"{name}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if not text.strip():
+        raise error(f"{name}: the file is empty; expected {expected}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"{name}: bad JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+    if not isinstance(data, dict):
+        raise error(f"{name}: expected {expected}, got {json_kind(data)}")
+    return data

@@ -346,32 +346,27 @@ def pool_duels_cmd(files, as_json):
 
     FILE...: the JSON results of `nbsim duel --json` on disjoint deals
     (different --first ranges of one seed, or different seeds), all of the
-    same config, --a, --b, --seating and --among. Prints the pooled mean
-    payment per deal and seat of A minus B (points), its 95% t interval
-    and p-value, exactly as one duel of all those deals would
-    (nbsim.play.duel.pool; docs/lookahead.md, "Two seatings of a duel").
+    same config and rules (--set overrides included: each result records
+    its rules hash), --a, --b, --seating and --among. Prints what one duel
+    of all those deals prints: the mean payment per deal and seat of A
+    minus B (points) with its 95% t interval and p-value, and the win
+    shares; the pool is exact (docs/lookahead.md, "Two seatings of a
+    duel"). A pool of one block of deals can be pooled again.
     """
     import dataclasses
     import json
-    from pathlib import Path
 
+    from nbsim.args import json_object_file
     from nbsim.errors import RunError
-    from nbsim.play.duel import pool, read_result
+    from nbsim.play.duel_pool import pool, read_result
 
     results = []
     for name in files:
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise RunError(f"duel result {name!r}: cannot read: "
-                           f"{getattr(e, 'strerror', None) or e}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise RunError(f"duel result {name!r}: bad JSON: {e.msg} (line {e.lineno})") \
-                from None
-        results.append(read_result(data, f"duel result {name!r}"))
-    res = pool(results)
+        what = f"duel result {name!r}"
+        data = json_object_file(name, "duel result", "the JSON object `nbsim duel --json` "
+                                "prints", RunError)
+        results.append(read_result(data, what))
+    res = pool(results, [repr(f) for f in files])
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:

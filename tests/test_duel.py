@@ -169,28 +169,67 @@ def test_pool_of_two_seeds_names_its_parts(tables):
 
 
 def test_pool_refuses_what_is_not_one_duel(tables):
+    """Shared deals, other policies or rules (a --set override), a result
+    without seed or rules hash, a pool of separate ranges: each refused,
+    naming the parts; bad --first ranges refused by duel."""
     rs = load_rules("ningbo-3baida")
     a = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables)
     b = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=5)
-    with pytest.raises(RunError, match="cannot pool: deals 5 .. 9 of seed 3 are in two"):
+    with pytest.raises(RunError, match="cannot pool result 1 and result 2: both hold deals "
+                                       "5 .. 9 of seed 3"):
         nbsim.pool_duels([a, b])
     c = nbsim.duel(rs, "value", "random", 10, 3, tables=tables, first=10)
-    with pytest.raises(RunError, match="cannot pool duels with different b: 'greedy' and "
-                                       "'random'"):
+    with pytest.raises(RunError, match="they differ in policy B: 'greedy' and 'random'"):
         nbsim.pool_duels([a, c])
+    five = load_rules("ningbo-3baida", ["win.min_tai=5"])
+    d = nbsim.duel(five, "value", "greedy", 10, 3, tables=tables, first=10)
+    assert d.config == a.config and d.rules_hash != a.rules_hash
+    with pytest.raises(RunError, match=r"they differ in rules \(a --set override"):
+        nbsim.pool_duels([a, d], names=["p1.json", "p2.json"])
     with pytest.raises(RunError, match="nothing to pool"):
         nbsim.pool_duels([])
-    old = dataclasses.replace(a, seed=None)
-    with pytest.raises(RunError, match="without its seed"):
-        nbsim.pool_duels([old, b])
+    for old in (dataclasses.replace(a, seed=None), dataclasses.replace(a, rules_hash="")):
+        with pytest.raises(RunError, match="cannot pool result 1: it records no seed or rules"):
+            nbsim.pool_duels([old, b])
+    e = nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=20)
+    gap = nbsim.pool_duels([a, e])
+    assert (gap.seed, gap.parts) == (3, "seed 3: deals 0 .. 9, deals 20 .. 29")
+    with pytest.raises(RunError, match="it is itself a pool of separate ranges"):
+        nbsim.pool_duels([gap, c])
+    block = nbsim.pool_duels([a, dataclasses.replace(e, first=10)])
+    assert nbsim.pool_duels([block, e]).deals == 30      # one block pools again
     for first in (-1, 2**62 - 9):
         with pytest.raises(RunError, match=r"--first must be 0 \.\. 4,611,686,018,427,387,894"):
             nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=first)
 
 
+def test_pool_reads_only_well_formed_results(tables):
+    """``read_result`` (and ``pool`` given dicts): strict types, finite
+    numbers, shares in 0..1, deal indices and seeds in range, every key."""
+    from nbsim.play.duel_pool import read_result
+    good = dataclasses.asdict(nbsim.duel("ningbo-3baida", "value", "greedy", 10, 3,
+                                         tables=tables))
+    assert read_result(good, "g") == nbsim.duel("ningbo-3baida", "value", "greedy", 10, 3,
+                                                 tables=tables)
+    assert nbsim.pool_duels(iter([good])).deals == 10
+    bad = {"deals": "10", "mean": float("nan"), "se": -0.5, "win_rate_a": 1.7, "first": -5,
+           "seed": 2**64, "deals ": 3, "p_value": True}
+    for key, value in bad.items():
+        with pytest.raises(RunError, match=f"g: not a duel result of `nbsim duel --json`: "
+                                           f"(key|unknown key) '{key.strip()}"):
+            read_result({**good, key: value}, "g")
+    with pytest.raises(RunError, match="missing required key: seating"):
+        read_result({k: v for k, v in good.items() if k != "seating"}, "g")
+    with pytest.raises(RunError, match="go past the last deal index"):
+        read_result({**good, "first": 2**62 - 5}, "g")
+    with pytest.raises(RunError, match="g: expected the JSON object `nbsim duel --json` "
+                                       "prints, got an array"):
+        read_result([good], "g")
+
+
 def test_pool_duels_cli(tmp_path):
     """`nbsim duel --first --json` parts pooled by `nbsim pool-duels`, and
-    one-line errors for a missing file, bad JSON and a foreign object."""
+    one-line errors for a missing, empty or bad file and a foreign object."""
     files = []
     for first, deals in ((0, 8), (8, 12)):
         r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
@@ -198,7 +237,7 @@ def test_pool_duels_cli(tmp_path):
                                      str(first), "--json"])
         assert r.exit_code == 0, r.output
         f = tmp_path / f"part{first}.json"
-        f.write_text(r.output)
+        f.write_text(r.output, encoding="utf-8-sig" if first else "utf-8")   # a BOM is fine
         files.append(str(f))
     whole = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
                                      "--deals", "20", "--seed", "2"])
@@ -207,10 +246,15 @@ def test_pool_duels_cli(tmp_path):
     assert r.output == whole.output
     r = CliRunner().invoke(cli, ["pool-duels", *files, "--json"])
     assert json.loads(r.output)["deals"] == 20
+    r = CliRunner().invoke(cli, ["pool-duels", files[0], files[0]])
+    assert r.exit_code == 2 and f"cannot pool '{files[0]}' and '{files[0]}'" in r.output
     (tmp_path / "bad.json").write_text("{")
+    (tmp_path / "empty.json").write_text("\n")
     (tmp_path / "other.json").write_text('{"config": "ningbo-3baida", "colour": 1}')
     for name, message in ((str(tmp_path / "none.json"), "cannot read"),
+                          (str(tmp_path), "cannot read"),
                           (str(tmp_path / "bad.json"), "bad JSON"),
+                          (str(tmp_path / "empty.json"), "the file is empty"),
                           (str(tmp_path / "other.json"), "not a duel result of `nbsim duel "
                                                          "--json`: missing required keys")):
         r = CliRunner().invoke(cli, ["pool-duels", name])

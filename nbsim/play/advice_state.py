@@ -146,17 +146,9 @@ def read_state(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     when the file cannot be read or is not a JSON object."""
     if isinstance(path_or_dict, Mapping):
         return dict(path_or_dict)
-    try:
-        data = json.loads(Path(path_or_dict).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise HandError(f"state file {str(path_or_dict)!r}: cannot read: "
-                        f"{getattr(e, 'strerror', None) or e}") from None
-    except json.JSONDecodeError as e:
-        raise HandError(f"state file {str(path_or_dict)!r}: bad JSON: {e.msg} "
-                        f"(line {e.lineno}, column {e.colno})") from None
-    if not isinstance(data, dict):
-        raise HandError(f"state file {str(path_or_dict)!r}: expected a JSON object with keys "
-                        f"{', '.join(STATE_KEYS)}, got {type(data).__name__}")
+    from nbsim.args import json_object_file
+    data = json_object_file(path_or_dict, "state file",
+                            f"a JSON object with keys {', '.join(STATE_KEYS)}", HandError)
     return data
 
 

@@ -37,13 +37,10 @@ of the luck of the deal.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
-from pydantic import ConfigDict, TypeAdapter, ValidationError
 from scipy import stats
 
 from nbsim.errors import RunError
@@ -67,7 +64,13 @@ class DuelResult:
     the 4 x deals one-seat plays won by A's seat, and of the same seats'
     plays won in the all-B play; ``among``: under 1v3 the policy of the
     three other seats when it is not B (then win_rate_b is the share of
-    the one-seat plays won by B's seat), "" otherwise."""
+    the one-seat plays won by B's seat), "" otherwise. Where the deals
+    come from: ``seed`` and ``first`` (deals first .. first + deals - 1),
+    and for a pool of separate ranges ``parts`` (text, e.g. 'seed 2: deals
+    0 .. 999; seed 6: deals 0 .. 5,999'; seed None when the parts have
+    several seeds); ``rules_hash``: the RuleSet's hash (overrides
+    included), so that parts played under other rules are not pooled
+    (``nbsim.play.duel_pool``)."""
     config: str
     a: str
     b: str
@@ -84,9 +87,7 @@ class DuelResult:
     seed: int | None = None
     first: int = 0
     parts: str = ""
-
-    # `nbsim pool-duels` reads results back from JSON: no unknown keys
-    __pydantic_config__ = ConfigDict(extra="forbid")
+    rules_hash: str = ""
 
     def where(self) -> str:
         """Which deals were played: '' for deals 0 .. deals - 1 of one seed
@@ -133,9 +134,9 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     1v3, the policy of the three other seats (default ``b``). ``first``: the
     index of the first deal, so deals ``first .. first + deals - 1`` of the
     seed's walls are played (a long duel split into ranges, each run on its
-    own, pools exactly: ``pool``). ``chunk``: deals per kernel call (progress
-    is reported after each); default 50,000, or 100 when a policy is a search
-    policy (about a minute of play).
+    own, pools exactly: ``nbsim.play.duel_pool``). ``chunk``: deals per
+    kernel call (progress is reported after each); default 50,000, or 100
+    when a policy is a search policy (about a minute of play).
 
     Raises RunError for an unknown policy, parameter or seating, ``among``
     with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, a
@@ -157,8 +158,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
         raise RunError(f"--seed must be 0 .. 2**64 - 1, got {seed}")
     first = whole_number(first, "--first", error=RunError)
     if not 0 <= first <= MAX_DEALS - deals:
-        raise RunError(f"--first must be 0 .. {MAX_DEALS - deals:,} (deal indices are 0 .. "
-                       f"{MAX_DEALS - 1:,}, and {deals:,} deals follow the first), got {first}")
+        raise RunError(f"--first must be 0 .. {MAX_DEALS - deals:,} (the {deals:,} deals from "
+                       f"the first must end by deal {MAX_DEALS - 1:,}), got {first}")
     if chunk is None:
         from nbsim.kernels.policies.catalog import SEARCH
         chunk = 100 if SEARCH & {pa.name, pb.name, pc.name} else 50_000
@@ -194,8 +195,9 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
             if progress is not None:
                 progress(stop - start)
     plays = _plays_per_deal(seating) * deals
-    return _summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
-                    pc.spec if seating == "1v3" and pc.spec != b else "", seed, first, "")
+    return summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
+                   pc.spec if seating == "1v3" and pc.spec != b else "", seed, first, "",
+                   rs.hash)
 
 
 def _plays_per_deal(seating: str) -> int:
@@ -204,92 +206,23 @@ def _plays_per_deal(seating: str) -> int:
     return 4 if seating == "1v3" else 2
 
 
-def _summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among, seed, first,
-             parts) -> DuelResult:
+def summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among, seed, first,
+            parts, rules_hash) -> DuelResult:
     """A DuelResult from the running sums s1 = sum d_i and s2 = sum d_i**2
     over ``deals`` deals: the mean, its standard error, the 95% t interval
     and the two-sided one-sample t test of mean = 0 (scipy)."""
     mean = s1 / deals
     sd = math.sqrt(max(s2 - deals * mean * mean, 0.0) / (deals - 1))
     se = sd / math.sqrt(deals)
+    dof = float(deals - 1)
     if se > 0:
-        lo, hi = stats.t.interval(0.95, deals - 1, loc=mean, scale=se)
-        p = float(2.0 * stats.t.sf(abs(mean) / se, deals - 1))
+        lo, hi = stats.t.interval(0.95, dof, loc=mean, scale=se)
+        p = float(2.0 * stats.t.sf(abs(mean) / se, dof))
     else:
         lo = hi = mean
         p = 1.0 if mean == 0 else 0.0
     return DuelResult(config, a, b, deals, mean, se, float(lo), float(hi), p,
-                      win_rate_a, win_rate_b, seating, among, seed, first, parts)
-
-
-_SAME = ("config", "a", "b", "seating", "among")
-
-
-def read_result(data, source: str) -> DuelResult:
-    """A DuelResult from ``data``, the object ``nbsim duel --json`` prints
-    (a dict; ``source`` names it in errors). Raises RunError naming the
-    missing, unknown or mistyped keys."""
-    if not isinstance(data, dict):
-        raise RunError(f"{source}: expected the JSON object `nbsim duel --json` prints, got "
-                       f"{type(data).__name__}")
-    from nbsim.run.manifest import manifest_problems
-    try:
-        res = TypeAdapter(DuelResult).validate_python(data)
-    except ValidationError as e:
-        raise RunError(f"{source}: not a duel result of `nbsim duel --json`: "
-                       f"{manifest_problems(e)}") from None
-    if res.deals < 2:
-        raise RunError(f"{source}: deals must be at least 2, got {res.deals}")
-    return res
-
-
-def pool(results: Sequence[DuelResult]) -> DuelResult:
-    """One duel from several run on disjoint deals: the same config,
-    policies, seating and ``among``, each a range of one seed's deals (the
-    same seed's ranges must not overlap). Exact: the sums of d_i and d_i**2
-    of each part are recovered from its deals, mean and standard error, so
-    the pool equals the duel of all its deals played at once (up to float
-    rounding); win shares are weighted by deals. Points per deal and seat.
-
-    Raises RunError for no results, parts that differ in config, a, b,
-    seating or among, a part without a recorded seed (written before stop
-    35), or two parts that share deals of one seed."""
-    if not results:
-        raise RunError("nothing to pool: give two or more duel results")
-    head = results[0]
-    for r in results[1:]:
-        for key in _SAME:
-            if getattr(r, key) != getattr(head, key):
-                raise RunError(f"cannot pool duels with different {key}: "
-                               f"{getattr(head, key)!r} and {getattr(r, key)!r}")
-    spans: dict[int, list[tuple[int, int]]] = {}
-    for r in results:
-        if r.seed is None or r.parts:
-            raise RunError("cannot pool a duel result without its seed and first deal (one "
-                           "written before `--first` existed, or a pool): its deals may "
-                           "repeat another's")
-        spans.setdefault(r.seed, []).append((r.first, r.first + r.deals))
-    for seed, ranges in spans.items():
-        ranges.sort()
-        for (_, a1), (b0, b1) in pairwise(ranges):
-            if b0 < a1:
-                raise RunError(f"cannot pool: deals {b0:,} .. {min(a1, b1) - 1:,} of seed "
-                               f"{seed} are in two of the results")
-    n = sum(r.deals for r in results)
-    s1 = sum(r.deals * r.mean for r in results)
-    s2 = sum((r.deals - 1) * r.deals * r.se ** 2 + r.deals * r.mean ** 2 for r in results)
-    win_a = sum(r.deals * r.win_rate_a for r in results) / n
-    win_b = sum(r.deals * r.win_rate_b for r in results) / n
-    if len(spans) == 1:             # one seed: one block of deals, or gaps between parts
-        (seed, ranges), = spans.items()
-        if all(b0 == a1 for (_, a1), (b0, _) in pairwise(ranges)):
-            return _summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b,
-                            head.seating, head.among, seed, ranges[0][0], "")
-    parts = "; ".join(f"seed {seed}: " + ", ".join(f"deals {a0:,} .. {a1 - 1:,}"
-                                                    for a0, a1 in sorted(ranges))
-                      for seed, ranges in sorted(spans.items()))
-    return _summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b, head.seating,
-                    head.among, None, 0, parts)
+                      win_rate_a, win_rate_b, seating, among, seed, first, parts, rules_hash)
 
 
 def _pay(df) -> np.ndarray:

@@ -351,9 +351,9 @@ def read_run_manifest(run_dir: str | Path) -> dict:
     manifest = read_manifest(run_dir)
     path = Path(run_dir) / MANIFEST
     if not isinstance(manifest, dict):
-        kind = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}
+        from nbsim.args import json_kind
         raise RunError(f"{path}: the manifest should be a JSON object, got "
-                       f"{kind.get(type(manifest), 'a number')}")
+                       f"{json_kind(manifest)}")
     from pydantic import ValidationError
 
     from nbsim.run.manifest import RunManifest, manifest_problems
