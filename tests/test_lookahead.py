@@ -10,7 +10,8 @@
   and the claim search is reproducible and really changes play.
 * The second stage (``confirm``) keeps a real gain, drops a tie, and
   changes play; the refined opponents (``opponents``) keep the hidden
-  tiles and hold more connected hands.
+  tiles and hold more connected hands (1), and lean to a flush where only
+  flushes win (2).
 """
 from __future__ import annotations
 
@@ -375,12 +376,12 @@ def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):
     assert row == 0 and np.array_equal(after_tie, after_one)
 
 
-def test_refined_opponents_keep_the_hidden_tiles_and_hold_more_pairs(rs):
-    """``build_world``'s ``refine`` 1 (``lookahead:opponents=1``): from the
-    same stream, the others' hands and the wall together hold exactly the
-    tiles of the uniform world (only their places differ), the seat's own
-    hand is untouched, and the refined hands hold more pairs and touching
-    tiles (``keep_score``) on average over 200 worlds."""
+def _refined_worlds(rules, refines, n=200):
+    """For each ``refine`` of ``build_world`` and each of ``n`` worlds of one
+    position (the same stream for every refine): the hidden tiles (the
+    others' hands and the wall, a kind count), the seat's own hand, the
+    others' total ``keep_score`` and their mean share of tiles in their
+    best flush (one suit and the honours)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
@@ -388,30 +389,58 @@ def test_refined_opponents_keep_the_hidden_tiles_and_hold_more_pairs(rs):
     from nbsim.play.evaluation import view_of
     pos = position("123m456p789s1z2z3z4z", drawn="4z", tiles_left=50,
                    ponds={0: "9m1p", 1: "1m9p1s9s5z6z", 2: "2m8p2s7z", 3: "9s1s8m2p3z"})
-    view = view_of(rs, pos)
+    view = view_of(rules, pos)
     sr = E.new_search(1, 1)
     g = E.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
+    out: dict[int, list] = {r: [] for r in refines}
+    for j in range(n):
+        for r in refines:
+            rng.stream_init(np.uint64(11), np.int64(j), rng.STREAM_USER, st)
+            assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r)) == 0
+            ws = g.ws
+            hidden = g.hands[[1, 2, 3]].sum(axis=0).astype(np.int64)
+            for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):
+                if p != ws[W.WS_INDICATOR]:
+                    hidden[W.tile_kind(np.int64(g.wall[p]))] += 1
+            keep = sum(PL.keep_score(g.hands[s].astype(np.int64), view.wild, k) * g.hands[s, k]
+                       for s in (1, 2, 3) for k in range(C.N_PLAY)
+                       if g.hands[s, k] > 0 and not view.wild[k])
+            flush = np.mean([max(g.hands[s, 9 * u:9 * u + 9].sum() for u in range(3))
+                             + g.hands[s, 27:C.N_PLAY].sum() for s in (1, 2, 3)]) / 13.0
+            out[r].append((hidden, g.hands[0].copy(), float(keep), float(flush)))
+    return pos, out
 
-    def world(j: int, refine: int) -> tuple[np.ndarray, np.ndarray, float]:
-        rng.stream_init(np.uint64(11), np.int64(j), rng.STREAM_USER, st)
-        assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(refine)) == 0
-        ws = g.ws
-        hidden = g.hands[[1, 2, 3]].sum(axis=0).astype(np.int64)
-        for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):
-            if p != ws[W.WS_INDICATOR]:
-                hidden[W.tile_kind(np.int64(g.wall[p]))] += 1
-        keep = sum(PL.keep_score(g.hands[s].astype(np.int64), view.wild, k) * g.hands[s, k]
-                   for s in (1, 2, 3) for k in range(C.N_PLAY)
-                   if g.hands[s, k] > 0 and not view.wild[k])
-        return hidden, g.hands[0].copy(), float(keep)
 
-    flat, refined = [], []
-    for j in range(200):
-        h0, own0, k0 = world(j, 0)
-        h1, own1, k1 = world(j, 1)
+def test_refined_opponents_keep_the_hidden_tiles_and_hold_more_pairs(rs):
+    """``build_world``'s ``refine`` 1 (``lookahead:opponents=1``): from the
+    same stream, the others' hands and the wall together hold exactly the
+    tiles of the uniform world (only their places differ), the seat's own
+    hand is untouched, and the refined hands hold more pairs and touching
+    tiles (``keep_score``) on average over 200 worlds."""
+    pos, out = _refined_worlds(rs, (0, 1))
+    for (h0, own0, _, _), (h1, own1, _, _) in zip(out[0], out[1], strict=True):
         assert np.array_equal(h0, h1) and np.array_equal(own0, own1)
         assert np.array_equal(own0[:C.N_PLAY], pos.hand[:C.N_PLAY])
-        flat.append(k0)
-        refined.append(k1)
-    assert np.mean(refined) > np.mean(flat) + 30.0     # 164 against 105 on these worlds
+    flat = np.mean([w[2] for w in out[0]])
+    refined = np.mean([w[2] for w in out[1]])
+    assert refined > flat + 30.0     # 164 against 105 on these worlds
+
+
+def test_target_refined_opponents_lean_to_a_flush_where_only_flushes_win():
+    """``refine`` 2 (``lookahead:opponents=2``) on ningbo-tongchengyou, where
+    only flushes, all honours and all pungs win: the hidden multiset and the
+    seat's hand are kept as with ``refine`` 1, and the others' hands hold
+    more tiles of their best flush (one suit and the honours) than uniform
+    or ``refine`` 1 hands. On ningbo-3baida, where an open hand wins, the
+    value player's target is mostly the open hand and the two models
+    differ less."""
+    tcy = load_rules("ningbo-tongchengyou")
+    pos, out = _refined_worlds(tcy, (0, 1, 2))
+    for (h0, own0, _, _), (h2, own2, _, _) in zip(out[0], out[2], strict=True):
+        assert np.array_equal(h0, h2) and np.array_equal(own0, own2)
+    share = {r: np.mean([w[3] for w in out[r]]) for r in (0, 1, 2)}
+    assert share[2] > share[1] + 0.08 and share[2] > share[0] + 0.08
+    _, ref = _refined_worlds(load_rules("ningbo-3baida"), (1, 2))
+    lean = np.mean([w[3] for w in ref[2]]) - np.mean([w[3] for w in ref[1]])
+    assert lean < share[2] - share[1]

@@ -34,6 +34,7 @@ from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
+from nbsim.kernels.policies import common as CM
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
 
@@ -89,21 +90,29 @@ def keep_score(hand, wild, k):
 
 
 @nrt_free
-def refine_hands(view, g, st):
-    """The opponent model of ``build_world``'s ``refine`` 1: each other
-    seat, whose hidden hand was dealt at random, draws and discards once per
-    discard it has made (``view.n_pond``): it takes the tile of a random
-    position of the wall still to draw (``g.wall``, live end to tail, the
-    indicator's place excepted) and puts there the tile of its hand with the
-    lowest ``keep_score``. So its hand keeps pairs and connected tiles, as a
-    player's does, while every tile stays unseen by the seat: the hidden
-    tiles of the hands and the wall are the same multiset, and only what
-    the seat may know is read (no leak)."""
+def refine_hands(view, g, st, refine):
+    """The opponent models of ``build_world``'s ``refine`` 1 and 2: each
+    other seat, whose hidden hand was dealt at random, draws and discards
+    once per discard it has made (``view.n_pond``): it takes the tile of a
+    random position of the wall still to draw (``g.wall``, live end to
+    tail, the indicator's place excepted) and puts there the tile of its
+    hand it keeps least. With ``refine`` 1 that is the lowest
+    ``keep_score``: its hand keeps pairs and connected tiles, as a
+    player's does. With ``refine`` 2 it first picks, after each draw, the
+    target a value player would (``common.choose_target`` on its hand and
+    its declared melds: open hand, a flush or all pungs, within the
+    variant's allowed patterns) and lets go of the tiles outside that
+    target first, then the lowest ``keep_score``: where only flushes and
+    all pungs win (同城游) its hand leans to one suit, as a player's does.
+    Either way every tile stays unseen by the seat: the hidden tiles of
+    the hands and the wall are the same multiset, and only what the seat
+    may know is read (no leak)."""
     ws = g.ws
     lo = ws[W.WS_LIVE]
     n = ws[W.WS_TAIL] + 1 - lo
     if n <= 1:
         return
+    nat = g.nat
     for s in range(4):
         if s == view.seat:
             continue
@@ -114,11 +123,19 @@ def refine_hands(view, g, st):
             if p == ws[W.WS_INDICATOR] or (k >= C.FLOWER0 and not view.wild[k]):
                 continue
             h[k] += 1
+            target = CM.TG_OPEN
+            if refine == 2:
+                n_wilds = CM.split_hand(h, view.wild, nat)
+                target = CM.choose_target(view.rules, view.tables, nat, n_wilds, g.melds[s],
+                                          g.n_melds[s], np.int64(s), view.round_wind,
+                                          g.flowers[s], nat)
             worst = -1
             low = 1e300
             for x in range(C.N_KINDS):
                 if h[x] > 0:
                     sc = keep_score(h, view.wild, x)
+                    if x < C.N_PLAY and not CM.kind_in_target(target, x):
+                        sc -= 1000.0
                     if sc < low:
                         low = sc
                         worst = x
@@ -131,8 +148,8 @@ def build_world(view, g, st, pool, u, refine):
     """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
-    and ``u`` int64[42] are scratch. ``refine`` 1: the others' hands are
-    then refined by ``refine_hands`` (0: uniformly random hands). The seat
+    and ``u`` int64[42] are scratch. ``refine`` 1 or 2: the others' hands
+    are then refined by ``refine_hands`` (0: uniformly random hands). The seat
     to play and the turn state are the view's. Returns 0, or 1 when the
     view leaves too few unseen tiles for the others' hands and the wall (an
     inconsistent position)."""
@@ -232,7 +249,7 @@ def build_world(view, g, st, pool, u, refine):
         else:
             return 1
     if refine > 0:
-        refine_hands(view, g, st)
+        refine_hands(view, g, st, refine)
     # the engine's filters of who may win on a discard
     for s in range(4):
         if s == view.to_play:
@@ -262,7 +279,7 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     replacement draw; ``engine_turn.own_kong``); -1: the candidates are
     discards. ``sr``:
     ``engine_state.Search`` working memory (at least n_cands rows and
-    n_samples columns); ``refine``: ``build_world``'s (1: the others' hands
+    n_samples columns); ``refine``: ``build_world``'s (1 or 2: the others' hands
     refined by ``refine_hands``, 0: uniform); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills

@@ -127,10 +127,12 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "answer: it is played only if it wins again by z standard errors (0: no "
                "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
                "stage\")", before=0.0),
-         Param("opponents", 0, 0, 1,
+         Param("opponents", 0, 0, 2,
                "hidden hands of the sampled worlds: 0 uniformly random; 1 each opponent "
                "draws and discards once per discard it has made, keeping pairs and "
-               "connected tiles (playout.refine_hands)", before=0.0)),
+               "connected tiles; 2 the same, letting go first of the tiles outside the "
+               "target a value player would pick (a flush, all pungs or open hand; "
+               "playout.refine_hands)", before=0.0)),
         base="defend"),
 )
 
