@@ -33,8 +33,8 @@ from nbsim.kernels import engine as E
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
 from nbsim.kernels.policies import common as CM
+from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
 

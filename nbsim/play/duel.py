@@ -194,16 +194,10 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
             win_b += wb
             if progress is not None:
                 progress(stop - start)
-    plays = _plays_per_deal(seating) * deals
+    plays = 4 * deals if seating == "1v3" else 2 * deals
     return summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
                    pc.spec if seating == "1v3" and pc.spec != b else "", seed, first, "",
                    rs.hash)
-
-
-def _plays_per_deal(seating: str) -> int:
-    """Plays a deal adds to the win shares' denominators: the 4 one-seat
-    plays under 1v3, the 2 plays under 2v2."""
-    return 4 if seating == "1v3" else 2
 
 
 def summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among, seed, first,
