@@ -362,10 +362,9 @@ def pool_duels_cmd(files, as_json):
 
     results = []
     for name in files:
-        what = f"duel result {name!r}"
         data = json_object_file(name, "duel result", "the JSON object `nbsim duel --json` "
                                 "prints", RunError)
-        results.append(read_result(data, what))
+        results.append(read_result(data, f"duel result {name!r}"))
     res = pool(results, [repr(f) for f in files])
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))

@@ -101,13 +101,13 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
              for i, r in enumerate(items)]
     head = parts[0]
     for i, r in enumerate(parts):
-        if r.seed is None and not r.parts or not r.rules_hash:
-            raise RunError(f"cannot pool {labels[i]}: it records no seed or rules hash (a "
-                           f"result of an older nbsim), so its deals and rules cannot be "
-                           f"checked against the others'")
         if r.parts:
             raise RunError(f"cannot pool {labels[i]}: it is itself a pool of separate ranges "
                            f"({r.parts}); pool the parts it was made of instead")
+        if r.seed is None or not r.rules_hash:
+            raise RunError(f"cannot pool {labels[i]}: it records no seed or rules hash (a "
+                           f"result of an older nbsim), so its deals and rules cannot be "
+                           f"checked against the others'")
         for key, what in _SAME:
             if getattr(r, key) != getattr(head, key):
                 raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
@@ -115,8 +115,7 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                                f"{_shown(getattr(r, key))}")
     spans: dict[int, list[tuple[int, int, str]]] = {}
     for r, label in zip(parts, labels, strict=False):
-        assert r.seed is not None
-        spans.setdefault(r.seed, []).append((r.first, r.first + r.deals, label))
+        spans.setdefault(r.seed or 0, []).append((r.first, r.first + r.deals, label))
     for seed, ranges in spans.items():
         ranges.sort()
         for (_, a1, x), (b0, b1, y) in pairwise(ranges):
