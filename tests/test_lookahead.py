@@ -100,6 +100,47 @@ def test_safe_tile_preferred_against_a_ready_flush(rs):
     assert ev.best_kind == safe
 
 
+def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
+    """``lookahead:guard=G``: the searched candidates are defend's best
+    discards less those whose danger (defend's ``scr.danger``, points)
+    exceeds that of defend's choice by more than G; 1000 leaves none out.
+    Against South's ready p flush (the position above), 5p is a candidate
+    without the guard and is left out with guard 0, as is every kind more
+    dangerous than defend's choice."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+    from nbsim.kernels import rng
+    from nbsim.kernels.policies import defend as D
+    from nbsim.kernels.policies import lookahead as LA
+    from nbsim.kernels.policies.catalog import code_of
+    from nbsim.play.evaluation import view_of
+    melds = {1: [(C.MELD_PUNG, "2p", 0), (C.MELD_CHOW, "4p", 0), (C.MELD_PUNG, "8p", 2),
+                 (C.MELD_PUNG, "9p", 3)]}
+    ponds = {0: "9s1z", 1: "1z3m9s", 2: "2s6z1z", 3: "4z9m9s"}
+    pos = position("159m258s1z5p7m3s6m4s2z6z", melds=melds, ponds=ponds, tiles_left=20,
+                   seat=0, indicator="8s")
+    view = view_of(rs, pos)
+    params = np.ascontiguousarray(PL.DEFAULT_PARAMS[code_of("lookahead")])
+    scr = E.new_state().pscr
+    allowed = view.hand > 0
+    prng = np.zeros(rng.RNG_LEN, np.uint64)
+
+    def cands(guard: float) -> list[int]:
+        k0 = D.choose_discard(view, params, prng, scr, allowed)
+        out = np.zeros(8, np.int64)
+        n, _ = LA.candidates(view, scr, allowed, k0, np.int64(8), guard, out)
+        return [int(k) for k in out[:n]]
+
+    free, guarded = cands(1000.0), cands(0.0)
+    k0 = free[0]
+    assert guarded[0] == k0 and len(free) == 8
+    riskier = [k for k in free if scr.danger[k] > scr.danger[k0]]
+    assert riskier and not set(riskier) & set(guarded)
+    assert all(scr.danger[k] <= scr.danger[k0] for k in guarded)
+    # of the unguarded candidates, exactly those no more dangerous stay
+    assert set(guarded) & set(free) == {k for k in free if scr.danger[k] <= scr.danger[k0]}
+
+
 def _enumerated_p_win(unseen: list[int], waits: set[int], draws: int) -> Fraction:
     """Exhaustive: every ordered sequence of ``draws`` distinct unseen tiles
     is equally likely; the share that holds a winning tile."""
@@ -376,19 +417,23 @@ def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):
     assert row == 0 and np.array_equal(after_tie, after_one)
 
 
-def _refined_worlds(rules, refines, n=200):
+REFINE_PONDS = {0: "9m1p", 1: "1m9p1s9s5z6z", 2: "2m8p2s7z", 3: "9s1s8m2p3z"}
+
+
+def _refined_worlds(rules, refines, n=200, ponds=None):
     """For each ``refine`` of ``build_world`` and each of ``n`` worlds of one
-    position (the same stream for every refine): the hidden tiles (the
-    others' hands and the wall, a kind count), the seat's own hand, the
-    others' total ``keep_score`` and their mean share of tiles in their
-    best flush (one suit and the honours)."""
+    position (the same stream for every refine; ``ponds`` default
+    ``REFINE_PONDS``): the hidden tiles (the others' hands and the wall, a
+    kind count), the seat's own hand, the others' total ``keep_score`` and
+    their mean share of tiles in their best flush (one suit and the
+    honours), and the others' hands (int8[4, 42])."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
     from nbsim.kernels import wall as W
     from nbsim.play.evaluation import view_of
     pos = position("123m456p789s1z2z3z4z", drawn="4z", tiles_left=50,
-                   ponds={0: "9m1p", 1: "1m9p1s9s5z6z", 2: "2m8p2s7z", 3: "9s1s8m2p3z"})
+                   ponds=REFINE_PONDS if ponds is None else ponds)
     view = view_of(rules, pos)
     sr = E.new_search(1, 1)
     g = E.search_game(sr)
@@ -408,7 +453,8 @@ def _refined_worlds(rules, refines, n=200):
                        if g.hands[s, k] > 0 and not view.wild[k])
             flush = np.mean([max(g.hands[s, 9 * u:9 * u + 9].sum() for u in range(3))
                              + g.hands[s, 27:C.N_PLAY].sum() for s in (1, 2, 3)]) / 13.0
-            out[r].append((hidden, g.hands[0].copy(), float(keep), float(flush)))
+            out[r].append((hidden, g.hands[0].copy(), float(keep), float(flush),
+                           g.hands.copy()))
     return pos, out
 
 
@@ -419,7 +465,7 @@ def test_refined_opponents_keep_the_hidden_tiles_and_hold_more_pairs(rs):
     hand is untouched, and the refined hands hold more pairs and touching
     tiles (``keep_score``) on average over 200 worlds."""
     pos, out = _refined_worlds(rs, (0, 1))
-    for (h0, own0, _, _), (h1, own1, _, _) in zip(out[0], out[1], strict=True):
+    for (h0, own0, *_), (h1, own1, *_) in zip(out[0], out[1], strict=True):
         assert np.array_equal(h0, h1) and np.array_equal(own0, own1)
         assert np.array_equal(own0[:C.N_PLAY], pos.hand[:C.N_PLAY])
     flat = np.mean([w[2] for w in out[0]])
@@ -437,10 +483,49 @@ def test_target_refined_opponents_lean_to_a_flush_where_only_flushes_win():
     differ less."""
     tcy = load_rules("ningbo-tongchengyou")
     pos, out = _refined_worlds(tcy, (0, 1, 2))
-    for (h0, own0, _, _), (h2, own2, _, _) in zip(out[0], out[2], strict=True):
+    for (h0, own0, *_), (h2, own2, *_) in zip(out[0], out[2], strict=True):
         assert np.array_equal(h0, h2) and np.array_equal(own0, own2)
     share = {r: np.mean([w[3] for w in out[r]]) for r in (0, 1, 2)}
     assert share[2] > share[1] + 0.08 and share[2] > share[0] + 0.08
     _, ref = _refined_worlds(load_rules("ningbo-3baida"), (1, 2))
     lean = np.mean([w[3] for w in ref[2]]) - np.mean([w[3] for w in ref[1]])
     assert lean < share[2] - share[1]
+
+
+def test_read_suit_takes_the_melds_suit_else_the_suit_discarded_least(rs):
+    """``playout.read_suit``: a seat with a declared suited meld is read as
+    collecting that suit; one without as collecting the suit it has
+    discarded least (wilds not counted); a tie is broken at random among
+    the tied suits only."""
+    from nbsim.kernels import playout as PL
+    from nbsim.kernels import rng
+    from nbsim.play.evaluation import view_of
+    pos = position("123m456p789s1z2z3z4z", drawn="4z", tiles_left=50,
+                   melds={2: [(C.MELD_PUNG, "5p", 1)]},
+                   ponds={0: "9m1p", 1: "1m2m9m1p8p9p1s", 2: "1s2s3s4s", 3: "1m1p"})
+    view = view_of(rs, pos)
+    st = np.zeros(rng.RNG_LEN, np.uint64)
+    seen = {s: set() for s in (1, 2, 3)}
+    for j in range(40):
+        rng.stream_init(np.uint64(3), np.int64(j), rng.STREAM_USER, st)
+        for s in (1, 2, 3):
+            seen[s].add(int(PL.read_suit(view, st, np.int64(s))))
+    assert seen[1] == {2}          # 3 m, 3 p, 1 s discarded: souzu
+    assert seen[2] == {1}          # the pung of 5p, whatever the discards
+    assert seen[3] == {2}          # 1 m, 1 p, 0 s
+
+
+def test_read_opponents_lean_to_the_suit_their_discards_point_to():
+    """``refine`` 3 (``lookahead:opponents=3``) on ningbo-tongchengyou: the
+    hidden multiset and the seat's own hand are those of the uniform world;
+    an opponent that has thrown manzu and pinzu and no souzu holds more
+    souzu and honours than with ``refine`` 2, which picks its flush from
+    its random hand alone."""
+    tcy = load_rules("ningbo-tongchengyou")
+    ponds = {0: "9m1p", 1: "1m2m8m9m1p2p8p9p", 2: "2m8p2s7z", 3: "9s1s8m2p3z"}
+    _, out = _refined_worlds(tcy, (0, 2, 3), ponds=ponds)
+    for (h0, own0, *_), (h3, own3, *_) in zip(out[0], out[3], strict=True):
+        assert np.array_equal(h0, h3) and np.array_equal(own0, own3)
+    souzu = {r: np.mean([(w[4][1, 18:27].sum() + w[4][1, 27:C.N_PLAY].sum()) / 13.0
+                         for w in out[r]]) for r in (0, 2, 3)}
+    assert souzu[3] > souzu[2] + 0.1 and souzu[3] > souzu[0] + 0.1

@@ -22,7 +22,7 @@ from nbsim.kernels.policies.catalog import NAMES, SEARCH
 from nbsim.play.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import load_rules
 
-LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1:kongs=1:confirm=6:opponents=2"
+LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1:kongs=1:confirm=6:opponents=3"
 SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*.toml"))
 
 

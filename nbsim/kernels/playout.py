@@ -90,8 +90,42 @@ def keep_score(hand, wild, k):
 
 
 @nrt_free
+def read_suit(view, st, s):
+    """The suit (0 m, 1 p, 2 s) that seat ``s``'s public play points to as
+    its flush: the suit of its first declared suited meld (face-down kongs
+    excepted), else the suit it has discarded least (wild kinds not
+    counted; a tie broken at random from ``st``). Reads the ``View`` only."""
+    for m in range(view.n_melds[s]):
+        k = view.melds[s, m, C.MELD_KIND]
+        if view.melds[s, m, C.MELD_TYPE] != C.MELD_CKONG and k < C.HONOR0:
+            return CM.suit_of(k)
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    for p in range(view.n_pond[s]):
+        k = np.int64(view.pond[s, p])
+        if k < C.HONOR0 and not view.wild[k]:
+            u = CM.suit_of(k)
+            if u == 0:
+                c0 += 1
+            elif u == 1:
+                c1 += 1
+            else:
+                c2 += 1
+    low = min(c0, min(c1, c2))
+    n_low = (1 if c0 == low else 0) + (1 if c1 == low else 0) + (1 if c2 == low else 0)
+    r = rng.below(st, n_low)
+    for u, c in ((0, c0), (1, c1), (2, c2)):
+        if c == low:
+            if r == 0:
+                return u
+            r -= 1
+    return 2
+
+
+@nrt_free
 def refine_hands(view, g, st, refine):
-    """The opponent models of ``build_world``'s ``refine`` 1 and 2: each
+    """The opponent models of ``build_world``'s ``refine`` 1, 2 and 3: each
     other seat, whose hidden hand was dealt at random, draws and discards
     once per discard it has made (``view.n_pond``): it takes the tile of a
     random position of the wall still to draw (``g.wall``, live end to
@@ -104,9 +138,12 @@ def refine_hands(view, g, st, refine):
     variant's allowed patterns) and lets go of the tiles outside that
     target first, then the lowest ``keep_score``: where only flushes and
     all pungs win (同城游) its hand leans to one suit, as a player's does.
-    Either way every tile stays unseen by the seat: the hidden tiles of
-    the hands and the wall are the same multiset, and only what the seat
-    may know is read (no leak)."""
+    With ``refine`` 3 it picks the target as with 2, but a flush target
+    takes the suit its public play points to (``read_suit``: its suited
+    melds, else the suit it discards least), so its hand leans to the suit
+    a player reading its discards would fear. Any way, every tile stays
+    unseen by the seat: the hidden tiles of the hands and the wall are the
+    same multiset, and only what the seat may know is read (no leak)."""
     ws = g.ws
     lo = ws[W.WS_LIVE]
     n = ws[W.WS_TAIL] + 1 - lo
@@ -117,6 +154,7 @@ def refine_hands(view, g, st, refine):
         if s == view.seat:
             continue
         h = g.hands[s]
+        suit = read_suit(view, st, s) if refine == 3 else -1
         for _ in range(view.n_pond[s]):
             p = lo + rng.below(st, n)
             k = W.tile_kind(np.int64(g.wall[p]))
@@ -124,11 +162,16 @@ def refine_hands(view, g, st, refine):
                 continue
             h[k] += 1
             target = CM.TG_OPEN
-            if refine == 2:
+            if refine >= 2:
                 n_wilds = CM.split_hand(h, view.wild, nat)
                 target = CM.choose_target(view.rules, view.tables, nat, n_wilds, g.melds[s],
                                           g.n_melds[s], np.int64(s), view.round_wind,
                                           g.flowers[s], nat)
+                if suit >= 0:
+                    if CM.TG_FULL_FLUSH <= target < CM.TG_HALF_FLUSH:
+                        target = CM.TG_FULL_FLUSH + suit
+                    elif CM.TG_HALF_FLUSH <= target < CM.TG_ALL_PUNGS:
+                        target = CM.TG_HALF_FLUSH + suit
             worst = -1
             low = 1e300
             for x in range(C.N_KINDS):
@@ -148,7 +191,7 @@ def build_world(view, g, st, pool, u, refine):
     """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
-    and ``u`` int64[42] are scratch. ``refine`` 1 or 2: the others' hands
+    and ``u`` int64[42] are scratch. ``refine`` 1, 2 or 3: the others' hands
     are then refined by ``refine_hands`` (0: uniformly random hands). The seat
     to play and the turn state are the view's. Returns 0, or 1 when the
     view leaves too few unseen tiles for the others' hands and the wall (an
@@ -279,7 +322,7 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     replacement draw; ``engine_turn.own_kong``); -1: the candidates are
     discards. ``sr``:
     ``engine_state.Search`` working memory (at least n_cands rows and
-    n_samples columns); ``refine``: ``build_world``'s (1 or 2: the others' hands
+    n_samples columns); ``refine``: ``build_world``'s (1, 2 or 3: the others' hands
     refined by ``refine_hands``, 0: uniform); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills

@@ -48,7 +48,7 @@ class PolicySpec(NamedTuple):
     base: str | None = None
 
 
-MAX_PARAMS = 16
+MAX_PARAMS = 20
 
 # defend's parameters; lookahead takes them too, for its own defend
 DEFEND_PARAMS: tuple[Param, ...] = (
@@ -127,12 +127,17 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "answer: it is played only if it wins again by z standard errors (0: no "
                "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
                "stage\")", before=0.0),
-         Param("opponents", 0, 0, 2,
+         Param("opponents", 0, 0, 3,
                "hidden hands of the sampled worlds: 0 uniformly random; 1 each opponent "
                "draws and discards once per discard it has made, keeping pairs and "
                "connected tiles; 2 the same, letting go first of the tiles outside the "
                "target a value player would pick (a flush, all pungs or open hand; "
-               "playout.refine_hands)", before=0.0)),
+               "playout.refine_hands); 3 as 2, a flush target in the suit the opponent's "
+               "melds and discards point to (playout.read_suit)", before=0.0),
+         Param("guard", 1000.0, 0.0, 1000.0,
+               "a discard more dangerous than defend's choice by more than this (defend's "
+               "danger model: expected points lost by dealing in) is not searched; 1000: "
+               "no guard (docs/lookahead.md, \"A guard for 同城游\")", before=1000.0)),
         base="defend"),
 )
 

@@ -17,9 +17,16 @@ kong, each chow) played out from the claim on the same worlds; with
 ``kongs`` 1, every own-turn kong question too (no kong, each kong offered,
 ``choose_kong``). With ``confirm`` > 0, a candidate that beat defend's is
 played again against it on that many fresh worlds and kept only if it wins
-there too (``settle``). With ``opponents`` 1 the worlds give each
-opponent a hand refined as a player's would be (``playout.refine_hands``)
-rather than uniformly random tiles. Wins are defend's (every legal win).
+there too (``settle``). With ``opponents`` 1 to 3 the worlds give each
+opponent a hand refined as a player's would be (``playout.refine_hands``:
+1 keeping pairs and touching tiles, 2 also leaning to a value player's
+target, 3 a flush target in the suit its melds and discards point to)
+rather than uniformly random tiles. With ``guard`` below 1000, a discard
+more dangerous than defend's choice by more than ``guard`` points
+(defend's danger model, ``threat.fill_danger``) is not a candidate: the
+worlds' opponents are weaker than real ones where only flushes win, and
+the search there underrates a discard's danger (docs/lookahead.md).
+Wins are defend's (every legal win).
 
 The worlds are seeded from this seat's own stream, so a run is
 reproducible like any other. The search reads the ``View`` only (the
@@ -49,6 +56,7 @@ P_PLAYOUT_HOLD = param_index("lookahead", "playout_hold")
 P_KONGS = param_index("lookahead", "kongs")
 P_CONFIRM = param_index("lookahead", "confirm")
 P_OPPONENTS = param_index("lookahead", "opponents")
+P_GUARD = param_index("lookahead", "guard")
 
 
 @nrt_free
@@ -129,11 +137,14 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
 
 
 @nrt_free
-def candidates(view, scr, allowed, k0, top_k, cands):
+def candidates(view, scr, allowed, k0, top_k, guard, cands):
     """defend's best ``top_k`` discards into ``cands`` (its choice ``k0``
     first, then by defend's value, read from ``scr`` after
-    ``defend.choose_discard``). Returns (count, defend's value of k0 minus
-    that of the runner-up; 1e300 with a single candidate)."""
+    ``defend.choose_discard``), leaving out those whose danger
+    (``scr.danger``, points) exceeds k0's by more than ``guard`` (>= 1000:
+    none left out; the danger is defend's, filled when its caution or bind
+    is above 0). Returns (count, defend's value of k0 minus that of the
+    runner-up; 1e300 with a single candidate)."""
     hand = view.hand
     n = 0
     v0 = 0.0
@@ -145,12 +156,13 @@ def candidates(view, scr, allowed, k0, top_k, cands):
     cands[0] = k0
     m = 1
     second = -1e300
+    cap = scr.danger[k0] + guard
     while m < top_k and m < n:
         bi = -1
         bv = -1e300
         for i in range(n):
             k = scr.kinds[i]
-            taken = False
+            taken = guard < 1000.0 and scr.danger[k] > cap
             for q in range(m):
                 if cands[q] == k:
                     taken = True
@@ -228,7 +240,10 @@ def choose_discard(view, params, prng, scr, allowed):
     k0 = D.choose_discard(view, params, prng, scr, allowed)
     sr = scr.search
     top_k = min(np.int64(params[P_TOP_K]), SEARCH_CANDS)
-    n, gap = candidates(view, scr, allowed, k0, top_k, sr.cands)
+    guard = params[P_GUARD]
+    if D.caution_weight(params[D.P_CAUTION]) <= 0.0 and params[D.P_BIND] <= 0.0:
+        guard = 1000.0          # defend filled no danger to guard with
+    n, gap = candidates(view, scr, allowed, k0, top_k, guard, sr.cands)
     if n < 2 or gap > params[P_GAP]:
         return k0
     return sr.cands[settle(view, params, prng, sr, n, np.int64(-1), np.int64(-1))]
