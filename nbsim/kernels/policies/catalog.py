@@ -137,7 +137,8 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
          Param("guard", 1000.0, 0.0, 1000.0,
                "a discard more dangerous than defend's choice by more than this (defend's "
                "danger model: expected points lost by dealing in) is not searched; 1000: "
-               "no guard (docs/lookahead.md, \"A guard for 同城游\")", before=1000.0)),
+               "no guard (docs/lookahead.md, \"Reading the discards, a guard, and claims on "
+               "同城游\")", before=1000.0)),
         base="defend"),
 )
 
