@@ -104,9 +104,9 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
     """``lookahead:guard=G``: the searched candidates are defend's best
     discards less those whose danger (defend's ``scr.danger``, points)
     exceeds that of defend's choice by more than G; 1000 leaves none out.
-    Against South's ready p flush (the position above), 5p is a candidate
-    without the guard and is left out with guard 0, as is every kind more
-    dangerous than defend's choice."""
+    Against South's ready p flush (the position above), the eight
+    candidates without the guard include kinds more dangerous than defend's
+    choice; guard 0 leaves out each of them and keeps the others."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
@@ -510,7 +510,7 @@ def test_read_suit_takes_the_melds_suit_else_the_suit_discarded_least(rs):
         rng.stream_init(np.uint64(3), np.int64(j), rng.STREAM_USER, st)
         for s in (1, 2, 3):
             seen[s].add(int(PL.read_suit(view, st, np.int64(s))))
-    assert seen[1] == {2}          # 3 m, 3 p, 1 s discarded: souzu
+    assert seen[1] == {2}          # 3 m, 2 p (9p is wild), 1 s discarded: souzu
     assert seen[2] == {1}          # the pung of 5p, whatever the discards
     assert seen[3] == {2}          # 1 m, 1 p, 0 s
 
