@@ -38,10 +38,10 @@ from nbsim.rules.ruleset import as_rules
 REFINES = (0, 1, 2, 3)
 
 
-def _counts(kinds: list[int], wild: np.ndarray) -> np.ndarray:
-    """Natural tiles of a hand by kind (float64[N_PLAY]; wild kinds 0)."""
-    h = np.bincount(np.asarray(kinds, dtype=np.int64), minlength=C.N_KINDS)[:C.N_PLAY]
-    h = h.astype(np.float64)
+def _natural(counts: np.ndarray, wild: np.ndarray) -> np.ndarray:
+    """A hand's natural tiles by kind (float64[N_PLAY]) from its counts by
+    kind (length >= N_PLAY); wild kinds 0."""
+    h = np.asarray(counts[:C.N_PLAY], dtype=np.float64).copy()
     h[wild[:C.N_PLAY]] = 0.0
     return h
 
@@ -76,7 +76,8 @@ def measure(variant: str, deals: int, worlds: int, seed: int, policy: str) -> di
             n_pos += 1
             for name in ("S", "W", "N"):
                 s = C.SEAT_NAMES.index(name)
-                rh = _counts(real[name], view.wild)
+                rh = _natural(np.bincount(np.asarray(real[name], dtype=np.int64),
+                                          minlength=C.N_KINDS), view.wild)
                 if rh.sum() == 0:
                     continue
                 suit = int(np.argmax([rh[9 * u:9 * u + 9].sum() for u in range(3)]))
@@ -90,8 +91,7 @@ def measure(variant: str, deals: int, worlds: int, seed: int, policy: str) -> di
                                         rng.STREAM_USER, st)
                         if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r)):
                             continue
-                        wh = _counts([k for k in range(C.N_PLAY)
-                                      for _ in range(int(g.hands[s, k]))], view.wild)
+                        wh = _natural(g.hands[s], view.wild)
                         if wh.sum() == 0:
                             continue
                         sh.append(float(np.minimum(wh, rh).sum() / rh.sum()))
