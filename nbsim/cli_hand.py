@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from nbsim.cli_options import set_option
+from nbsim.play.worlds import ADVICE_OPPONENTS
 
 
 def _seat_counts_option(values, what):
@@ -165,6 +166,12 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @click.option("--base", default="defend", show_default=True,
               help="Policy that plays the rest of the deal for every seat: greedy, value or "
                    "defend.")
+@click.option("--opponents", type=int, default=ADVICE_OPPONENTS, show_default=True,
+              help="How the sampled deals give the other players their hidden tiles: 0 at "
+                   "random; 1 refined once per discard they made; 2 also toward a value "
+                   "player's target; 3 also a flush in the suit their discards point to, "
+                   "whose forecasts agree with real deals (docs/lookahead.md, 'Calibration of the "
+                   "worlds').")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
@@ -172,7 +179,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
                    "95% interval (the format by the extension: .png, .svg, .pdf, ...).")
 def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
                drawn, replacement, offered, offered_from, state_file, samples, seed, base,
-               overrides, as_json, plot):
+               opponents, overrides, as_json, plot):
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
     For each candidate (every discard of a 3k+2-tile hand, a concealed or
@@ -217,7 +224,8 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
                         indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
                         offered=offered, offered_from=offered_from,
                         replacement=True if replacement else None)
-    adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base)
+    adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base,
+                 opponents=opponents)
     written = plot_advice(adv, plot) if plot else None
     if as_json:
         click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))

@@ -490,7 +490,8 @@ def test_build_advice_from_a_fake_evaluation(rs):
     order = [k5z, k3p, k1m] + [k for k in held if k not in (k5z, k3p, k1m)]
     values = [_value(k5z, 5.0, 0.0, 0.0), _value(k3p, 4.5, -0.5, 0.4),
               _value(k1m, 2.0, -3.0, 0.5)] + [_value(k, 1.0, -4.0, 0.5) for k in order[3:]]
-    ev = SimpleNamespace(candidates=tuple(values), samples=SAMPLES, seed=7, base="value")
+    ev = SimpleNamespace(candidates=tuple(values), samples=SAMPLES, seed=7, base="value",
+                         opponents=1)
     exact = {k3p: SimpleNamespace(p_win=0.64, draws=21)}
     adv = build_advice(rs, pos, ev, exact)
     assert [c.kind for c in adv.candidates] == order and adv.ranked_by == "lookahead"
@@ -507,7 +508,7 @@ def test_build_advice_from_a_fake_evaluation(rs):
     data = advice_json(adv)
     assert data["recommended"] == "discard 5z" and data["within_noise"] == ["discard 3p"]
     assert data["candidates"][1]["p_deal_in_to"] == {"E": 0.0, "S": 0.05, "W": 0.03, "N": 0.02}
-    assert data["seed"] == 7 and data["base"] == "value"
+    assert data["seed"] == 7 and data["base"] == "value" and data["opponents"] == 1
     json.dumps(data)
 
 
@@ -516,7 +517,7 @@ def test_plot_is_written(rs, tmp_path):
     held = [k for k in range(C.N_KINDS) if pos.hand[k]]
     ev = SimpleNamespace(candidates=tuple(_value(k, 3.0 - i, -float(i), 0.5)
                                           for i, k in enumerate(held)),
-                         samples=SAMPLES, seed=0, base="defend")
+                         samples=SAMPLES, seed=0, base="defend", opponents=3)
     path = plot_advice(build_advice(rs, pos, ev), tmp_path / "advice.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(RunError, match="not simulated"):
@@ -578,6 +579,9 @@ def test_bad_settings(rs):
         advise(rs, pos, samples=SAMPLES, base="nope")
     with pytest.raises(RunError, match="samples must be 0..100000"):
         advise(rs, pos, samples=-1)
+    for bad in (4, -1, True, "2"):
+        with pytest.raises(RunError, match=r"opponents .*: allowed 0 .* 3 "):
+            advise(rs, pos, samples=SAMPLES, opponents=bad)
 
 
 # ---------------------------------------------------------------- the command line
@@ -590,6 +594,7 @@ def test_cli_table(runner):
     r = runner.invoke(cli, [*ARGS, "--samples", str(SAMPLES), "--seed", "1"])
     assert r.exit_code == 0, r.output
     assert "12 discard candidates, 32 sampled deals each from seed 1" in r.output
+    assert "played by defend, opponents model 3" in r.output
     assert "E[pay] [95% CI]" in r.output and "recommended: discard" in r.output
     assert "W: melds pung:777z@N  discards 5p" in r.output
 

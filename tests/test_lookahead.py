@@ -24,7 +24,13 @@ import pytest
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws, own_draws_left
+from nbsim.play.evaluation import (
+    DEFAULT_OPPONENTS,
+    evaluate,
+    evaluate_claims,
+    exact_own_draws,
+    own_draws_left,
+)
 from nbsim.play.position import MAX_POND, Position
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_counts, parse_tile, parse_tiles
@@ -90,11 +96,13 @@ def test_safe_tile_preferred_against_a_ready_flush(rs):
     by = {c.kind: c for c in ev.candidates}
     # over the rest of the deal (a later discard of the 5p kept deals in
     # too), the risky discard deals in to South more often and pays less,
-    # beyond the paired error (South's deal-in rate 0.030 .. 0.041 for 5p
-    # against 0.011 .. 0.019 for 1z, 5p worse by 0.18 .. 0.35 points, on
-    # 8 seeds of 8, 2,000 samples each). Earlier in the deal (40 tiles
-    # left) the 5p kept is thrown later in most samples and the two differ
-    # by less than the noise.
+    # beyond the paired error: with the default opponent model (3: South's
+    # hand leans to p, the suit of its melds) South's deal-in rate is 0.055
+    # .. 0.065 for 5p against 0.009 for 1z, 5p worse by 0.69 .. 0.85 points,
+    # on 8 seeds of 8 (1 .. 8), 2,000 samples each; with uniform hands
+    # (opponents 0) 0.030 .. 0.041 against 0.011 .. 0.019, worse by 0.18 ..
+    # 0.35. Earlier in the deal (40 tiles left) the 5p kept is thrown later
+    # in most samples and the two differ by less than the noise.
     assert by[risky].p_deal_in_to[1] > by[safe].p_deal_in_to[1]
     assert by[risky].diff < -1.5 * by[risky].diff_se
     assert ev.best_kind == safe
@@ -190,6 +198,10 @@ def test_seeds_reproduce(rs):
     c = evaluate(rs, pos, samples=16, seed=12)
     assert a == b
     assert a != c
+    # the opponent model deals other worlds, and is recorded
+    d = evaluate(rs, pos, samples=16, seed=11, opponents=0)
+    assert a.opponents == DEFAULT_OPPONENTS == 3 and d.opponents == 0
+    assert d != a and d == evaluate(rs, pos, samples=16, seed=11, opponents=0)
 
 
 def test_bad_positions_are_one_error(rs):
@@ -200,6 +212,8 @@ def test_bad_positions_are_one_error(rs):
         evaluate(rs, pos, samples=0)
     with pytest.raises(RunError, match="base policy"):
         evaluate(rs, pos, samples=4, base="lookahead")
+    with pytest.raises(RunError, match="opponents 9: allowed 0"):
+        evaluate(rs, pos, samples=4, opponents=9)
     with pytest.raises(RunError, match="no sampled deal fits|at most"):
         evaluate(rs, position("1112345678999m7z", tiles_left=140), samples=4)
 

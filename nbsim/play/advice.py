@@ -75,6 +75,7 @@ from nbsim.play.advice_wins import (
     win_on_offered,
     win_self_drawn,
 )
+from nbsim.play.evaluation import DEFAULT_OPPONENTS
 from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
@@ -383,7 +384,8 @@ def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
 
 def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = None,
                  exact: Mapping[int, Any] | None = None, *, samples: int = 0,
-                 seed: int = 0, base: str = "") -> Advice:
+                 seed: int = 0, base: str = "",
+                 opponents: int = DEFAULT_OPPONENTS) -> Advice:
     """The ``Advice`` of a Position from the lookahead's answers.
 
     evaluation: the lookahead's ``Evaluation`` (best first), which ranks the
@@ -393,8 +395,8 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     pass, pung, kong, each chow); None: the
     candidates are ranked by shanten and acceptance only. exact:
     ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
-    .draws). samples, seed, base: the settings, when ``evaluation`` does not
-    carry them."""
+    .draws). samples, seed, base, opponents: the settings, when
+    ``evaluation`` does not carry them."""
     rs = as_rules(rules)
     fit = _Fitter(rs, pos)
     cands = _candidates(rs, pos, fit)
@@ -407,6 +409,7 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
         ranked = {_value_key(c): i for i, c in enumerate(evaluation.candidates)}
         samples, seed, base = int(evaluation.samples), int(evaluation.seed), \
             str(evaluation.base)
+        opponents = int(evaluation.opponents)
     rows = []
     for c in cands:
         kw: dict[str, Any] = {}
@@ -435,7 +438,7 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
                   decision="claim" if pos.offered >= 0 else "discard",
                   wilds=tuple(wild_kinds(rs.array, pos.indicator)), candidates=tuple(rows),
                   samples=int(samples), seed=int(seed), base=str(base), notes=tuple(notes),
-                  ranked_by="lookahead" if ranked else "shanten")
+                  ranked_by="lookahead" if ranked else "shanten", opponents=int(opponents))
 
 
 def _key_of(c: CandidateAdvice) -> Any:
@@ -497,13 +500,16 @@ def after_claim(pos: Position, action: str, kind: int, chow: int = -1) -> Positi
 
 
 def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
-           base: str = "defend") -> Advice:
+           base: str = "defend", opponents: int = DEFAULT_OPPONENTS) -> Advice:
     """Advice for the deciding seat of ``pos``.
 
     Every legal candidate with its targets' shanten and acceptance and,
     from the lookahead (``nbsim.play.evaluation.evaluate``: ``samples`` sampled
     deals per candidate from ``seed``, the rest of the deal played by the
-    policy ``base``: greedy, value or defend), its P(win), expected payment
+    policy ``base``: greedy, value or defend; the others' hidden hands
+    dealt by the opponent model ``opponents``, ``evaluation.OPPONENT_MODELS``:
+    the default 3 gives forecasts that agree with real deals,
+    docs/lookahead.md "Calibration of the worlds"), its P(win), expected payment
     (points per deal, 95% interval), deal-in chance per opponent and the
     paired difference to the best; for a ready hand the exact chance of
     completing it with its own draws (``exact_own_draws``). Both decisions
@@ -514,10 +520,11 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     ``kongs``). ``samples=0``: no
     simulation, everything ranked by shanten and acceptance. Raises NbsimError
     subclasses (RunError for a position the engine cannot continue from or
-    one with no tile left to draw, bad samples, seed or base)."""
+    one with no tile left to draw, bad samples, seed, base or opponents)."""
     from nbsim.args import whole_number
-    from nbsim.play.evaluation import PLAYOUT_POLICIES
+    from nbsim.play.evaluation import PLAYOUT_POLICIES, check_opponents
     rs = as_rules(rules)
+    opponents = check_opponents(opponents)
     samples = whole_number(samples, "samples", 0, 100_000, RunError)
     if samples == 1:
         raise RunError("samples 1: an interval needs two sampled deals or more; give 0 (no "
@@ -526,7 +533,7 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     if not isinstance(base, str) or base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
     if samples == 0:
-        return build_advice(rs, pos, samples=0, seed=seed, base=base)
+        return build_advice(rs, pos, samples=0, seed=seed, base=base, opponents=opponents)
     if pos.tiles_left < 1:
         from nbsim.play.advice_state import max_wall_left
         raise RunError(f"wall_left {pos.tiles_left}: the lookahead simulates the rest of the "
@@ -539,8 +546,8 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
         kinds = [c.kind for c in cands if c.action == "discard"]
         kongs = [c.kind for c in cands if c.action == "kong"]
         return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base,
-                                              kinds=kinds, kongs=kongs),
+                                              kinds=kinds, kongs=kongs, opponents=opponents),
                             exact_own_draws(rs, pos))
     answers = [c.code for c in cands if c.action != "win"]
     return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=samples, seed=seed,
-                                                 base=base))
+                                                 base=base, opponents=opponents))

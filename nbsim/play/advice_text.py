@@ -89,7 +89,8 @@ def format_advice(adv: Advice) -> str:
     sim = adv.simulated
     if sim:
         lines.append(f"{n} {what}, {adv.samples} sampled deals each from seed "
-                     f"{adv.seed}, the rest of the deal played by {adv.base}")
+                     f"{adv.seed}, the rest of the deal played by {adv.base}, opponents "
+                     f"model {adv.opponents}")
     else:
         lines.append(f"{n} {what}, ranked by shanten and tile acceptance "
                      f"(not simulated: --samples 0)")
@@ -232,9 +233,10 @@ def advice_json(adv: Advice) -> dict[str, Any]:
             "wilds": format_tiles(adv.wilds) if adv.wilds else "",
             "ranked_by": adv.ranked_by, "simulated": adv.simulated,
             "samples": adv.samples, "seed": adv.seed,
-            "base": adv.base, "units": {"pay": "points per deal for the seat",
-                                        "p": "probability per deal",
-                                        "interval": "95%, mean +- 1.96 se"},
+            "base": adv.base, "opponents": adv.opponents,
+            "units": {"pay": "points per deal for the seat",
+                      "p": "probability per deal",
+                      "interval": "95%, mean +- 1.96 se"},
             "recommended": _move(adv.recommended),
             "within_noise": [_move(c) for c in adv.close],
             "candidates": cands, "notes": list(adv.notes)}
@@ -306,7 +308,8 @@ def plot_advice(adv: Advice, path: str | Path) -> Path:
                + (f", indicator {st['indicator']}" if "indicator" in st else "")
                + (f", offered {st['offered']} by {st['from']}" if "offered" in st else "")
                + f", {st['wall_left']} tiles left; {adv.samples} playouts per candidate, "
-                 f"seed {adv.seed}, rest played by {adv.base} (nbsim advise)")
+                 f"seed {adv.seed}, rest played by {adv.base}, opponents model "
+                 f"{adv.opponents} (nbsim advise)")
     try:
         return _save(fig, path, caption)
     except OSError as e:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nbsim.play.evaluation import DEFAULT_OPPONENTS
 from nbsim.play.position import Position
 
 if TYPE_CHECKING:
@@ -122,8 +123,9 @@ class Advice:
     decision simulated: by expected payment) or "shanten" (by the lowest
     shanten toward an allowed target, then the most acceptance: claims, or
     no simulation); recommended: the first; close: the other candidates
-    within the noise of it; samples, seed, base: the lookahead's (samples 0:
-    not simulated); notes: remarks for the player (a complete hand, a
+    within the noise of it; samples, seed, base, opponents: the lookahead's
+    (samples 0: not simulated; opponents: the worlds' opponent model,
+    ``nbsim.play.evaluation.OPPONENT_MODELS``); notes: remarks for the player (a complete hand, a
     possible win on the offered tile, what the advice leaves out)."""
     variant: str
     position: Position
@@ -136,6 +138,7 @@ class Advice:
     base: str
     notes: tuple[str, ...] = ()
     ranked_by: str = "shanten"
+    opponents: int = DEFAULT_OPPONENTS
 
     @property
     def simulated(self) -> bool:

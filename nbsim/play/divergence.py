@@ -28,6 +28,7 @@ import polars as pl
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
+from nbsim.play.worlds import ADVICE_OPPONENTS
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import parse_tile
 
@@ -94,28 +95,38 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     format) of ``seat`` after ``events[:upto]`` of a played deal: its own
     concealed tiles, every seat's melds (with the seat each claim came from;
     another seat's concealed kong face down), ponds (claimed tiles in
-    parentheses), flowers set aside, the indicator, seat and round winds.
+    parentheses, ``*`` after a discard of the tile just drawn, as the engine
+    flags it: ``view.POND_DRAWN``), flowers set aside, the indicator, seat
+    and round winds.
     The wall left is what the state leaves unseen (the default). ``row`` is
     the deal's game-mode row. Raises RunError if the log does not fit."""
-    from nbsim.play.replays import hands_at
+    from nbsim.play.replays import hands_at, play_start
     from nbsim.rules.tiles import format_tiles
     melds: dict[str, list[str]] = {s: [] for s in C.SEAT_NAMES}
     ponds: dict[str, list[str]] = {s: [] for s in C.SEAT_NAMES}
     flowers: dict[str, list[int]] = {s: [] for s in C.SEAT_NAMES}
+    # each seat's tile drawn this turn (a draw or a replacement in play; the
+    # dealer's dealt fourteenth tile is none), until it discards or claims
+    drew: dict[str, str | None] = {s: None for s in C.SEAT_NAMES}
+    start = play_start(events)
     indicator = None
-    for e in events[:upto]:
+    for j, e in enumerate(events[:upto]):
         a, s, t = e["action"], e["seat"], e["tile"]
         if a == "indicator":
             indicator = t
         elif a == "flower":
             flowers[s].append(parse_tile(t))
+        elif a in ("draw", "replace") and j >= start:
+            drew[s] = t
         elif a == "discard":
-            ponds[s].append(t)
+            ponds[s].append(t + ("*" if drew[s] == t else ""))
+            drew[s] = None
         elif a in ("chow", "pung", "kong"):
             src = e["from_seat"]
+            drew[s] = None
             for i in range(len(ponds[src]) - 1, -1, -1):
-                if ponds[src][i] == t:
-                    ponds[src][i] = f"({t})"
+                if ponds[src][i].rstrip("*") == t:
+                    ponds[src][i] = f"({t})" + ("*" if ponds[src][i].endswith("*") else "")
                     break
             melds[s].append(f"{e['meld']}@{src}")
         elif a == "concealed_kong":
@@ -320,12 +331,13 @@ def summarize(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_000,
-           seed: int = 0, playout: str = "defend",
+           seed: int = 0, playout: str = "defend", opponents: int = ADVICE_OPPONENTS,
            progress: bool | None = None) -> pl.DataFrame:
     """Each discard divergence of ``divergences`` settled by the evaluator:
     the base's and the expert's discard played to the end of the deal on
     ``samples`` sampled worlds of the deciding seat's view (common random
-    numbers; ``nbsim.play.evaluation.evaluate`` with ``playout`` in every seat).
+    numbers; ``nbsim.play.evaluation.evaluate`` with ``playout`` in every seat
+    and the worlds' opponent model ``opponents``, evaluate's by default).
 
     Returns the discard rows of ``df`` with gain (f64: the expert's discard
     minus the base's, mean payment of the seat, points per deal), gain_se
@@ -335,7 +347,8 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     with many |z| > 1 departures is the search chasing noise. progress: a
     tqdm bar on stderr counting the rows (None: when stderr is a terminal);
     a first call that compiles the evaluator says so first.
-    Raises RunError (no discard rows, a bad samples count or policy) and
+    Raises RunError (no discard rows, a bad samples count, policy or
+    opponent model) and
     HandError (a state that does not fit the rules)."""
     import sys
 
@@ -364,7 +377,7 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
         pos = position_from_state(rs, json.loads(r["state"]))
         kb, ke = parse_tile(r["base_tile"]), parse_tile(r["expert_tile"])
         ev = evaluate(rs, pos, samples=samples, seed=seed + int(r["deal"]), base=playout,
-                      kinds=[kb, ke])
+                      kinds=[kb, ke], opponents=opponents)
         by = {c.kind: c for c in ev.candidates}
         best = ev.candidates[0]
         # diff is each candidate minus the evaluation's best (paired)

@@ -23,9 +23,12 @@ from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.position import MAX_POND, Position
+from nbsim.play.worlds import ADVICE_OPPONENTS as DEFAULT_OPPONENTS
+from nbsim.play.worlds import OPPONENT_MODELS, check_opponents
 from nbsim.rules.ruleset import RuleSet
 
-__all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "evaluate_claims",
+__all__ = ["CandidateValue", "DEFAULT_OPPONENTS", "Evaluation", "ExactOwnDraw",
+           "OPPONENT_MODELS", "check_opponents", "evaluate", "evaluate_claims",
            "exact_own_draws", "kong_kinds", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
@@ -59,11 +62,13 @@ class CandidateValue:
 @dataclass(frozen=True)
 class Evaluation:
     """``evaluate``'s answer: the candidates, best (highest mean payment)
-    first, with the samples, seed and playout policy that produced them."""
+    first, with the samples, seed, playout policy and opponent model
+    (``OPPONENT_MODELS``) that produced them."""
     candidates: tuple[CandidateValue, ...]
     samples: int
     seed: int
     base: str
+    opponents: int = DEFAULT_OPPONENTS
 
     @property
     def best_kind(self) -> int:
@@ -101,26 +106,21 @@ def own_draws_left(pos: Position) -> int:
 
 def _visible(rs: RuleSet, pos: Position) -> np.ndarray:
     """Face-up copies by kind (int8[42]) as the engine counts them: every
-    discard (claimed ones too), the meld tiles other than a claimed one,
-    flowers set aside and the indicator; never a face-down kong."""
+    discard (a claimed one once: in its meld, the pond's copy marked
+    ``POND_CLAIMED`` is not counted again), every tile of the declared
+    melds, the flowers set aside and the indicator; never a face-down kong
+    (the seat's own counts apart: ``playout.build_world``)."""
+    from nbsim.play.advice_notation import POND_CLAIMED, meld_kinds
     vis = np.zeros(C.N_KINDS, np.int64)
     for s in range(4):
         for p in range(int(pos.n_pond[s])):
-            vis[int(pos.pond[s, p])] += 1
+            if not int(pos.pond_flags[s, p]) & POND_CLAIMED:
+                vis[int(pos.pond[s, p])] += 1
         for m in range(int(pos.n_melds[s])):
-            typ, kind, frm = (int(x) for x in pos.melds[s, m])
-            if typ == C.MELD_CKONG:
-                continue
-            claimed = 1 if 0 <= frm < 4 and frm != s else 0
-            if typ == C.MELD_CHOW:
-                for t in range(3):
-                    vis[kind + t] += 1
-                # the claimed tile of a chow is one of the three: any of them
-                # lies in the discarder's pond, so one copy of the three less
-                if claimed:
-                    vis[kind] -= 1
-            else:
-                vis[kind] += (4 if typ == C.MELD_KONG else 3) - claimed
+            typ, kind = int(pos.melds[s, m, 0]), int(pos.melds[s, m, 1])
+            if typ != C.MELD_CKONG:
+                for k in meld_kinds(typ, kind):
+                    vis[k] += 1
         for f in range(C.N_FLOWERS):
             if int(pos.flowers[s]) >> f & 1:
                 vis[C.FLOWER0 + f] += 1
@@ -219,20 +219,23 @@ def _key(seed: int) -> np.uint64:
     return np.uint64(rng.deal_key(np.uint64(seed), np.int64(0)))
 
 
-def _check_settings(samples: int, base: str) -> None:
+def _check_settings(samples: int, base: str, opponents: int) -> None:
     if not 2 <= int(samples) <= 100_000:
         raise RunError(f"samples must be 2 .. 100,000 (an interval needs two), got {samples}")
     if base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
+    check_opponents(opponents)
 
 
 def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
-           base: str, claim_tile: int, claim_q: int) -> tuple[np.ndarray, np.ndarray]:
+           base: str, opponents: int, claim_tile: int,
+           claim_q: int) -> tuple[np.ndarray, np.ndarray]:
     """``playout.evaluate_into`` on one kind of candidates (discard kinds,
     claim answers when ``claim_q`` >= 0, own-turn kong kinds when
     ``claim_q`` is ``playout.KONG_Q``): their ``ST_*`` sums and payments,
     float64[n, SEARCH_STATS] and float64[n, samples]. The worlds depend on
-    the seed only, so groups played from one seed share them."""
+    the seed and the opponent model only, so groups played from one seed
+    share them."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
@@ -242,22 +245,23 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
-                     np.int64(0))
+                     np.int64(opponents))
     return sr.stats[:n].copy(), sr.pays[:n].copy()
 
 
 def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
-            base: str, claim_tile: int, claim_q: int, kongs: Sequence[int] = ()) -> Evaluation:
+            base: str, opponents: int, claim_tile: int, claim_q: int,
+            kongs: Sequence[int] = ()) -> Evaluation:
     """The candidates (discard kinds, or claim answers when ``claim_q`` >=
     0) and the own-turn ``kongs`` (kinds) played on the same worlds, and
     their rows, best mean payment first (``_group``)."""
     from nbsim.kernels import playout as PL
 
     ns = int(samples)
-    parts = [_group(rules, pos, cands, ns, seed, base, claim_tile, claim_q)]
+    parts = [_group(rules, pos, cands, ns, seed, base, opponents, claim_tile, claim_q)]
     keys = [(int(k), False) for k in cands]
     if kongs:
-        parts.append(_group(rules, pos, kongs, ns, seed, base, -1, PL.KONG_Q))
+        parts.append(_group(rules, pos, kongs, ns, seed, base, opponents, -1, PL.KONG_Q))
         keys += [(int(k), True) for k in kongs]
     stats = np.concatenate([p[0] for p in parts])
     pays = np.concatenate([p[1] for p in parts])
@@ -286,32 +290,36 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
             p_exhausted=float(stats[i, PL.ST_EXHAUSTED] / m),
             diff=float(d.mean()), diff_se=float(d.std(ddof=1) / math.sqrt(ns)) if ns > 1 else 0.0,
             n=int(m), kong=keys[i][1]))
-    return Evaluation(tuple(rows), ns, int(seed), base)
+    return Evaluation(tuple(rows), ns, int(seed), base, int(opponents))
 
 
 def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
              base: str = "defend", kinds: Sequence[int] | None = None,
-             kongs: Sequence[int] = ()) -> Evaluation:
+             kongs: Sequence[int] = (), opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
     """Every candidate discard of ``pos`` (the seat to play holds 3k+2
     tiles) played to the end of the deal on ``samples`` sampled worlds.
 
     Each world deals the tiles the seat has not seen at random (the others'
     hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
     candidate is discarded, and every seat plays ``base`` (greedy, value or
-    defend) to the end. The same worlds for every candidate (common random
-    numbers). ``kinds``: the candidates (held kinds; default every held
+    defend) to the end. ``opponents``: how the others' hidden hands are
+    dealt (``OPPONENT_MODELS``; the default, ``DEFAULT_OPPONENTS`` = 3,
+    refines them as players' hands, toward a flush in the suit their
+    discards point to, so that the forecasts agree with real deals:
+    docs/lookahead.md, "Calibration of the worlds"). The same worlds for every candidate
+    (common random numbers). ``kinds``: the candidates (held kinds; default every held
     kind). ``kongs``: kinds whose own-turn kong (concealed: four held;
     added: the fourth copy to an own pung) is played out too, on the same
     worlds: the kong, its replacement draw, then ``base``'s play (rows with
     ``kong`` True; docs/rules.md §4). Returns an Evaluation, best mean
     payment first (points per deal for the seat). Raises RunError: the seat
     is not the one to play, a candidate is not held, a kong the seat cannot
-    declare, samples out of 2 .. 100,000, an unknown base policy, or no
-    sample could be dealt (the position leaves too few unseen tiles for the
+    declare, samples out of 2 .. 100,000, an unknown base policy or
+    opponent model, or no sample could be dealt (the position leaves too few unseen tiles for the
     others' hands and the wall)."""
     if pos.seat != pos.to_play:
         raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
-    _check_settings(samples, base)
+    _check_settings(samples, base, opponents)
     hand = np.asarray(pos.hand)
     held = [k for k in range(C.N_KINDS) if hand[k] > 0]
     cands = list(held) if kinds is None else [int(k) for k in kinds]
@@ -328,7 +336,7 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
         raise RunError(f"kongs {format_tiles(bad)}: not a kong the seat may declare; it may "
                        f"declare {format_tiles(allowed) or 'none'} (four held "
                        f"copies, or the fourth copy of an own pung; never a wild)")
-    return _played(rules, pos, cands, samples, seed, base, -1, -1, kongs)
+    return _played(rules, pos, cands, samples, seed, base, int(opponents), -1, -1, kongs)
 
 
 def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
@@ -350,7 +358,8 @@ C_CLAIM_CODES = 6       # common.CLAIM_*: pass, pung, kong and the three chows
 
 
 def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
-                    samples: int = 400, seed: int = 0, base: str = "defend") -> Evaluation:
+                    samples: int = 400, seed: int = 0, base: str = "defend",
+                    opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
     """Every answer of the deciding seat to the offered discard of ``pos``
     (``pos.offered``; the seat is not the discarder ``pos.to_play``) played
     to the end of the deal on ``samples`` sampled worlds, the same worlds
@@ -361,20 +370,21 @@ def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
     position (the caller's check: ``nbsim.play.advice`` lists them). A pass
     passes every claim of the seat; after a claim the seat discards as
     ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
-    rules.md §4). Each row's ``kind`` is the answer's code; payments in
-    points per deal for the seat. Raises RunError: no offered discard, the
-    seat is the discarder, an unknown answer, samples out of 2 .. 100,000,
-    an unknown base policy, or no sample could be dealt."""
+    rules.md §4); ``opponents`` as ``evaluate``'s. Each row's ``kind`` is
+    the answer's code; payments in points per deal for the seat. Raises
+    RunError: no offered discard, the seat is the discarder, an unknown
+    answer, samples out of 2 .. 100,000, an unknown base policy or opponent
+    model, or no sample could be dealt."""
     if pos.offered < 0 or pos.seat == pos.to_play:
         raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
                        "needs --offered and a discarder other than the seat)")
-    _check_settings(samples, base)
+    _check_settings(samples, base, opponents)
     codes = [int(a) for a in answers]
     bad = [a for a in codes if not 0 <= a < C_CLAIM_CODES]
     if bad or not codes:
         raise RunError(f"claim answers {bad or '(none)'}: allowed 0 pass, 1 pung, 2 kong, "
                        f"3..5 chow")
-    return _played(rules, pos, codes, samples, seed, base, int(pos.offered), 1)
+    return _played(rules, pos, codes, samples, seed, base, int(opponents), int(pos.offered), 1)
 
 
 def exact_own_draws(rules: RuleSet, pos: Position) -> dict[int, ExactOwnDraw]:

@@ -1,0 +1,106 @@
+"""The evaluator's worlds from Python: which opponent model deals the
+hidden hands, and a world with the real hidden tiles of a played deal.
+
+The lookahead evaluator (``nbsim/kernels/playout.py``) plays a position on
+sampled worlds: the tiles the deciding seat has not seen, dealt at random to
+the other hands and the wall. ``OPPONENT_MODELS`` are its ways of dealing the
+other hands (``lookahead:opponents``, ``playout.refine_hands``):
+
+* 0: uniformly random hidden hands;
+* 1: each opponent draws and discards once per discard it has made,
+  keeping pairs and touching tiles;
+* 2: as 1, letting go first of the tiles outside the target a value player
+  would pick (a flush, all pungs or the open hand);
+* 3: as 2, a flush target in the suit the opponent's melds and discards
+  point to (``playout.read_suit``).
+
+``ADVICE_OPPONENTS`` is the model ``nbsim advise`` and
+``nbsim.play.evaluation.evaluate`` use by default: the one whose forecasts
+of how a deal ends agree with real deals (docs/lookahead.md, "Calibration
+of the worlds"; ``benchmarks/world_calibration.py`` measures it).
+
+``real_world`` deals a world whose hidden tiles are those of a real deal:
+the check that the evaluator plays what the engine plays (the tests replay
+real deals through it) and the reference row of the calibration. This
+module imports no kernels until ``real_world`` is called, so the command
+line reads the constants without loading numba.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from nbsim.errors import RunError
+
+OPPONENT_MODELS: tuple[int, ...] = (0, 1, 2, 3)
+ADVICE_OPPONENTS = 3
+
+
+def check_opponents(opponents) -> int:
+    """``opponents`` as an int of ``OPPONENT_MODELS``. Raises RunError
+    naming the models allowed."""
+    if (isinstance(opponents, bool) or not isinstance(opponents, (int, np.integer))
+            or int(opponents) not in OPPONENT_MODELS):
+        raise RunError(f"opponents {opponents!r}: allowed 0 (uniformly random hidden hands), "
+                       f"1 (refined once per discard made), 2 (also toward a value player's "
+                       f"target), 3 (a flush in the suit the discards point to)")
+    return int(opponents)
+
+
+def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequence[int] = (),
+               tail: Sequence[int] = ()) -> bool:
+    """Fill the playout state ``g`` (``engine.search_game(sr)``) with a world
+    of ``view`` whose other hands are the real ones and whose wall yields
+    ``live`` (kinds, in order) at its live end and ``tail`` from its tail
+    (kong and flower replacements), the rest of the hidden tiles in random
+    order from ``st`` (uint64[RNG_LEN]). hands: seat -> its concealed
+    kinds, for every seat but ``view.seat``. Returns False when the real
+    tiles do not fit what the view leaves unseen (an other seat's face-down
+    kong, whose kind the view hides, can be dealt as a kind the real hands
+    hold)."""
+    from nbsim.kernels import codes as C
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import playout as PL
+    from nbsim.kernels import rng
+    from nbsim.kernels import wall as W
+
+    if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0)):
+        return False
+    ws = g.ws
+    ind = int(ws[W.WS_INDICATOR])
+    lo, hi = int(ws[W.WS_LIVE]), int(ws[W.WS_TAIL])
+    places = [p for p in range(lo, hi + 1) if p != ind]
+    hidden = np.zeros(C.N_KINDS, np.int64)
+    for p in places:
+        hidden[W.tile_kind(np.int64(g.wall[p]))] += 1
+    others = [s for s in range(4) if s != view.seat]
+    for s in others:
+        hidden += g.hands[s].astype(np.int64)
+    for s in others:
+        real = np.bincount(np.asarray(hands[s], np.int64), minlength=C.N_KINDS)
+        hidden -= real
+        g.hands[s][:] = real
+    fixed = {}
+    for j, k in enumerate(live):
+        fixed[places[j]] = int(k)
+    for j, k in enumerate(tail):
+        fixed[places[-1 - j]] = int(k)
+    for k in fixed.values():
+        hidden[k] -= 1
+    if hidden.min() < 0 or len(live) + len(tail) > len(places):
+        return False
+    rest = np.repeat(np.arange(C.N_KINDS), hidden)
+    np.random.default_rng(int(rng.next_u32(st))).shuffle(rest)
+    r = 0
+    for p in places:
+        if p in fixed:
+            k = fixed[p]
+        else:
+            k = int(rest[r])
+            r += 1
+        g.wall[p] = k * 4 if k < C.N_PLAY else 102 + k      # a tile id of kind k (any copy)
+    for s in others:
+        E.update_may_win(view.tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win,
+                         g.no_win, np.int64(s))
+    return True

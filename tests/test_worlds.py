@@ -1,0 +1,84 @@
+"""The evaluator's worlds against real deals (nbsim.play.worlds,
+nbsim.play.evaluation.view_of, nbsim/kernels/playout.py).
+
+A position rebuilt from a played deal, given the real hidden hands and the
+wall's real next tiles, must play on to exactly the real outcome: defend
+draws no random numbers, so any difference is the evaluator's view or world
+differing from the engine's state."""
+import numpy as np
+import pytest
+
+from nbsim.errors import NbsimError
+from nbsim.kernels import codes as C
+from nbsim.kernels import engine as E
+from nbsim.kernels import playout as PL
+from nbsim.kernels import rng
+from nbsim.kernels.policies.catalog import code_of
+from nbsim.play.advice_state import position_from_state
+from nbsim.play.divergence import state_at
+from nbsim.play.evaluation import view_of
+from nbsim.play.replays import hands_at, replay
+from nbsim.play.worlds import real_world
+from nbsim.rules.ruleset import load_rules
+from nbsim.rules.tiles import parse_tile
+
+
+def test_visible_counts_a_claimed_tile_once():
+    """South's chow 567s took East's 6s: 5s, 6s and 7s are each face up
+    once (the meld's copy; the pond's copy is the same tile)."""
+    rs = load_rules("ningbo-tongchengyou")
+    pos = position_from_state(rs, {
+        "seat": "E", "hand": "1446789m35p6s2245z", "indicator": "2p",
+        "melds": {"S": ["chow:567s@E"], "N": ["pung:333m@W"]},
+        "discards": {"E": "1p5s(6s)", "S": "2m8p7m", "W": "1m7m2m(3m)", "N": "1p1s5s"}})
+    vis = view_of(rs, pos).visible
+    assert [int(vis[parse_tile(t)]) for t in ("5s", "6s", "7s", "3m", "1p")] == [3, 1, 1, 3, 2]
+
+
+def _replayed(rs, sr, row, ev, i) -> tuple | None:
+    """The outcome (winner, payments) of East's real discard ``ev[i]`` played
+    on from its view with the real hidden hands and the wall's real next
+    tiles; None when the view's face-down kongs hide kinds the real tiles
+    need."""
+    try:
+        pos = position_from_state(rs, state_at(row, ev, i, "E"))
+    except NbsimError:
+        return None
+    view = view_of(rs, pos)
+    g = E.search_game(sr)
+    hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
+    live = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "draw"]
+    tail = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "replace"]
+    rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
+    if not real_world(view, g, sr.st, sr, hands, live, tail):
+        return None
+    for s in range(4):
+        sr.codes[s] = code_of("defend")
+        sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
+        rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_POLICY + s, g.prng[s])
+    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
+                np.int64(parse_tile(ev[i]["tile"])), np.int64(-1), np.int64(0), np.int64(0),
+                np.int64(-2))
+    out = sr.out
+    assert out[E.O_ERROR] == 0
+    w = int(out[E.O_WINNER])
+    return (None if w < 0 else C.SEAT_NAMES[w],
+            [int(out[E.O_SCORE + C.RES_PAY + s]) for s in range(4)])
+
+
+@pytest.mark.parametrize("variant", ["ningbo-tongchengyou", "ningbo-3baida"])
+def test_the_evaluator_replays_real_deals(variant):
+    rs = load_rules(variant)
+    sr = E.new_search(1, 2)
+    played = 0
+    for d in range(6):
+        rec = replay(rs, 1, d, "defend")
+        row, ev = rec.row, rec.events
+        want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
+        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
+        for i in turns[3::2]:
+            got = _replayed(rs, sr, row, ev, i)
+            if got is not None:
+                assert got == want, f"deal {d}, event {i}"
+                played += 1
+    assert played >= 15
