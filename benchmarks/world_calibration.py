@@ -1,0 +1,162 @@
+"""Are the lookahead's sampled worlds calibrated? Its forecasts of how a
+deal ends, against how the real deals ended.
+
+    python -m benchmarks.world_calibration [--variant ningbo-tongchengyou]
+        [--deals 200] [--samples 200] [--seed 1] [--every 3]
+
+Replays deals 0 .. ``--deals``-1 of ``--seed`` with defend in every seat
+(``nbsim.play.replays.replay``). At every ``--every``-th discard of East
+from its fourth on, it rebuilds East's view (``divergence.state_at``, as
+``nbsim advise`` reads it) and plays East's real discard on ``--samples``
+worlds to the end of the deal, defend at its defaults in every seat, as
+the real deal was played (``playout.evaluate_into`` with ``refine`` 0 to 3:
+``lookahead:opponents``; and "oracle": the real hidden hands, only the
+wall order sampled). The evaluator forecasts East's payment, P(East wins),
+P(East deals in), P(the wall is exhausted) and P(another seat wins).
+
+The real deal is one draw of what the forecast describes: the hidden tiles
+the view allows, played by the same policies. So if the worlds were drawn
+as the real hidden tiles are, the mean of (real outcome - forecast) over
+the positions would be 0 for every figure, up to chance; the "oracle" row
+shows that this harness finds 0 where it should. Intervals are 95%, from
+the spread of the deals' summed residuals (positions of one deal are not
+independent). docs/lookahead.md, "Calibration of the worlds", has its
+figures. It is not part of ``make test`` or ``make bench``.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from nbsim.errors import NbsimError
+from nbsim.kernels import codes as C
+from nbsim.kernels import engine as E
+from nbsim.kernels import playout as PL
+from nbsim.kernels import rng
+from nbsim.kernels.policies.catalog import code_of
+from nbsim.play.advice_state import position_from_state
+from nbsim.play.divergence import state_at
+from nbsim.play.evaluation import view_of
+from nbsim.play.replays import hands_at, replay
+from nbsim.play.worlds import real_world
+from nbsim.rules.ruleset import as_rules
+from nbsim.rules.tiles import parse_tile
+
+MODELS = ("0", "1", "2", "3", "oracle")
+FIGURES = ("payment", "E wins", "E deals in", "exhausted", "another wins")
+
+
+def _oracle(view, sr, k: int, samples: int, key, real) -> np.ndarray:
+    """The forecast (FIGURES) of discarding ``k`` on ``samples`` worlds with
+    the real hidden hands ``real`` (seat -> kinds), the wall order sampled
+    (``worlds.real_world``)."""
+    g = E.search_game(sr)
+    seat = view.seat
+    for s in range(4):                      # defend at its defaults in every seat
+        sr.codes[s] = code_of("defend")
+        sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
+    sums = np.zeros(len(FIGURES))
+    n = 0
+    for j in range(samples):
+        rng.stream_init(key, np.int64(j), rng.STREAM_USER, sr.st)
+        if not real_world(view, g, sr.st, sr, real):
+            continue
+        for s in range(4):
+            rng.stream_init(key, np.int64(j), rng.STREAM_POLICY + s, g.prng[s])
+        E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
+                    np.int64(k), np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
+        out = sr.out
+        if out[E.O_ERROR] != 0:
+            continue
+        winner = int(out[E.O_WINNER])
+        sums += (float(out[E.O_SCORE + C.RES_PAY + seat]), winner == seat,
+                 winner >= 0 and winner != seat and int(out[E.O_DISCARDER]) == seat,
+                 winner < 0, winner >= 0 and winner != seat)
+        n += 1
+    return sums / max(n, 1)
+
+
+def _forecast(view, sr, k: int, samples: int, key, refine: int) -> np.ndarray:
+    """The forecast (FIGURES) of discarding ``k`` with opponent model ``refine``."""
+    sr.cands[0] = k
+    PL.evaluate_into(view, sr, np.int64(1), np.int64(samples), key, np.int64(code_of("defend")),
+                     np.int64(-1), np.int64(-1), -1.0, np.int64(refine))
+    st = sr.stats[0]
+    m = max(st[PL.ST_N], 1.0)
+    return np.array((st[PL.ST_PAY], st[PL.ST_WIN], st[PL.ST_DEAL_IN], st[PL.ST_EXHAUSTED],
+                     st[PL.ST_N] - st[PL.ST_WIN] - st[PL.ST_EXHAUSTED])) / m
+
+
+def measure(variant: str, deals: int, samples: int, seed: int, every: int) -> dict:
+    """Per model, per deal: the summed residuals (real - forecast) of its
+    positions, float64[deals, FIGURES]; and the real outcomes' means."""
+    rs = as_rules(variant)
+    sr = E.new_search(1, samples)
+    # every seat plays defend at its defaults (hold 0.15), as in the real deals
+    resid = {m: [] for m in MODELS}
+    counts = []
+    real_all = []
+    n_pos = 0
+    for d in range(deals):
+        rec = replay(rs, seed, d, "defend")
+        row, ev = rec.row, rec.events
+        winner = row["winner"]
+        real = np.array((float(row["pay_e"]), winner == "E",
+                         winner is not None and winner != "E" and row["discarder"] == "E",
+                         winner is None, winner is not None and winner != "E"), float)
+        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
+        per = {m: np.zeros(len(FIGURES)) for m in MODELS}
+        for i in turns[3::every]:
+            try:
+                pos = position_from_state(rs, state_at(row, ev, i, "E"))
+            except NbsimError:
+                continue
+            view = view_of(rs, pos)
+            k = parse_tile(ev[i]["tile"])
+            key = np.uint64(rng.deal_key(np.uint64(seed), np.int64(1000 * d + i)))
+            hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
+            for m in MODELS:
+                f = (_oracle(view, sr, k, samples, key, hands) if m == "oracle"
+                     else _forecast(view, sr, k, samples, key, int(m)))
+                per[m] += real - f
+            real_all.append(real)
+            n_pos += 1
+        for m in MODELS:
+            resid[m].append(per[m])
+        counts.append(n_pos - sum(counts))
+    return {"positions": n_pos, "real": np.mean(real_all, axis=0), "counts": np.array(counts),
+            "resid": {m: np.array(v) for m, v in resid.items()}}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variant", default="ningbo-tongchengyou")
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--every", type=int, default=3)
+    a = ap.parse_args(argv)
+    m = measure(a.variant, a.deals, a.samples, a.seed, a.every)
+    n = m["positions"]
+    print(f"{a.variant}: {n} positions of East in {a.deals} deals (seed {a.seed}), "
+          f"{a.samples} worlds each; defend in every seat")
+    print("real outcomes from those positions (mean): "
+          + ", ".join(f"{f} {v:.3f}" for f, v in zip(FIGURES, m["real"], strict=True)))
+    print("real - forecast, mean over positions [95% interval]:")
+    for model in MODELS:
+        r = m["resid"][model]                  # [deals, figures]: summed per deal
+        mean = r.sum(axis=0) / n
+        # the ratio estimator's se over deals (the cluster is the deal)
+        k = r.shape[0]
+        dev = r - np.outer(m["counts"], mean)
+        se = np.sqrt((dev ** 2).sum(axis=0) * k / (k - 1)) / n
+        cells = [f"{f} {mu:+.3f} [{mu - 1.96 * s:+.3f}, {mu + 1.96 * s:+.3f}]"
+                 for f, mu, s in zip(FIGURES, mean, se, strict=True)]
+        print(f"  opponents {model}: " + "; ".join(cells))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
