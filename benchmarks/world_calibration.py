@@ -10,9 +10,10 @@ from its fourth on, it rebuilds East's view (``divergence.state_at``, as
 ``nbsim advise`` reads it) and plays East's real discard on ``--samples``
 worlds to the end of the deal, defend at its defaults in every seat, as
 the real deal was played (``playout.evaluate_into`` with ``refine`` 0 to 3:
-``lookahead:opponents``; and "oracle": the real hidden hands, only the
-wall order sampled). The evaluator forecasts East's payment, P(East wins),
-P(East deals in), P(the wall is exhausted) and P(another seat wins).
+``lookahead:opponents``; and "oracle": the real hidden hands and face-down
+kongs, only the wall order sampled; ``--models`` picks the rows). The
+evaluator forecasts East's payment, P(East wins), P(East deals in), P(the
+wall is exhausted) and P(another seat wins).
 
 The real deal is one draw of what the forecast describes: the hidden tiles
 the view allows, played by the same policies. So if the worlds were drawn
@@ -47,10 +48,10 @@ MODELS = ("0", "1", "2", "3", "oracle")
 FIGURES = ("payment", "E wins", "E deals in", "exhausted", "another wins")
 
 
-def _oracle(view, sr, k: int, samples: int, key, real) -> np.ndarray:
+def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
     """The forecast (FIGURES) of discarding ``k`` on ``samples`` worlds with
-    the real hidden hands ``real`` (seat -> kinds), the wall order sampled
-    (``worlds.real_world``)."""
+    the real hidden hands ``real`` and face-down kongs ``kongs`` (seat ->
+    kinds), the wall order sampled (``worlds.real_world``)."""
     g = E.search_game(sr)
     seat = view.seat
     for s in range(4):                      # defend at its defaults in every seat
@@ -60,7 +61,7 @@ def _oracle(view, sr, k: int, samples: int, key, real) -> np.ndarray:
     n = 0
     for j in range(samples):
         rng.stream_init(key, np.int64(j), rng.STREAM_USER, sr.st)
-        if not real_world(view, g, sr.st, sr, real):
+        if not real_world(view, g, sr.st, sr, real, kongs=kongs):
             continue
         for s in range(4):
             rng.stream_init(key, np.int64(j), rng.STREAM_POLICY + s, g.prng[s])
@@ -88,13 +89,14 @@ def _forecast(view, sr, k: int, samples: int, key, refine: int) -> np.ndarray:
                      st[PL.ST_N] - st[PL.ST_WIN] - st[PL.ST_EXHAUSTED])) / m
 
 
-def measure(variant: str, deals: int, samples: int, seed: int, every: int) -> dict:
+def measure(variant: str, deals: int, samples: int, seed: int, every: int,
+            models: tuple[str, ...] = MODELS) -> dict:
     """Per model, per deal: the summed residuals (real - forecast) of its
     positions, float64[deals, FIGURES]; and the real outcomes' means."""
     rs = as_rules(variant)
     sr = E.new_search(1, samples)
     # every seat plays defend at its defaults (hold 0.15), as in the real deals
-    resid = {m: [] for m in MODELS}
+    resid: dict[str, list] = {m: [] for m in models}
     counts = []
     real_all = []
     n_pos = 0
@@ -106,7 +108,7 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int) -> di
                          winner is not None and winner != "E" and row["discarder"] == "E",
                          winner is None, winner is not None and winner != "E"), float)
         turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        per = {m: np.zeros(len(FIGURES)) for m in MODELS}
+        per = {m: np.zeros(len(FIGURES)) for m in models}
         for i in turns[3::every]:
             try:
                 pos = position_from_state(rs, state_at(row, ev, i, "E"))
@@ -116,13 +118,16 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int) -> di
             k = parse_tile(ev[i]["tile"])
             key = np.uint64(rng.deal_key(np.uint64(seed), np.int64(1000 * d + i)))
             hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
-            for m in MODELS:
-                f = (_oracle(view, sr, k, samples, key, hands) if m == "oracle"
+            kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in ev[:i]
+                                             if e["action"] == "concealed_kong"
+                                             and e["seat"] == s] for s in C.SEAT_NAMES}
+            for m in models:
+                f = (_oracle(view, sr, k, samples, key, hands, kongs) if m == "oracle"
                      else _forecast(view, sr, k, samples, key, int(m)))
                 per[m] += real - f
             real_all.append(real)
             n_pos += 1
-        for m in MODELS:
+        for m in models:
             resid[m].append(per[m])
         counts.append(n_pos - sum(counts))
     return {"positions": n_pos, "real": np.mean(real_all, axis=0), "counts": np.array(counts),
@@ -137,15 +142,21 @@ def main(argv=None) -> int:
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--every", type=int, default=3)
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="the rows to measure, comma-separated (default: all)")
     a = ap.parse_args(argv)
-    m = measure(a.variant, a.deals, a.samples, a.seed, a.every)
+    models = tuple(x.strip() for x in a.models.split(",") if x.strip())
+    bad = [x for x in models if x not in MODELS]
+    if bad:
+        ap.error(f"--models {','.join(bad)}: allowed {','.join(MODELS)}")
+    m = measure(a.variant, a.deals, a.samples, a.seed, a.every, models)
     n = m["positions"]
     print(f"{a.variant}: {n} positions of East in {a.deals} deals (seed {a.seed}), "
           f"{a.samples} worlds each; defend in every seat")
     print("real outcomes from those positions (mean): "
           + ", ".join(f"{f} {v:.3f}" for f, v in zip(FIGURES, m["real"], strict=True)))
     print("real - forecast, mean over positions [95% interval]:")
-    for model in MODELS:
+    for model in models:
         r = m["resid"][model]                  # [deals, figures]: summed per deal
         mean = r.sum(axis=0) / n
         # the ratio estimator's se over deals (the cluster is the deal)

@@ -37,9 +37,8 @@ def test_visible_counts_a_claimed_tile_once():
 
 def _replayed(rs, sr, row, ev, i) -> tuple | None:
     """The outcome (winner, payments) of East's real discard ``ev[i]`` played
-    on from its view with the real hidden hands and the wall's real next
-    tiles; None when the view's face-down kongs hide kinds the real tiles
-    need."""
+    on from its view with the real hidden hands, face-down kongs and the
+    wall's real next tiles; None when the position does not parse."""
     try:
         pos = position_from_state(rs, state_at(row, ev, i, "E"))
     except NbsimError:
@@ -49,9 +48,11 @@ def _replayed(rs, sr, row, ev, i) -> tuple | None:
     hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
     live = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "draw"]
     tail = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "replace"]
+    kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in ev[:i]
+                                     if e["action"] == "concealed_kong" and e["seat"] == s]
+             for s in C.SEAT_NAMES}
     rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
-    if not real_world(view, g, sr.st, sr, hands, live, tail):
-        return None
+    assert real_world(view, g, sr.st, sr, hands, live, tail, kongs)
     for s in range(4):
         sr.codes[s] = code_of("defend")
         sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]

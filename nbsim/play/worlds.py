@@ -49,16 +49,18 @@ def check_opponents(opponents) -> int:
 
 
 def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequence[int] = (),
-               tail: Sequence[int] = ()) -> bool:
+               tail: Sequence[int] = (),
+               kongs: Mapping[int, Sequence[int]] | None = None) -> bool:
     """Fill the playout state ``g`` (``engine.search_game(sr)``) with a world
     of ``view`` whose other hands are the real ones and whose wall yields
     ``live`` (kinds, in order) at its live end and ``tail`` from its tail
     (kong and flower replacements), the rest of the hidden tiles in random
     order from ``st`` (uint64[RNG_LEN]). hands: seat -> its concealed
-    kinds, for every seat but ``view.seat``. Returns False when the real
-    tiles do not fit what the view leaves unseen (an other seat's face-down
-    kong, whose kind the view hides, can be dealt as a kind the real hands
-    hold)."""
+    kinds, for every seat but ``view.seat``; kongs: seat -> the real kinds
+    of its face-down kongs, in the order of its melds (None: as the world
+    dealt them, at random). Returns False when the real tiles do not fit
+    what the view leaves unseen (without ``kongs``, a face-down kong can be
+    dealt as a kind the real hands hold)."""
     from nbsim.kernels import codes as C
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
@@ -77,6 +79,13 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
     others = [s for s in range(4) if s != view.seat]
     for s in others:
         hidden += g.hands[s].astype(np.int64)
+        real_kongs = list((kongs or {}).get(s, ()))
+        for m in range(int(g.n_melds[s])):
+            if g.melds[s, m, C.MELD_TYPE] == C.MELD_CKONG and real_kongs:
+                hidden[int(g.melds[s, m, C.MELD_KIND])] += 4
+                k = int(real_kongs.pop(0))
+                hidden[k] -= 4
+                g.melds[s, m, C.MELD_KIND] = k
     for s in others:
         real = np.bincount(np.asarray(hands[s], np.int64), minlength=C.N_KINDS)
         hidden -= real
