@@ -59,7 +59,9 @@ def bench(quick: bool = False) -> list[Result]:
     for pos in _positions():
         evaluate(rs, pos, samples=2)                      # compile / load
         t0 = time.perf_counter()
-        ev = evaluate(rs, pos, samples=samples)
+        # uniform hidden hands: the lookahead policy's worlds (its default
+        # ``opponents`` 0); advise's model 3 costs up to about 10% more
+        ev = evaluate(rs, pos, samples=samples, opponents=0)
         dt = time.perf_counter() - t0
         n = sum(c.n for c in ev.candidates)
         out.append(Result(f"playouts/s, {pos.tiles_left} tiles left, defend x4", n / dt,

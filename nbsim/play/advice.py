@@ -75,8 +75,8 @@ from nbsim.play.advice_wins import (
     win_on_offered,
     win_self_drawn,
 )
-from nbsim.play.evaluation import DEFAULT_OPPONENTS
 from nbsim.play.position import Position
+from nbsim.play.worlds import ADVICE_OPPONENTS
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
 
@@ -385,7 +385,7 @@ def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
 def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = None,
                  exact: Mapping[int, Any] | None = None, *, samples: int = 0,
                  seed: int = 0, base: str = "",
-                 opponents: int = DEFAULT_OPPONENTS) -> Advice:
+                 opponents: int = ADVICE_OPPONENTS) -> Advice:
     """The ``Advice`` of a Position from the lookahead's answers.
 
     evaluation: the lookahead's ``Evaluation`` (best first), which ranks the
@@ -500,14 +500,14 @@ def after_claim(pos: Position, action: str, kind: int, chow: int = -1) -> Positi
 
 
 def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
-           base: str = "defend", opponents: int = DEFAULT_OPPONENTS) -> Advice:
+           base: str = "defend", opponents: int = ADVICE_OPPONENTS) -> Advice:
     """Advice for the deciding seat of ``pos``.
 
     Every legal candidate with its targets' shanten and acceptance and,
     from the lookahead (``nbsim.play.evaluation.evaluate``: ``samples`` sampled
     deals per candidate from ``seed``, the rest of the deal played by the
     policy ``base``: greedy, value or defend; the others' hidden hands
-    dealt by the opponent model ``opponents``, ``evaluation.OPPONENT_MODELS``:
+    dealt by the opponent model ``opponents``, ``worlds.OPPONENT_MODELS``:
     the default 3 gives forecasts that agree with real deals,
     docs/lookahead.md "Calibration of the worlds"), its P(win), expected payment
     (points per deal, 95% interval), deal-in chance per opponent and the
@@ -522,7 +522,8 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     subclasses (RunError for a position the engine cannot continue from or
     one with no tile left to draw, bad samples, seed, base or opponents)."""
     from nbsim.args import whole_number
-    from nbsim.play.evaluation import PLAYOUT_POLICIES, check_opponents
+    from nbsim.play.evaluation import PLAYOUT_POLICIES
+    from nbsim.play.worlds import check_opponents
     rs = as_rules(rules)
     opponents = check_opponents(opponents)
     samples = whole_number(samples, "samples", 0, 100_000, RunError)

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from nbsim.play.evaluation import DEFAULT_OPPONENTS
 from nbsim.play.position import Position
+from nbsim.play.worlds import ADVICE_OPPONENTS
 
 if TYPE_CHECKING:
     from nbsim.rules.scorer import ScoreResult
@@ -125,8 +125,9 @@ class Advice:
     no simulation); recommended: the first; close: the other candidates
     within the noise of it; samples, seed, base, opponents: the lookahead's
     (samples 0: not simulated; opponents: the worlds' opponent model,
-    ``nbsim.play.evaluation.OPPONENT_MODELS``); notes: remarks for the player (a complete hand, a
-    possible win on the offered tile, what the advice leaves out)."""
+    ``nbsim.play.worlds.OPPONENT_MODELS``); notes: remarks for the player
+    (a complete hand, a possible win on the offered tile, what the advice
+    leaves out)."""
     variant: str
     position: Position
     state: dict[str, Any]
@@ -138,7 +139,7 @@ class Advice:
     base: str
     notes: tuple[str, ...] = ()
     ranked_by: str = "shanten"
-    opponents: int = DEFAULT_OPPONENTS
+    opponents: int = ADVICE_OPPONENTS
 
     @property
     def simulated(self) -> bool:

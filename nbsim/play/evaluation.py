@@ -306,17 +306,18 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
     dealt (``OPPONENT_MODELS``; the default, ``DEFAULT_OPPONENTS`` = 3,
     refines them as players' hands, toward a flush in the suit their
     discards point to, so that the forecasts agree with real deals:
-    docs/lookahead.md, "Calibration of the worlds"). The same worlds for every candidate
-    (common random numbers). ``kinds``: the candidates (held kinds; default every held
-    kind). ``kongs``: kinds whose own-turn kong (concealed: four held;
-    added: the fourth copy to an own pung) is played out too, on the same
-    worlds: the kong, its replacement draw, then ``base``'s play (rows with
-    ``kong`` True; docs/rules.md §4). Returns an Evaluation, best mean
-    payment first (points per deal for the seat). Raises RunError: the seat
-    is not the one to play, a candidate is not held, a kong the seat cannot
-    declare, samples out of 2 .. 100,000, an unknown base policy or
-    opponent model, or no sample could be dealt (the position leaves too few unseen tiles for the
-    others' hands and the wall)."""
+    docs/lookahead.md, "Calibration of the worlds"). The same worlds for
+    every candidate (common random numbers). ``kinds``: the candidates
+    (held kinds; default every held kind). ``kongs``: kinds whose own-turn
+    kong (concealed: four held; added: the fourth copy to an own pung) is
+    played out too, on the same worlds: the kong, its replacement draw,
+    then ``base``'s play (rows with ``kong`` True; docs/rules.md §4).
+    Returns an Evaluation, best mean payment first (points per deal for the
+    seat). Raises RunError: the seat is not the one to play, a candidate
+    is not held, a kong the seat cannot declare, samples out of 2 ..
+    100,000, an unknown base policy or opponent model, or no sample could
+    be dealt (the position leaves too few unseen tiles for the others'
+    hands and the wall)."""
     if pos.seat != pos.to_play:
         raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
     _check_settings(samples, base, opponents)

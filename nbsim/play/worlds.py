@@ -90,6 +90,8 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
         real = np.bincount(np.asarray(hands[s], np.int64), minlength=C.N_KINDS)
         hidden -= real
         g.hands[s][:] = real
+    if len(live) + len(tail) > len(places):
+        return False
     fixed = {}
     for j, k in enumerate(live):
         fixed[places[j]] = int(k)
@@ -97,7 +99,7 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
         fixed[places[-1 - j]] = int(k)
     for k in fixed.values():
         hidden[k] -= 1
-    if hidden.min() < 0 or len(live) + len(tail) > len(places):
+    if hidden.min() < 0:
         return False
     rest = np.repeat(np.arange(C.N_KINDS), hidden)
     np.random.default_rng(int(rng.next_u32(st))).shuffle(rest)
