@@ -39,8 +39,8 @@ from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.advice_state import position_from_state
 from nbsim.play.divergence import state_at
 from nbsim.play.evaluation import view_of
-from nbsim.play.replays import hands_at, replay
-from nbsim.play.worlds import real_world
+from nbsim.play.replays import replay
+from nbsim.play.worlds import hidden_at, play_defend, real_world
 from nbsim.rules.ruleset import as_rules
 from nbsim.rules.tiles import parse_tile
 
@@ -54,20 +54,13 @@ def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
     kinds), the wall order sampled (``worlds.real_world``)."""
     g = E.search_game(sr)
     seat = view.seat
-    for s in range(4):                      # defend at its defaults in every seat
-        sr.codes[s] = code_of("defend")
-        sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
     sums = np.zeros(len(FIGURES))
     n = 0
     for j in range(samples):
         rng.stream_init(key, np.int64(j), rng.STREAM_USER, sr.st)
         if not real_world(view, g, sr.st, sr, real, kongs=kongs):
             continue
-        for s in range(4):
-            rng.stream_init(key, np.int64(j), rng.STREAM_POLICY + s, g.prng[s])
-        E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
-                    np.int64(k), np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
-        out = sr.out
+        out = play_defend(view, sr, k, key, j)
         if out[E.O_ERROR] != 0:
             continue
         winner = int(out[E.O_WINNER])
@@ -97,7 +90,7 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
     sr = E.new_search(1, samples)
     # every seat plays defend at its defaults (hold 0.15), as in the real deals
     resid: dict[str, list] = {m: [] for m in models}
-    counts = []
+    counts = []                             # positions per deal
     real_all = []
     n_pos = 0
     for d in range(deals):
@@ -109,6 +102,7 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
                          winner is None, winner is not None and winner != "E"), float)
         turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
         per = {m: np.zeros(len(FIGURES)) for m in models}
+        n_deal = 0
         for i in turns[3::every]:
             try:
                 pos = position_from_state(rs, state_at(row, ev, i, "E"))
@@ -117,19 +111,17 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
             view = view_of(rs, pos)
             k = parse_tile(ev[i]["tile"])
             key = np.uint64(rng.deal_key(np.uint64(seed), np.int64(1000 * d + i)))
-            hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
-            kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in ev[:i]
-                                             if e["action"] == "concealed_kong"
-                                             and e["seat"] == s] for s in C.SEAT_NAMES}
+            hands, kongs = hidden_at(row, ev, i)
             for m in models:
                 f = (_oracle(view, sr, k, samples, key, hands, kongs) if m == "oracle"
                      else _forecast(view, sr, k, samples, key, int(m)))
                 per[m] += real - f
             real_all.append(real)
-            n_pos += 1
+            n_deal += 1
         for m in models:
             resid[m].append(per[m])
-        counts.append(n_pos - sum(counts))
+        counts.append(n_deal)
+        n_pos += n_deal
     return {"positions": n_pos, "real": np.mean(real_all, axis=0), "counts": np.array(counts),
             "resid": {m: np.array(v) for m, v in resid.items()}}
 

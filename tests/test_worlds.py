@@ -14,14 +14,12 @@ import pytest
 from nbsim.errors import NbsimError
 from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
-from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
-from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.advice_state import position_from_state
 from nbsim.play.divergence import state_at
 from nbsim.play.evaluation import view_of
-from nbsim.play.replays import hands_at, replay
-from nbsim.play.worlds import real_world
+from nbsim.play.replays import replay
+from nbsim.play.worlds import hidden_at, play_defend, real_world
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_tile
 
@@ -48,23 +46,12 @@ def _replayed(rs, sr, row, ev, i) -> tuple | None:
     except NbsimError:
         return None
     view = view_of(rs, pos)
-    g = E.search_game(sr)
-    hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, ev, i).items()}
+    hands, kongs = hidden_at(row, ev, i)
     live = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "draw"]
     tail = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "replace"]
-    kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in ev[:i]
-                                     if e["action"] == "concealed_kong" and e["seat"] == s]
-             for s in C.SEAT_NAMES}
     rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
-    assert real_world(view, g, sr.st, sr, hands, live, tail, kongs)
-    for s in range(4):
-        sr.codes[s] = code_of("defend")
-        sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
-        rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_POLICY + s, g.prng[s])
-    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
-                np.int64(parse_tile(ev[i]["tile"])), np.int64(-1), np.int64(0), np.int64(0),
-                np.int64(-2))
-    out = sr.out
+    assert real_world(view, E.search_game(sr), sr.st, sr, hands, live, tail, kongs)
+    out = play_defend(view, sr, parse_tile(ev[i]["tile"]), np.uint64(3), i)
     assert out[E.O_ERROR] == 0
     w = int(out[E.O_WINNER])
     return (None if w < 0 else C.SEAT_NAMES[w],
