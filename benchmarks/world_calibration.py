@@ -39,8 +39,8 @@ from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.advice_state import position_from_state
 from nbsim.play.divergence import state_at
 from nbsim.play.evaluation import view_of
-from nbsim.play.replays import replay
-from nbsim.play.worlds import hidden_at, play_defend, real_world
+from nbsim.play.replays import hidden_at, replay
+from nbsim.play.worlds import play_defend, real_world
 from nbsim.rules.ruleset import as_rules
 from nbsim.rules.tiles import parse_tile
 

@@ -234,3 +234,17 @@ def format_json(rec: DealRecord) -> str:
     """The replay as JSON: {"row": the simulated row, "events": [...]}."""
     return json.dumps({"row": rec.row, "events": rec.events}, ensure_ascii=False, indent=1,
                       default=str)
+
+
+def hidden_at(row: dict, events: list[dict], upto: int
+              ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """What the other seats hide after ``events[:upto]`` of a played deal
+    (``nbsim.play.replays.replay``'s row and events): each seat's concealed
+    kinds and the kinds of its face-down kongs in the order declared, both
+    by seat index (0 E .. 3 N), as ``nbsim.play.worlds.real_world`` takes them."""
+    from nbsim.rules.tiles import parse_tile
+    hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, events, upto).items()}
+    kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in events[:upto]
+                                     if e["action"] == "concealed_kong" and e["seat"] == s]
+             for s in C.SEAT_NAMES}
+    return hands, kongs

@@ -20,8 +20,8 @@ of how a deal ends agree with real deals (docs/lookahead.md, "Calibration
 of the worlds"; ``benchmarks/world_calibration.py`` measures it).
 
 ``real_world`` deals a world whose hidden tiles are those of a real deal
-(``hidden_at`` reads them from a played deal's log; ``play_defend`` plays
-the world on with defend in every seat):
+(``nbsim.play.replays.hidden_at`` reads them from a played deal's log;
+``play_defend`` plays the world on with defend in every seat):
 the check that the evaluator plays what the engine plays (the tests replay
 real deals through it) and the reference row of the calibration. This
 module imports no kernels until ``real_world`` is called, so the command
@@ -117,22 +117,6 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
         E.update_may_win(view.tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win,
                          g.no_win, np.int64(s))
     return True
-
-
-def hidden_at(row: dict, events: list[dict], upto: int
-              ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """What the other seats hide after ``events[:upto]`` of a played deal
-    (``nbsim.play.replays.replay``'s row and events): each seat's concealed
-    kinds and the kinds of its face-down kongs in the order declared, both
-    by seat index (0 E .. 3 N), as ``real_world`` takes them."""
-    from nbsim.kernels import codes as C
-    from nbsim.play.replays import hands_at
-    from nbsim.rules.tiles import parse_tile
-    hands = {C.SEAT_NAMES.index(s): t for s, t in hands_at(row, events, upto).items()}
-    kongs = {C.SEAT_NAMES.index(s): [parse_tile(e["tile"]) for e in events[:upto]
-                                     if e["action"] == "concealed_kong" and e["seat"] == s]
-             for s in C.SEAT_NAMES}
-    return hands, kongs
 
 
 def play_defend(view, sr, kind: int, key, j: int):
