@@ -11,7 +11,8 @@
 * The second stage (``confirm``) keeps a real gain, drops a tie, and
   changes play; the refined opponents (``opponents``) keep the hidden
   tiles and hold more connected hands (1), and lean to a flush where only
-  flushes win (2).
+  flushes win (2); by default the rules choose the model (3 where only
+  some patterns win, else 0).
 """
 from __future__ import annotations
 
@@ -301,6 +302,29 @@ def _reproduces_and_changes_play(tables, on: str, off: str, deals: int) -> None:
     assert a.equals(game_frame(rs, 6, 0, deals, (on,) * 4, tables)[0])
     assert not a.drop(pols, strict=False).equals(
         game_frame(rs, 6, 0, deals, (off,) * 4, tables)[0].drop(pols, strict=False))
+
+
+@pytest.mark.parametrize("variant, model, other",
+                         [("ningbo-tongchengyou", 3, 0), ("ningbo-3baida", 0, 3)])
+def test_default_opponents_are_read_from_the_rules(tables, variant, model, other):
+    """``opponents`` -1, the default, plays every deal as the model the
+    variant's ``win.allowed_patterns`` picks (3 where only some patterns
+    win, 0 where any hand does), and that model plays differently from the
+    other one."""
+    from nbsim.kernels.policies.lookahead import opponent_model
+    from nbsim.run.game_mode import game_frame
+    rs = load_rules(variant)
+    assert opponent_model(rs.array, -1.0) == model
+    assert opponent_model(rs.array, 2.0) == 2
+    pols = ["policy_e", "policy_s", "policy_w", "policy_n"]
+    base = "lookahead:samples=8:z=0:confirm=0"
+
+    def frame(spec):
+        return game_frame(rs, 6, 0, 3, (spec, "defend", "defend", "defend"),
+                          tables)[0].drop(pols, strict=False)
+    a = frame(base)
+    assert a.equals(frame(f"{base}:opponents={model}"))
+    assert not a.equals(frame(f"{base}:opponents={other}"))
 
 
 def test_claim_search_reproduces_and_changes_play(tables):

@@ -127,8 +127,10 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "answer: it is played only if it wins again by z standard errors (0: no "
                "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
                "stage\")", before=0.0),
-         Param("opponents", 0, 0, 3,
-               "hidden hands of the sampled worlds: 0 uniformly random; 1 each opponent "
+         Param("opponents", -1, -1, 3,
+               "hidden hands of the sampled worlds: -1 (default) by the rules: 3 where "
+               "win.allowed_patterns restricts the winning hands (同城游), else 0; "
+               "0 uniformly random; 1 each opponent "
                "draws and discards once per discard it has made, keeping pairs and "
                "connected tiles; 2 the same, letting go first of the tiles outside the "
                "target a value player would pick (a flush, all pungs or open hand; "

@@ -21,7 +21,9 @@ there too (``settle``). With ``opponents`` 1 to 3 the worlds give each
 opponent a hand refined as a player's would be (``playout.refine_hands``:
 1 keeping pairs and touching tiles, 2 also leaning to a value player's
 target, 3 a flush target in the suit its melds and discards point to)
-rather than uniformly random tiles. With ``guard`` below 1000, a discard
+rather than uniformly random tiles (0); by default (-1) the rules choose:
+3 where only some patterns win (``win.allowed_patterns``), else 0
+(``opponent_model``). With ``guard`` below 1000, a discard
 more dangerous than defend's choice by more than ``guard`` points
 (defend's danger model, ``threat.fill_danger``) is not a candidate: the
 worlds' opponents are weaker than real ones where only flushes win, and
@@ -57,6 +59,27 @@ P_KONGS = param_index("lookahead", "kongs")
 P_CONFIRM = param_index("lookahead", "confirm")
 P_OPPONENTS = param_index("lookahead", "opponents")
 P_GUARD = param_index("lookahead", "guard")
+OPPONENTS_BY_RULES = -1      # ``opponents`` -1: the model is read from the rules
+OPPONENTS_RESTRICTED = 3     # ... where win.allowed_patterns restricts the winning hands
+OPPONENTS_ANY_HAND = 0       # ... where any complete hand wins
+
+
+@nrt_free(inline="always")
+def opponent_model(rules, p):
+    """The opponent model of the worlds (``playout.refine_hands``'s
+    ``refine``) for parameter value ``p`` of ``opponents``: ``p`` itself
+    when it is 0 to 3; for -1 (the default), read from the rules table
+    (int64[R_LEN], ``codes.R_*``): 3 where ``win.allowed_patterns`` restricts the winning
+    hands (``R_ALLOWED_PATTERNS`` non-zero, as on 同城游: an opponent's
+    discards then tell which flush it collects, and a discard's danger
+    depends on it), else 0. docs/lookahead.md, "One default for every
+    variant: the opponents by the rules"."""
+    m = np.int64(p)
+    if m != OPPONENTS_BY_RULES:
+        return m
+    if rules[C.R_ALLOWED_PATTERNS] != 0:
+        return np.int64(OPPONENTS_RESTRICTED)
+    return np.int64(OPPONENTS_ANY_HAND)
 
 
 @nrt_free
@@ -217,7 +240,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     playout = np.int64(params[P_PLAYOUT])
-    refine = np.int64(params[P_OPPONENTS])
+    refine = opponent_model(view.rules, params[P_OPPONENTS])
     PL.evaluate_into(view, sr, n, samples, key, playout, claim_tile, claim_q,
                      params[P_PLAYOUT_HOLD], refine)
     b = paired_best(sr.pays, n, samples, params[P_Z])
