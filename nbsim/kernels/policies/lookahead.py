@@ -67,13 +67,14 @@ OPPONENTS_ANY_HAND = 0       # ... where any complete hand wins
 @nrt_free(inline="always")
 def opponent_model(rules, p):
     """The opponent model of the worlds (``playout.refine_hands``'s
-    ``refine``) for parameter value ``p`` of ``opponents``: ``p`` itself
-    when it is 0 to 3; for -1 (the default), read from the rules table
-    (int64[R_LEN], ``codes.R_*``): 3 where ``win.allowed_patterns`` restricts the winning
-    hands (``R_ALLOWED_PATTERNS`` non-zero, as on 同城游: an opponent's
-    discards then tell which flush it collects, and a discard's danger
-    depends on it), else 0. docs/lookahead.md, "One default for every
-    variant: the opponents by the rules"."""
+    ``refine``, int64) for the value ``p`` of the ``opponents`` parameter:
+    ``p`` itself when it is 0 to 3; for -1 (the default), read from the
+    rules table ``rules`` (int64[R_LEN], ``codes.R_*``): 3 where
+    ``win.allowed_patterns`` restricts the winning hands
+    (``R_ALLOWED_PATTERNS`` non-zero, as on 同城游: an opponent's discards
+    then tell which flush it collects, and a discard's danger depends on
+    it), else 0. docs/lookahead.md, "One default for every variant: the
+    opponents by the rules"."""
     m = np.int64(p)
     if m != OPPONENTS_BY_RULES:
         return m
