@@ -497,15 +497,21 @@ OLD_LOOKAHEAD = ("lookahead:caution=0.3:bind=0.5:speed=1:short=1.5:worth=0.1:sam
 def test_a_parameter_added_since_reads_as_the_play_before_it(tmp_path):
     """A manifest written before a parameter existed reads with the
     parameter's ``before`` value (the play of that time), not today's
-    default: an old lookahead run (no hold nor confirm then) is a run of
-    lookahead:hold=0:confirm=0, never one of lookahead at its default hold
-    0.15 or confirm 96; the same for defend."""
+    default: an old lookahead run (no hold, confirm nor opponents then) is a
+    run of lookahead:hold=0:confirm=0:opponents=0, never one of lookahead at
+    its default hold 0.15, confirm 96 or opponents -1 (by the rules); the
+    same for defend."""
     from nbsim.play.policy_specs import parse_policy, parse_written
-    assert parse_written(OLD_LOOKAHEAD) == parse_policy("lookahead:hold=0:confirm=0")
+    then = "lookahead:hold=0:confirm=0:opponents=0"
+    assert parse_written(OLD_LOOKAHEAD) == parse_policy(then)
     assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead")
-    assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead:hold=0")
-    assert parse_written("lookahead") == parse_policy("lookahead:hold=0:confirm=0")
-    assert parse_written("lookahead:hold=0.3") == parse_policy("lookahead:hold=0.3:confirm=0")
+    assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead:hold=0:confirm=0")
+    assert parse_written("lookahead") == parse_policy(then)
+    assert parse_written("lookahead:hold=0.3") == parse_policy(
+        "lookahead:hold=0.3:confirm=0:opponents=0")
+    # written since stop 38 in the full form: the rules' model stays the rules' model
+    assert parse_written("lookahead:opponents=-1:confirm=96") == parse_policy(
+        "lookahead:hold=0:opponents=-1")
     assert parse_written("defend:caution=0.3:bind=0.5") == parse_policy("defend:hold=0")
     assert parse_written("defend:caution=0.3:bind=0.5") != parse_policy("defend")
     out = tmp_path / "run"
@@ -515,6 +521,6 @@ def test_a_parameter_added_since_reads_as_the_play_before_it(tmp_path):
     manifest["policies"] = [OLD_LOOKAHEAD] * 4
     (out / "manifest.json").write_text(json.dumps(manifest))
     kw = dict(mode="game", deals=20, seed=4, out=out)
-    old = ("lookahead:hold=0:confirm=0",) * 4
+    old = (then,) * 4
     assert SIM.run_status("ningbo-3baida", policies=old, **kw) == "complete"
     assert SIM.run_status("ningbo-3baida", policies=("lookahead",) * 4, **kw) == "different"
