@@ -5,7 +5,7 @@ Public API (see the README and docs/rules.md):
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
     replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
-    duel(config, a, b, deals, seed, seating="2v2", first=0) -> DuelResult
+    duel(config, a, b, deals, seed, seating="2v2", first=0, workers=None) -> DuelResult
                                                    (duplicate play of two policies)
     pool_duels(results) -> DuelResult              (duels on disjoint deals as one)
     summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)

@@ -301,12 +301,15 @@ def replay_cmd(config, seed, deal, policy, policies, overrides, as_json):
 @click.option("--first", type=int, default=0, show_default=True,
               help="Index of the first deal: deals FIRST .. FIRST+DEALS-1 of the seed are "
                    "played, so a long duel can run in parts (`nbsim pool-duels`).")
+@click.option("--workers", type=int, default=None,
+              help="Threads playing at once (default: every core); the result does not "
+                   "depend on it.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr (default: when stderr is a terminal).")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, first, progress, overrides,
-             as_json):
+def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, first, workers, progress,
+             overrides, as_json):
     """Duplicate play of policy A against policy B on the same walls.
 
     2v2 (default): every deal is played twice, seats A,B,A,B then B,A,B,A
@@ -314,7 +317,8 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, first, progress,
     with A in each seat in turn; the statistic is the gain of one seat
     switching from B to A (with --among C: one A seat against one B seat,
     the others C). Prints the mean payment per deal and seat of A
-    minus B (points) with a 95% t interval and a p-value, and win rates.
+    minus B (points) with a 95% t interval and a p-value, and win rates;
+    --json also gives each policy in full (every parameter), as played.
     Policies: `nbsim policies`; the seatings: docs/lookahead.md.
     """
     import dataclasses
@@ -331,7 +335,7 @@ def duel_cmd(config, pol_a, pol_b, deals, seed, seating, among, first, progress,
     with tqdm(total=deals, unit="deal", unit_scale=True, disable=not show, file=sys.stderr,
               desc=f"{pol_a} vs {pol_b}") as bar:
         res = duel(rs, pol_a, pol_b, deals, seed, progress=bar.update, seating=seating,
-                   among=among, first=first)
+                   among=among, first=first, workers=workers)
     if as_json:
         click.echo(json.dumps(dataclasses.asdict(res), indent=2))
     else:

@@ -203,6 +203,51 @@ def test_pool_refuses_what_is_not_one_duel(tables):
             nbsim.duel(rs, "value", "greedy", 10, 3, tables=tables, first=first)
 
 
+@pytest.mark.parametrize("seating,among", [("2v2", None), ("1v3", None), ("1v3", "greedy")])
+def test_duel_does_not_depend_on_workers_or_chunks(seating, among, tables):
+    """Every core plays (``workers``: each chunk's plays split into ranges
+    of deals): one thread, three threads with chunks of 7 deals and the
+    default give the same result, and the per-deal statistic is checked
+    through its mean, se and win shares."""
+    rs = load_rules("ningbo-3baida")
+    runs = [nbsim.duel(rs, "value", "random", 23, 5, tables=tables, seating=seating,
+                       among=among, workers=w, chunk=c)
+            for w, c in ((1, None), (3, 7), (None, None))]
+    assert runs[0].se > 0
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    with pytest.raises(RunError, match="--workers must be 1 or more, got 0"):
+        nbsim.duel(rs, "value", "random", 10, 5, tables=tables, workers=0)
+
+
+def test_duel_records_each_policy_in_full(tables):
+    """The short names drop parameters at their defaults; the result also
+    records every parameter (``a_full`` ..), in the JSON too, so that parts
+    played before and after a default changed are not pooled as one duel,
+    while a part of an older nbsim (no full forms) still pools."""
+    from nbsim.play.policy_specs import parse_policy
+    rs = load_rules("ningbo-3baida")
+    a = nbsim.duel(rs, "value", "defend:caution=0.5", 10, 3, tables=tables, seating="1v3",
+                   among="greedy")
+    assert (a.a, a.b, a.among) == ("value", "defend:caution=0.5", "greedy")
+    assert (a.a_full, a.b_full, a.among_full) == tuple(
+        parse_policy(x).full for x in ("value", "defend:caution=0.5", "greedy"))
+    assert "caution=0.5" in a.b_full and a.b_full != a.b
+    b = nbsim.duel(rs, "value", "defend:caution=0.5", 10, 3, tables=tables, seating="1v3",
+                   among="greedy", first=10)
+    assert nbsim.pool_duels([a, b]).b_full == a.b_full
+    changed = dataclasses.replace(b, b_full=a.b_full.replace("caution=0.5", "caution=0.6"))
+    with pytest.raises(RunError, match="they differ in policy B's parameters: .* a default "
+                                       "has changed"):
+        nbsim.pool_duels([a, changed])
+    old = {k: v for k, v in dataclasses.asdict(b).items() if not k.endswith("_full")}
+    assert nbsim.pool_duels([a, old]).a_full == a.a_full
+    r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
+                                 "--deals", "10", "--seed", "2", "--workers", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["b_full"] == parse_policy("greedy").full and got["among_full"] == ""
+
+
 def test_pool_reads_only_well_formed_results(tables):
     """``read_result`` (and ``pool`` given dicts): strict types, finite
     numbers, shares in 0..1, deal indices and seeds in range, every key."""

@@ -70,7 +70,12 @@ class DuelResult:
     0 .. 999; seed 6: deals 0 .. 5,999'; seed None when the parts have
     several seeds); ``rules_hash``: the RuleSet's hash (overrides
     included), so that parts played under other rules are not pooled
-    (``nbsim.play.duel_pool``)."""
+    (``nbsim.play.duel_pool``). ``a_full``, ``b_full``, ``among_full``: the
+    same policies with every parameter written out (``Policy.full``; ""
+    for ``among_full`` when there is no ``among``, and for all three in a
+    result of an nbsim before stop 39): ``a`` and ``b`` drop the parameters
+    at their defaults, so they name other play once a default changes,
+    while the full forms keep meaning what was played."""
     config: str
     a: str
     b: str
@@ -88,6 +93,9 @@ class DuelResult:
     first: int = 0
     parts: str = ""
     rules_hash: str = ""
+    a_full: str = ""
+    b_full: str = ""
+    among_full: str = ""
 
     def where(self) -> str:
         """Which deals were played: '' for deals 0 .. deals - 1 of one seed
@@ -127,7 +135,7 @@ def _p_text(p: float) -> str:
 
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
          chunk: int | None = None, progress=None, seating: str = "2v2",
-         among: str | None = None, first: int = 0) -> DuelResult:
+         among: str | None = None, first: int = 0, workers: int | None = None) -> DuelResult:
     """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
     (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
     seated as ``seating`` ('2v2' or '1v3', module docstring); ``among``: under
@@ -136,12 +144,18 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     seed's walls are played (a long duel split into ranges, each run on its
     own, pools exactly: ``nbsim.play.duel_pool``). ``chunk``: deals per
     kernel call (progress is reported after each); default 50,000, or 100
-    when a policy is a search policy (about a minute of play).
+    when a policy is a search policy (about a minute of play). ``workers``:
+    threads playing at once (default: every core this process may use);
+    each chunk's plays are split into ranges of deals so that every worker
+    has one, and the result does not depend on it (a deal's play depends
+    on its index only).
 
     Raises RunError for an unknown policy, parameter or seating, ``among``
     with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, a
-    range past deal ``MAX_DEALS - 1``, or a seed outside 0 .. 2**64 - 1."""
+    range past deal ``MAX_DEALS - 1``, a seed outside 0 .. 2**64 - 1, or
+    workers below 1."""
     from nbsim.args import whole_number
+    from nbsim.run.simulate import default_workers
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
     a, b = pa.spec, pb.spec
@@ -160,6 +174,10 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     if not 0 <= first <= MAX_DEALS - deals:
         raise RunError(f"--first must be 0 .. {MAX_DEALS - deals:,} (the {deals:,} deals from "
                        f"the first must end by deal {MAX_DEALS - 1:,}), got {first}")
+    workers = default_workers() if workers is None else whole_number(workers, "--workers",
+                                                                      error=RunError)
+    if workers < 1:
+        raise RunError(f"--workers must be 1 or more, got {workers}")
     if chunk is None:
         from nbsim.kernels.policies.catalog import SEARCH
         chunk = 100 if SEARCH & {pa.name, pb.name, pc.name} else 50_000
@@ -172,10 +190,10 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
 
     from nbsim.warmup import ensure_compiled
     ensure_compiled("game")              # says so before a first compile
-    pool = ThreadPoolExecutor(max_workers=2)   # two plays at once (nogil kernels)
+    pool = ThreadPoolExecutor(max_workers=workers)   # plays at once (nogil kernels)
     if seating == "1v3" and pc.spec != b:
-        def play(pool, rs, seed, start, stop, pa, pb, tables):
-            return _plays_1v3_among(pool, rs, seed, start, stop, pa, pb, pc, tables)
+        def play(plays, pa, pb):
+            return _plays_1v3_among(plays, pa, pb, pc)
     else:
         play = _plays_1v3 if seating == "1v3" else _plays_2v2
     # running sums of d_i and d_i**2 (float64; |d_i| is a few hundred points
@@ -187,7 +205,7 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     with pool:
         for start in range(first, first + deals, chunk):
             stop = min(start + chunk, first + deals)
-            d, wa, wb = play(pool, rs, seed, start, stop, pa, pb, tables)
+            d, wa, wb = play(_Plays(pool, workers, rs, seed, start, stop, tables), pa, pb)
             s1 += float(d.sum())
             s2 += float((d * d).sum())
             win_a += wa
@@ -195,16 +213,18 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
             if progress is not None:
                 progress(stop - start)
     plays = 4 * deals if seating == "1v3" else 2 * deals
+    with_among = seating == "1v3" and pc.spec != b
     return summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
-                   pc.spec if seating == "1v3" and pc.spec != b else "", seed, first, "",
-                   rs.hash)
+                   pc.spec if with_among else "", seed, first, "", rs.hash,
+                   (pa.full, pb.full, pc.full if with_among else ""))
 
 
 def summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among, seed, first,
-            parts, rules_hash) -> DuelResult:
+            parts, rules_hash, full=("", "", "")) -> DuelResult:
     """A DuelResult from the running sums s1 = sum d_i and s2 = sum d_i**2
     over ``deals`` deals: the mean, its standard error, the 95% t interval
-    and the two-sided one-sample t test of mean = 0 (scipy)."""
+    and the two-sided one-sample t test of mean = 0 (scipy). ``full``: the
+    full forms of a, b and among (DuelResult's ``a_full`` ..)."""
     mean = s1 / deals
     sd = math.sqrt(max(s2 - deals * mean * mean, 0.0) / (deals - 1))
     se = sd / math.sqrt(deals)
@@ -216,7 +236,8 @@ def summary(config, a, b, deals, s1, s2, win_rate_a, win_rate_b, seating, among,
         lo = hi = mean
         p = 1.0 if mean == 0 else 0.0
     return DuelResult(config, a, b, deals, mean, se, float(lo), float(hi), p,
-                      win_rate_a, win_rate_b, seating, among, seed, first, parts, rules_hash)
+                      win_rate_a, win_rate_b, seating, among, seed, first, parts, rules_hash,
+                      *full)
 
 
 def _pay(df) -> np.ndarray:
@@ -224,12 +245,33 @@ def _pay(df) -> np.ndarray:
     return df.select(SEAT_PAY).to_numpy().astype(np.float64)
 
 
-def _plays_2v2(pool, rs, seed, start, stop, pa, pb, tables):
-    """Deals start .. stop - 1 seated A,B,A,B and B,A,B,A: (d_i float64
+class _Plays:
+    """The plays of one chunk of a duel (deals ``start .. stop - 1`` of
+    ``seed``) on the worker pool: each play's deals split into ranges so
+    that every one of ``workers`` threads has one (a deal's play depends on
+    its index only, so the split changes no row)."""
+
+    def __init__(self, pool, workers, rs, seed, start, stop, tables):
+        self.pool, self.workers, self.rs, self.seed = pool, workers, rs, seed
+        self.start, self.stop, self.tables = start, stop, tables
+
+    def __call__(self, *seatings):
+        """Each seating's (4 policies, from the dealer) game frame of the
+        chunk's deals, in order; all of them are submitted before any is
+        awaited."""
+        import polars as pl
+        n = self.stop - self.start
+        pieces = min(n, -(-self.workers // len(seatings)))
+        cuts = [self.start + n * j // pieces for j in range(pieces + 1)]
+        futures = [[self.pool.submit(game_frame, self.rs, self.seed, lo, hi, pols, self.tables)
+                    for lo, hi in zip(cuts, cuts[1:], strict=False)] for pols in seatings]
+        return [pl.concat([f.result()[0] for f in fs]) for fs in futures]
+
+
+def _plays_2v2(plays, pa, pb):
+    """The chunk's deals seated A,B,A,B and B,A,B,A: (d_i float64
     array, plays won by A's seats, plays won by B's seats)."""
-    f1 = pool.submit(game_frame, rs, seed, start, stop, (pa, pb, pa, pb), tables)
-    f2 = pool.submit(game_frame, rs, seed, start, stop, (pb, pa, pb, pa), tables)
-    (df1, _), (df2, _) = f1.result(), f2.result()
+    df1, df2 = plays((pa, pb, pa, pb), (pb, pa, pb, pa))
     p1, p2 = _pay(df1), _pay(df2)
     a_sum = p1[:, 0] + p1[:, 2] + p2[:, 1] + p2[:, 3]
     b_sum = p1[:, 1] + p1[:, 3] + p2[:, 0] + p2[:, 2]
@@ -240,37 +282,37 @@ def _plays_2v2(pool, rs, seed, start, stop, pa, pb, tables):
     return (a_sum - b_sum) / 4.0, win_a, win_b
 
 
-def _plays_1v3(pool, rs, seed, start, stop, pa, pb, tables):
-    """Deals start .. stop - 1 played all B and with A in each seat in turn:
-    (d_i float64 array, one-seat plays won by A's seat, the same seats'
-    wins in the all-B play)."""
-    base = pool.submit(game_frame, rs, seed, start, stop, (pb,) * 4, tables)
-    a_pay, win_a = _one_seat(pool, rs, seed, start, stop, pa, pb, tables)
-    df0, _ = base.result()
-    b_pay = _pay(df0).mean(axis=1)
-    win_b = sum(w in C.SEAT_NAMES for w in df0["winner"].to_list())
-    return a_pay - b_pay, win_a, win_b
+def _one_seat_plays(pa, pc):
+    """The four seatings with A in seat s (s = E, S, W, N) and C in the others."""
+    return [tuple(pa if t == s else pc for t in range(4)) for s in range(4)]
 
 
-def _one_seat(pool, rs, seed, start, stop, pa, pc, tables):
-    """Deals start .. stop - 1 with A in each seat s in turn and C in the
-    others: (float64 (deals,) mean over s of seat s's payment, plays won
-    by A's seat)."""
-    plays = [pool.submit(game_frame, rs, seed, start, stop,
-                         tuple(pa if t == s else pc for t in range(4)), tables)
-             for s in range(4)]
-    pay = np.zeros(stop - start)
+def _one_seat(frames):
+    """From the four one-seat plays' frames (``_one_seat_plays``): (float64
+    (deals,) mean over s of seat s's payment, plays won by the one seat)."""
+    pay = np.zeros(frames[0].height)
     won = 0
-    for s, f in enumerate(plays):
-        df, _ = f.result()
+    for s, df in enumerate(frames):
         pay += _pay(df)[:, s]
         won += sum(w == C.SEAT_NAMES[s] for w in df["winner"].to_list())
     return pay / 4.0, won
 
 
-def _plays_1v3_among(pool, rs, seed, start, stop, pa, pb, pc, tables):
-    """Deals start .. stop - 1 with A, then B, in each seat in turn among C
+def _plays_1v3(plays, pa, pb):
+    """The chunk's deals played all B and with A in each seat in turn:
+    (d_i float64 array, one-seat plays won by A's seat, the same seats'
+    wins in the all-B play)."""
+    df0, *ones = plays((pb,) * 4, *_one_seat_plays(pa, pb))
+    a_pay, win_a = _one_seat(ones)
+    b_pay = _pay(df0).mean(axis=1)
+    win_b = sum(w in C.SEAT_NAMES for w in df0["winner"].to_list())
+    return a_pay - b_pay, win_a, win_b
+
+
+def _plays_1v3_among(plays, pa, pb, pc):
+    """The chunk's deals with A, then B, in each seat in turn among C
     players: (d_i float64 array, plays won by A's seat, by B's seat)."""
-    a_pay, win_a = _one_seat(pool, rs, seed, start, stop, pa, pc, tables)
-    b_pay, win_b = _one_seat(pool, rs, seed, start, stop, pb, pc, tables)
+    frames = plays(*_one_seat_plays(pa, pc), *_one_seat_plays(pb, pc))
+    a_pay, win_a = _one_seat(frames[:4])
+    b_pay, win_b = _one_seat(frames[4:])
     return a_pay - b_pay, win_a, win_b

@@ -51,6 +51,10 @@ class _Record(BaseModel):
     first: int = Field(ge=0, le=MAX_DEALS - 2)
     parts: str
     rules_hash: str
+    # written since stop 39; an older result has none (read as "")
+    a_full: str = ""
+    b_full: str = ""
+    among_full: str = ""
 
 
 def read_result(data, source: str) -> DuelResult:
@@ -76,6 +80,11 @@ def read_result(data, source: str) -> DuelResult:
 _SAME = (("config", "config"), ("rules_hash", "rules (a --set override or an edited config "
                                               "file; rules hash)"),
          ("a", "policy A"), ("b", "policy B"), ("seating", "seating"), ("among", "--among"))
+# compared where both parts record them (a result of an nbsim before stop 39
+# does not): the policies with every parameter, which tell apart play that
+# the short names (defaults dropped) confuse once a default has changed
+_SAME_FULL = (("a_full", "policy A's parameters"), ("b_full", "policy B's parameters"),
+              ("among_full", "the --among policy's parameters"))
 
 
 def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = None
@@ -89,8 +98,9 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
     deal and seat): with ``seed`` and ``first`` when its deals are one
     block of one seed, else ``parts`` naming its ranges.
 
-    Raises RunError for no results, parts that differ in any of those, a
-    part without a seed or rules hash (an older nbsim's result), a pool of
+    Raises RunError for no results, parts that differ in any of those (or
+    in a policy's full form, every parameter written out, where both parts
+    record it), a part without a seed or rules hash (an older nbsim's result), a pool of
     separate ranges given as a part, or two parts that share deals."""
     items = list(results)
     labels = list(names) if names is not None else []
@@ -113,6 +123,12 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                 raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
                                f"{what}: {_shown(getattr(head, key))} and "
                                f"{_shown(getattr(r, key))}")
+        for key, what in _SAME_FULL:
+            x, y = getattr(head, key), getattr(r, key)
+            if x and y and x != y:
+                raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
+                               f"{what}: {x!r} and {y!r} (the same name stood for other play "
+                               f"when they were run: a default has changed)")
     spans: dict[int, list[tuple[int, int, str]]] = {}
     for r, label in zip(parts, labels, strict=False):
         spans.setdefault(r.seed or 0, []).append((r.first, r.first + r.deals, label))
@@ -136,8 +152,10 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                                                         for a0, a1, _ in rs)
                           for seed, rs in sorted(spans.items()))
     first = ranges[0][0] if one_seed is not None else 0
+    full = tuple(next((getattr(r, key) for r in parts if getattr(r, key)), "")
+                 for key, _ in _SAME_FULL)
     return summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b, head.seating,
-                   head.among, one_seed, first, where, head.rules_hash)
+                   head.among, one_seed, first, where, head.rules_hash, full)
 
 
 def _shown(value: str) -> str:
