@@ -5,7 +5,9 @@ baseline measured in the same run.
 
 Targets (issue 21): >= 50,000 playouts per second per core; one advice on a
 14-tile hand with P(win) to +-0.01 in <= 1 s (<= 100 ms for the exact
-own-draw answer); ``lookahead`` at its default >= 20 decisions per second.
+own-draw answer); ``lookahead`` at its default >= 20 decisions per second;
+duels use every core (duplicate deals per second on every core against one
+worker, the same deals).
 """
 from __future__ import annotations
 
@@ -44,6 +46,16 @@ def _decisions(rs, tables, policy: str, n: int) -> tuple[int, float]:
     dt = time.perf_counter() - t0
     n_dec = ev.filter((ev["seat"] == "E") & (ev["action"] == "discard")).height
     return n_dec, dt
+
+
+def _duel_rate(rs, tables, deals: int, workers: int | None) -> float:
+    """Duplicate deals per second of a 1v3 duel of defend against value
+    (five plays a deal) with ``workers`` threads (None: every core)."""
+    from nbsim.play.duel import duel
+    duel(rs, "defend", "value", 2, 1, tables=tables, seating="1v3")   # compile / load
+    t0 = time.perf_counter()
+    duel(rs, "defend", "value", deals, 1, tables=tables, seating="1v3", workers=workers)
+    return deals / (time.perf_counter() - t0)
 
 
 def bench(quick: bool = False) -> list[Result]:
@@ -87,4 +99,11 @@ def bench(quick: bool = False) -> list[Result]:
     out.append(Result("lookahead (default) discard decisions/s, seat E", d_look / t_look,
                       "decisions/s", "defend's decisions/s (same deals)", d_def / t_def,
                       note=f"{n} deals, defend in the other seats; target 20"))
+    from nbsim.run.simulate import default_workers
+    n = 400 if quick else 2_000
+    one = _duel_rate(rs, tables, n, 1)
+    out.append(Result(f"duel deals/s, every core ({default_workers()})",
+                      _duel_rate(rs, tables, n, None), "deals/s",
+                      "the same duel on one worker", one,
+                      note=f"{n:,} deals, defend vs value, 1v3 (5 plays a deal)"))
     return out

@@ -24,3 +24,12 @@ def test_game_benchmark_plays_every_policy(tables):
         # a search policy (slow by design) plays few deals and searches little
         spec = f"{pol}:samples=4" if pol in SEARCH else pol
         assert _engine_rate(rs, tables, spec, 2 if pol in SEARCH else 20) > 0
+
+
+def test_duel_benchmark_plays_a_duel_on_one_worker_and_on_every_core(tables):
+    """bench_lookahead's duel figure (item 7: duels use every core) runs
+    both ways; its rates are what `make bench` compares."""
+    from benchmarks.bench_lookahead import _duel_rate
+    from nbsim.rules.ruleset import load_rules
+    rs = load_rules("ningbo-3baida")
+    assert _duel_rate(rs, tables, 4, 1) > 0 and _duel_rate(rs, tables, 4, None) > 0
