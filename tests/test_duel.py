@@ -241,6 +241,14 @@ def test_duel_records_each_policy_in_full(tables):
         nbsim.pool_duels([a, changed])
     old = {k: v for k, v in dataclasses.asdict(b).items() if not k.endswith("_full")}
     assert nbsim.pool_duels([a, old]).a_full == a.a_full
+    assert nbsim.pool_duels([old, a]).b_full == a.b_full
+    # an older part first: the parts that record full forms are still compared
+    c = nbsim.duel(rs, "value", "defend:caution=0.5", 10, 3, tables=tables, seating="1v3",
+                   among="greedy", first=20)
+    with pytest.raises(RunError, match="cannot pool result 2 and result 3: they differ in "
+                                       "policy B's parameters"):
+        nbsim.pool_duels([dataclasses.replace(c, a_full="", b_full="", among_full=""), a,
+                          changed])
     r = CliRunner().invoke(cli, ["duel", "ningbo-3baida", "--a", "value", "--b", "greedy",
                                  "--deals", "10", "--seed", "2", "--workers", "1", "--json"])
     assert r.exit_code == 0, r.output

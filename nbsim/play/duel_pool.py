@@ -99,9 +99,10 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
     block of one seed, else ``parts`` naming its ranges.
 
     Raises RunError for no results, parts that differ in any of those (or
-    in a policy's full form, every parameter written out, where both parts
-    record it), a part without a seed or rules hash (an older nbsim's result), a pool of
-    separate ranges given as a part, or two parts that share deals."""
+    in a policy's full form, every parameter written out, among the parts
+    that record it), a part without a seed or rules hash (an older nbsim's
+    result), a pool of separate ranges given as a part, or two parts that
+    share deals."""
     items = list(results)
     labels = list(names) if names is not None else []
     labels += [f"result {i + 1}" for i in range(len(labels), len(items))]
@@ -123,12 +124,15 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                 raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
                                f"{what}: {_shown(getattr(head, key))} and "
                                f"{_shown(getattr(r, key))}")
-        for key, what in _SAME_FULL:
-            x, y = getattr(head, key), getattr(r, key)
-            if x and y and x != y:
-                raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
-                               f"{what}: {x!r} and {y!r} (the same name stood for other play "
-                               f"when they were run: a default has changed)")
+    for key, what in _SAME_FULL:
+        # each part against the first that records the full form (an older
+        # part records none, so the head may not)
+        known = [(labels[i], getattr(r, key)) for i, r in enumerate(parts) if getattr(r, key)]
+        for label, y in known[1:]:
+            if y != known[0][1]:
+                raise RunError(f"cannot pool {known[0][0]} and {label}: they differ in "
+                               f"{what}: {known[0][1]!r} and {y!r} (the same name stood for "
+                               f"other play when they were run: a default has changed)")
     spans: dict[int, list[tuple[int, int, str]]] = {}
     for r, label in zip(parts, labels, strict=False):
         spans.setdefault(r.seed or 0, []).append((r.first, r.first + r.deals, label))
