@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +49,7 @@ from nbsim.kernels import codes as C
 from nbsim.play.policy_specs import parse_policy
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.run.game_mode import game_frame
-from nbsim.run.simulate import MAX_DEALS
+from nbsim.run.simulate import MAX_DEALS, default_workers
 
 SEAT_PAY = ("pay_e", "pay_s", "pay_w", "pay_n")
 SEATINGS = ("2v2", "1v3")
@@ -155,7 +156,6 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     range past deal ``MAX_DEALS - 1``, a seed outside 0 .. 2**64 - 1, or
     workers below 1."""
     from nbsim.args import whole_number
-    from nbsim.run.simulate import default_workers
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
     a, b = pa.spec, pb.spec
@@ -205,7 +205,8 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     with pool:
         for start in range(first, first + deals, chunk):
             stop = min(start + chunk, first + deals)
-            d, wa, wb = play(_Plays(pool, workers, rs, seed, start, stop, tables), pa, pb)
+            frames = partial(_frames, pool, workers, rs, seed, start, stop, tables)
+            d, wa, wb = play(frames, pa, pb)
             s1 += float(d.sum())
             s2 += float((d * d).sum())
             win_a += wa
@@ -245,27 +246,19 @@ def _pay(df) -> np.ndarray:
     return df.select(SEAT_PAY).to_numpy().astype(np.float64)
 
 
-class _Plays:
-    """The plays of one chunk of a duel (deals ``start .. stop - 1`` of
-    ``seed``) on the worker pool: each play's deals split into ranges so
-    that every one of ``workers`` threads has one (a deal's play depends on
-    its index only, so the split changes no row)."""
-
-    def __init__(self, pool, workers, rs, seed, start, stop, tables):
-        self.pool, self.workers, self.rs, self.seed = pool, workers, rs, seed
-        self.start, self.stop, self.tables = start, stop, tables
-
-    def __call__(self, *seatings):
-        """Each seating's (4 policies, from the dealer) game frame of the
-        chunk's deals, in order; all of them are submitted before any is
-        awaited."""
-        import polars as pl
-        n = self.stop - self.start
-        pieces = min(n, -(-self.workers // len(seatings)))
-        cuts = [self.start + n * j // pieces for j in range(pieces + 1)]
-        futures = [[self.pool.submit(game_frame, self.rs, self.seed, lo, hi, pols, self.tables)
-                    for lo, hi in zip(cuts, cuts[1:], strict=False)] for pols in seatings]
-        return [pl.concat([f.result()[0] for f in fs]) for fs in futures]
+def _frames(pool, workers, rs, seed, start, stop, tables, *seatings):
+    """Each seating's (4 policies, from the dealer) game frame of deals
+    ``start .. stop - 1`` of ``seed``, in order, played on ``pool``: each
+    seating's deals split into ranges so that every one of ``workers``
+    threads has one (a deal's play depends on its index only, so the split
+    changes no row); all ranges are submitted before any is awaited."""
+    import polars as pl
+    n = stop - start
+    pieces = min(n, -(-workers // len(seatings)))
+    cuts = [start + n * j // pieces for j in range(pieces + 1)]
+    futures = [[pool.submit(game_frame, rs, seed, lo, hi, pols, tables)
+                for lo, hi in zip(cuts, cuts[1:], strict=False)] for pols in seatings]
+    return [pl.concat([f.result()[0] for f in fs]) for fs in futures]
 
 
 def _plays_2v2(plays, pa, pb):

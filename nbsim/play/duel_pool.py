@@ -124,6 +124,7 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                 raise RunError(f"cannot pool {labels[0]} and {labels[i]}: they differ in "
                                f"{what}: {_shown(getattr(head, key))} and "
                                f"{_shown(getattr(r, key))}")
+    full = []          # the pool's full forms: those of the parts that record them
     for key, what in _SAME_FULL:
         # each part against the first that records the full form (an older
         # part records none, so the head may not)
@@ -133,6 +134,7 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                 raise RunError(f"cannot pool {known[0][0]} and {label}: they differ in "
                                f"{what}: {known[0][1]!r} and {y!r} (the same name stood for "
                                f"other play when they were run: a default has changed)")
+        full.append(known[0][1] if known else "")
     spans: dict[int, list[tuple[int, int, str]]] = {}
     for r, label in zip(parts, labels, strict=False):
         spans.setdefault(r.seed or 0, []).append((r.first, r.first + r.deals, label))
@@ -156,10 +158,8 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
                                                         for a0, a1, _ in rs)
                           for seed, rs in sorted(spans.items()))
     first = ranges[0][0] if one_seed is not None else 0
-    full = tuple(next((getattr(r, key) for r in parts if getattr(r, key)), "")
-                 for key, _ in _SAME_FULL)
     return summary(head.config, head.a, head.b, n, s1, s2, win_a, win_b, head.seating,
-                   head.among, one_seed, first, where, head.rules_hash, full)
+                   head.among, one_seed, first, where, head.rules_hash, tuple(full))
 
 
 def _shown(value: str) -> str:
