@@ -1,7 +1,9 @@
 """The lookahead's costs on ningbo-3baida, one core: playouts of the rest of
 a deal per second, one advice and the exact own-draw answer in seconds, and
 the ``lookahead`` policy's discard decisions per second; each beside a
-baseline measured in the same run.
+baseline measured in the same run. The playouts are measured twice per
+position: with defend in every seat (the evaluator's default) and with
+greedy, the cheapest player, which shows what the engine alone costs.
 
 Targets (issue 21): >= 50,000 playouts per second per core; one advice on a
 14-tile hand with P(win) to +-0.01 in <= 1 s (<= 100 ms for the exact
@@ -28,6 +30,18 @@ def _positions():
     from nbsim.play.position import example_position
     pos = example_position()
     return [replace(pos, tiles_left=t) for t in (70, 40, 16)]
+
+
+def _playout_rate(rs, pos, samples: int, base: str) -> tuple[float, int]:
+    """Playouts per second of every candidate discard of ``pos`` on
+    ``samples`` uniform worlds with ``base`` in every seat, and the number
+    of candidates."""
+    from nbsim.play.evaluation import evaluate
+    evaluate(rs, pos, samples=2, base=base, opponents=0)     # compile / load
+    t0 = time.perf_counter()
+    ev = evaluate(rs, pos, samples=samples, base=base, opponents=0)
+    dt = time.perf_counter() - t0
+    return sum(c.n for c in ev.candidates) / dt, len(ev.candidates)
 
 
 def _full_deals_rate(rs, tables, n: int) -> float:
@@ -69,21 +83,21 @@ def bench(quick: bool = False) -> list[Result]:
     full = _full_deals_rate(rs, tables, 500 if quick else 2_000)
     samples = 100 if quick else 500
     for pos in _positions():
-        evaluate(rs, pos, samples=2)                      # compile / load
-        t0 = time.perf_counter()
         # uniform hidden hands: the lookahead policy's worlds (its default
         # ``opponents`` 0); advise's model 3 costs up to about 10% more
-        ev = evaluate(rs, pos, samples=samples, opponents=0)
-        dt = time.perf_counter() - t0
-        n = sum(c.n for c in ev.candidates)
-        out.append(Result(f"playouts/s, {pos.tiles_left} tiles left, defend x4", n / dt,
+        rate, n_cands = _playout_rate(rs, pos, samples, "defend")
+        out.append(Result(f"playouts/s, {pos.tiles_left} tiles left, defend x4", rate,
                           "playouts/s", "whole deals/s, defend x4 (game_batch)", full,
-                          note=f"{len(ev.candidates)} candidates x {samples} samples; "
-                               f"target 50,000"))
+                          note=f"{n_cands} candidates x {samples} samples; target 50,000"))
+        # the same playouts with the cheapest player: the engine's share
+        out.append(Result(f"playouts/s, {pos.tiles_left} tiles left, greedy x4",
+                          _playout_rate(rs, pos, samples, "greedy")[0], "playouts/s",
+                          "the same position's playouts, defend x4", rate,
+                          note="what the engine costs with the cheapest decisions"))
     pos = _positions()[0]
     t0 = time.perf_counter()
-    ev = evaluate(rs, pos, samples=ADVICE_SAMPLES // (10 if quick else 1),
-                  kinds=[int(k) for k in np.flatnonzero(pos.hand)][:1])
+    evaluate(rs, pos, samples=ADVICE_SAMPLES // (10 if quick else 1),
+             kinds=[int(k) for k in np.flatnonzero(pos.hand)][:1])
     one = time.perf_counter() - t0
     t0 = time.perf_counter()
     exact_own_draws(rs, pos)

@@ -33,3 +33,16 @@ def test_duel_benchmark_plays_a_duel_on_one_worker_and_on_every_core(tables):
     from nbsim.rules.ruleset import load_rules
     rs = load_rules("ningbo-3baida")
     assert _duel_rate(rs, tables, 4, 1) > 0 and _duel_rate(rs, tables, 4, None) > 0
+
+
+def test_playout_benchmark_measures_both_players_on_the_same_position():
+    """bench_lookahead's playout figures (item 7): defend's and greedy's
+    playouts of one position, every candidate on the same worlds."""
+    from benchmarks.bench_lookahead import _playout_rate, _positions
+    from nbsim.rules.ruleset import load_rules
+    rs = load_rules("ningbo-3baida")
+    pos = _positions()[2]
+    for base in ("defend", "greedy"):
+        rate, n_cands = _playout_rate(rs, pos, 4, base)
+        assert rate > 0
+        assert n_cands == int((pos.hand > 0).sum())
