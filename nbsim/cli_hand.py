@@ -145,6 +145,10 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @click.option("--flowers", multiple=True, metavar="[SEAT:]TILES",
               help="Flowers set aside (repeatable, once per seat), e.g. S:2f6f.")
 @click.option("--drawn", default=None, help="The tile just drawn (one of --hand).")
+@click.option("--passed", multiple=True, metavar="[SEAT:]TILES",
+              help="Kinds a seat let go by since its own last discard (repeatable, once per "
+                   "seat), e.g. W:2z4s: the others' discards it did not win on, safe against "
+                   "it for now.")
 @click.option("--replacement", is_flag=True, default=None,
               help="The drawn tile replaced a kong or a flower (a self-drawn win on it is "
                    "out with a replacement, 杠上开花; when the seat's last meld is an exposed "
@@ -178,7 +182,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
               help="Also write a bar chart of each candidate's expected payment with its "
                    "95% interval (the format by the extension: .png, .svg, .pdf, ...).")
 def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
-               drawn, replacement, offered, offered_from, state_file, samples, seed, base,
+               drawn, passed, replacement, offered, offered_from, state_file, samples, seed, base,
                opponents, overrides, as_json, plot):
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
@@ -223,7 +227,7 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
                         discards=discards, seat=seat, round_wind=round_wind,
                         indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
                         offered=offered, offered_from=offered_from,
-                        replacement=True if replacement else None)
+                        replacement=True if replacement else None, passed=passed)
     adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base,
                  opponents=opponents)
     written = plot_advice(adv, plot) if plot else None

@@ -94,6 +94,37 @@ def test_round_trip_through_the_state(rs):
     assert pos.pond[0, pos.n_pond[0] - 1] == parse_tile("5p")
 
 
+def test_the_kinds_let_go_by(rs):
+    """``passed``: per seat, kinds another seat discarded that it let go by;
+    into the Position and the View, back to the same state."""
+    from nbsim.play.evaluation import view_of
+    pos = position_from_options(rs, **READY, passed=["W:2z1z", "S:9m"])
+    want = np.zeros((4, C.N_KINDS), np.bool_)
+    want[2, parse_tiles("12z")] = True
+    want[1, parse_tile("9m")] = True
+    assert np.array_equal(pos.passed, want)
+    assert np.array_equal(view_of(rs, pos).passed, want)
+    state = position_to_state(pos)
+    assert state["passed"] == {"S": "9m", "W": "12z"}
+    assert np.array_equal(position_from_state(rs, state).passed, want)
+    # none given: none known, and the View's marks are all False
+    plain = position_from_options(rs, **READY)
+    assert plain.passed is None and "passed" not in position_to_state(plain)
+    assert not view_of(rs, plain).passed.any()
+
+
+def test_error_passed_kinds(rs):
+    ponds = {"E": "19m", "S": "9s1z", "W": "5p", "N": "2z(7z)"}
+    melds = {"W": ["pung:777z"]}
+    for passed, words in (({"W": "3s"}, "no other seat has discarded a 3s"),
+                          ({"W": "5p"}, "no other seat has discarded a 5p"),
+                          ({"W": "1z1z"}, "1z is given twice"),
+                          ({"W": 5}, "passed of W: expected tile notation"),
+                          ({"X": "1z"}, "unknown seat"),
+                          ("1z", "passed: expected an object")):
+        _error(rs, words, discards=ponds, melds=melds, passed=passed)
+
+
 def test_claimed_tiles_are_matched_or_added(rs):
     # no marked tile: the claimed 7z is added to the end of the source's pond
     pos = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m",
@@ -619,6 +650,15 @@ def test_cli_state_file_and_options(runner, tmp_path, rs):
     assert r.exit_code == 0, r.output
     assert "offered 5z discarded by E: pass or claim" in r.output
     assert "recommended by shanten and acceptance: pung 5z, then discard 1z" in r.output
+
+
+def test_cli_passed(runner):
+    r = runner.invoke(cli, [*ARGS, "--passed", "W:2z1z", "--passed", "S:9m", "--samples", "0",
+                            "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["state"]["passed"] == {"S": "9m", "W": "12z"}
+    r = runner.invoke(cli, [*ARGS, "--passed", "W:3s", "--samples", "0"])
+    assert r.exit_code == 2 and "no other seat has discarded a 3s" in r.output
 
 
 def test_cli_errors_are_one_line(runner):

@@ -17,7 +17,8 @@ command's options; every key optional but ``hand``)::
      "offered": "4s", "from": "E",        # or, to discard: 14 - 3 x melds tiles, "drawn"
      "melds": {"S": ["pung:777z@W"], "N": ["chow:345s", "ckong"]},
      "discards": {"E": "19m3s*", "S": "9s1z", "W": "5p(7z)(4s)", "N": "2z"},
-     "flowers": {"E": "1f", "S": "2f6f"}}
+     "flowers": {"E": "1f", "S": "2f6f"},
+     "passed": {"W": "2z"}}
 
 * melds: ``TYPE:TILES`` as ``nbsim score --meld`` writes them (chow:345s,
   pung:777z, kong:7777z, ckong:9999s), optionally ``@SEAT``, the seat whose
@@ -35,6 +36,12 @@ command's options; every key optional but ``hand``)::
   out); by default all that the table as given leaves unseen.
 * replacement: true when the drawn tile replaced a kong or a flower (a
   self-drawn win on it is out with a replacement, 杠上开花); needs drawn.
+* passed: per seat, the kinds it let go by since its own last discard
+  (another seat's discard, or the tile of another seat's added kong, that
+  it did not win on; each kind once). Players take every legal win, so
+  such a kind is safe against that seat for now; defend's threat model
+  reads it. Each must be a kind another seat has discarded or added to a
+  kong.
 """
 from __future__ import annotations
 
@@ -71,7 +78,7 @@ __all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
            "max_wall_left"]
 
 STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "replacement",
-              "offered", "from", "melds", "discards", "flowers")
+              "offered", "from", "melds", "discards", "flowers", "passed")
 
 
 _SEAT_PREFIX = re.compile(r"^\s*([A-Za-z])\s*:(.*)$", re.S)
@@ -115,13 +122,15 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
                 indicator: str | None = None, wall_left: int | None = None,
                 flowers: Sequence[str] = (), drawn: str | None = None,
                 offered: str | None = None, offered_from: str | None = None,
-                replacement: bool | None = None) -> dict[str, Any]:
+                replacement: bool | None = None,
+                passed: Sequence[str] = ()) -> dict[str, Any]:
     """The table state dict (the ``--state`` JSON format, module doc) of the
     ``nbsim advise`` options, over ``base`` (a state read from a file): an
-    option given replaces that key. ``melds``, ``discards`` and ``flowers``
-    take ``[SEAT:]TEXT`` values (without a seat: the deciding seat's), e.g.
-    ``["S:pung:555p@W", "chow:345s"]``, ``["E:19m(5p)3s", "S:9s1z"]``,
-    ``["S:2f6f"]``; several melds of a seat may be comma-separated."""
+    option given replaces that key. ``melds``, ``discards``, ``flowers``
+    and ``passed`` take ``[SEAT:]TEXT`` values (without a seat: the
+    deciding seat's), e.g. ``["S:pung:555p@W", "chow:345s"]``,
+    ``["E:19m(5p)3s", "S:9s1z"]``, ``["S:2f6f"]``, ``["W:2z4s"]``; several
+    melds of a seat may be comma-separated."""
     state: dict[str, Any] = dict(base or {})
     if seat is not None:
         state["seat"] = seat
@@ -138,6 +147,8 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
         state["discards"] = _group_by_seat(discards, "--discards", own, many=False)
     if flowers:
         state["flowers"] = _group_by_seat(flowers, "--flowers", own, many=False)
+    if passed:
+        state["passed"] = _group_by_seat(passed, "--passed", own, many=False)
     return state
 
 
@@ -296,6 +307,7 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
                                 f"are set aside (--flowers), only a wild flower is discarded")
             ponds[s].append([k, f, 0])
     _match_claims(melds, ponds)
+    passed = _passed(state.get("passed"), ponds, melds)
     if offered >= 0:
         ponds[discarder].append([offered, 0, 0])
     for s in range(4):
@@ -345,7 +357,36 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
     return Position(seat=me, to_play=discarder, round_wind=round_wind, indicator=ind,
                     tiles_left=int(wall_left), hand=hand, melds=marr, n_melds=n_melds,
                     flowers=flowers, pond=pond, pond_flags=pond_flags, n_pond=n_pond,
-                    drawn=drawn, offered=offered, replacement=replacement)
+                    drawn=drawn, offered=offered, replacement=replacement, passed=passed)
+
+
+def _passed(value, ponds: list[list[list[int]]],
+            melds: list[list[Meld]]) -> np.ndarray | None:
+    """The state's ``passed`` (module doc) as bool[4, 42], None when not
+    given. Raises HandError for a kind no other seat discarded or added to
+    a kong (``ponds`` [kind, flags, matched] and ``melds`` per seat, the
+    offered tile not yet in its discarder's pond)."""
+    mapping = seat_mapping(value, "passed", "tile notation such as '2z4s'")
+    if not mapping:
+        return None
+    out = np.zeros((4, C.N_KINDS), dtype=np.bool_)
+    for s_name, text in mapping.items():
+        if not isinstance(text, str):
+            raise HandError(f"passed of {s_name}: expected tile notation such as '2z4s', got "
+                            f"{text!r}")
+        s = SEATS.index(s_name)
+        for k in parse_tiles(text, max_copies=None, what=f"passed of {s_name}"):
+            if out[s, k]:
+                raise HandError(f"passed of {s_name}: {KIND_NAMES[k]} is given twice; give "
+                                f"each kind once")
+            if not any(e[0] == k for o in range(4) if o != s for e in ponds[o]) and not any(
+                    m.typ == C.MELD_KONG and m.kind == k for o in range(4) if o != s
+                    for m in melds[o]):
+                raise HandError(f"passed of {s_name}: no other seat has discarded a "
+                                f"{KIND_NAMES[k]} (or added one to a kong), so {s_name} cannot "
+                                f"have let one go by; give only kinds in the others' discards")
+            out[s, k] = True
+    return out
 
 
 def _match_claims(melds: list[list[Meld]], ponds: list[list[list[int]]]) -> None:
@@ -456,7 +497,8 @@ def position_from_options(rules: RuleSet | str | Path, *, hand: str,
                           wall_left: int | None = None, flowers: Sequence[str] = (),
                           drawn: str | None = None, offered: str | None = None,
                           offered_from: str | None = None,
-                          replacement: bool | None = None) -> Position:
+                          replacement: bool | None = None,
+                          passed: Sequence[str] = ()) -> Position:
     """The ``Position`` of the ``nbsim advise`` options (``table_state`` then
     ``position_from_state``): e.g. ``position_from_options("ningbo-3baida",
     hand="123m456p789s1155z3p", indicator="5m", discards=["E:19m"],
@@ -464,7 +506,8 @@ def position_from_options(rules: RuleSet | str | Path, *, hand: str,
     return position_from_state(rules, table_state(
         hand=hand, melds=melds, discards=discards, seat=seat, round_wind=round_wind,
         indicator=indicator, wall_left=wall_left, flowers=flowers, drawn=drawn,
-        offered=offered, offered_from=offered_from, replacement=replacement))
+        offered=offered, offered_from=offered_from, replacement=replacement,
+        passed=passed))
 
 
 def position_from_json(rules: RuleSet | str | Path,
@@ -518,4 +561,9 @@ def position_to_state(pos: Position) -> dict[str, Any]:
                for s in range(4) if int(pos.flowers[s])}
     if flowers:
         state["flowers"] = flowers
+    if pos.passed is not None:
+        passed = {SEATS[s]: format_tiles(np.flatnonzero(pos.passed[s])) for s in range(4)
+                  if pos.passed[s].any()}
+        if passed:
+            state["passed"] = passed
     return state

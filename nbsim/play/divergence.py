@@ -97,7 +97,9 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     another seat's concealed kong face down), ponds (claimed tiles in
     parentheses, ``*`` after a discard of the tile just drawn, as the engine
     flags it: ``view.POND_DRAWN``), flowers set aside, the indicator, seat
-    and round winds.
+    and round winds, and the kinds each seat let go by since its own last
+    discard (``passed``: the others' discards and added kongs' tiles, as
+    the engine marks them in ``View.passed``).
     The wall left is what the state leaves unseen (the default). ``row`` is
     the deal's game-mode row. Raises RunError if the log does not fit."""
     from nbsim.play.replays import hands_at, play_start
@@ -108,10 +110,18 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     # each seat's tile drawn this turn (a draw or a replacement in play; the
     # dealer's dealt fourteenth tile is none), until it discards or claims
     drew: dict[str, str | None] = {s: None for s in C.SEAT_NAMES}
+    passed: dict[str, set[int]] = {s: set() for s in C.SEAT_NAMES}
     start = play_start(events)
     indicator = None
     for j, e in enumerate(events[:upto]):
         a, s, t = e["action"], e["seat"], e["tile"]
+        if a in ("discard", "added_kong"):
+            # nobody won on it (a win ends the deal): every other seat let it go by
+            if a == "discard":
+                passed[s].clear()
+            for o in C.SEAT_NAMES:
+                if o != s:
+                    passed[o].add(parse_tile(t))
         if a == "indicator":
             indicator = t
         elif a == "flower":
@@ -142,7 +152,8 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
              "hand": format_tiles(hands_at(row, events, upto)[seat]),
              "melds": {s: m for s, m in melds.items() if m},
              "discards": {s: "".join(p) for s, p in ponds.items() if p},
-             "flowers": {s: format_tiles(f) for s, f in flowers.items() if f}}
+             "flowers": {s: format_tiles(f) for s, f in flowers.items() if f},
+             "passed": {s: format_tiles(sorted(p)) for s, p in passed.items() if p}}
     if indicator is not None:
         state["indicator"] = indicator
     return state

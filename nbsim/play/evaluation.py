@@ -133,11 +133,12 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     """The kernels' ``View`` (``nbsim/kernels/policies/view.py``) of a
     Position, with the wall's state and the turn state made up from what
     it tells: ``tiles_left`` drawable tiles from position 53 on, every seat
-    has drawn, no kong lock or chow-swap limit. ``kong_turn``: the seat to
-    play is at its own-turn kong question (its self-drawn win already
-    passed: the turn resumes at the kong, ``engine_turn.own_kong``). Raises
-    RunError for a position the engine cannot continue from (a seat or a
-    tile count out of range)."""
+    has drawn, no kong lock or chow-swap limit, the kinds each seat let go
+    by (``View.passed``) from ``pos.passed`` (none when None).
+    ``kong_turn``: the seat to play is at its own-turn kong question (its
+    self-drawn win already passed: the turn resumes at the kong,
+    ``engine_turn.own_kong``). Raises RunError for a position the engine
+    cannot continue from (a seat or a tile count out of range)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import wall as W
     from nbsim.kernels.policies.view import View
@@ -208,10 +209,13 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     flags[:, :] = np.asarray(pos.pond_flags, dtype=np.int8)[:, :MAX_POND]
     hands = np.zeros((4, C.N_KINDS), np.int8)
     hands[seat] = np.asarray(pos.hand, dtype=np.int8)
+    passed = np.zeros((4, C.N_KINDS), np.bool_)
+    if pos.passed is not None:
+        passed[:, :] = np.asarray(pos.passed, dtype=np.bool_).reshape(4, C.N_KINDS)
     return View(rules, _tables(), seat, to_play, int(pos.round_wind), int(pos.indicator),
                 int(pos.tiles_left), int(ts[E.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
                 n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
-                wild, pond, flags, n_pond, np.zeros((4, C.N_KINDS), np.bool_), fed, ws, ts)
+                wild, pond, flags, n_pond, passed, fed, ws, ts)
 
 
 def _key(seed: int) -> np.uint64:

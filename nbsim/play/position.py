@@ -51,6 +51,11 @@ class Position:
         offered: the discard offered to ``seat`` for a claim, -1 none.
         replacement: the drawn tile replaced a kong or a flower (a win on
             it is out with a replacement, 杠上开花; docs/rules.md §6).
+        passed: bool[4, 42] or None: the kinds each seat let go by since
+            its own last discard (the others' discards, and the tiles of
+            their added kongs, it did not win on), as the engine's
+            ``View.passed``; defend's threat model counts such a kind as
+            safe against that seat. None: none known.
     """
     seat: int
     to_play: int
@@ -67,6 +72,7 @@ class Position:
     drawn: int = -1
     offered: int = -1
     replacement: bool = False
+    passed: np.ndarray | None = None
 
 
 def example_position() -> Position:
