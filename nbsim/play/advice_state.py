@@ -175,8 +175,10 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
     13 - 3 x melds when a discard is offered), a fifth copy of a kind across
     everything visible (hand, melds, discards, flowers, indicator), a flower
     held or discarded that is not wild, a wild flower or the indicator set
-    aside, a pond longer than MAX_POND, and a wall_left that is negative or
-    more than the unseen tiles can hold (docs/rules.md §1-§4)."""
+    aside, a pond longer than MAX_POND, a passed kind no other seat
+    discarded (or added to a kong) or given twice, and a wall_left that is
+    negative or more than the unseen tiles can hold (docs/rules.md
+    §1-§4)."""
     rs = as_rules(rules)
     if not isinstance(state, Mapping):
         raise HandError(f"table state: expected an object with keys {', '.join(STATE_KEYS)}, "
