@@ -5,11 +5,12 @@ A position rebuilt from a played deal, given the real hidden hands,
 face-down kongs and the wall's real next tiles, must play on to the real
 outcome: defend draws no random numbers, so a difference is the evaluator's
 view or world differing from the engine's state. Over 40 deals of five
-variants (every discard of East from its fourth) 2,103 positions of 2,107
-play on to the real outcome; the other 4, two positions in each of two
-deals, are not explained (docs/lookahead.md, "Calibration of the worlds").
-Before the table state carried the kinds each seat let go by since its
-own last discard (``passed``, ``View.passed``), 2,098 did."""
+variants (every discard of East from its fourth) all 2,107 positions play
+on to the real outcome (docs/lookahead.md, "Calibration of the worlds").
+Before the rebuilt table carried the kinds each seat let go by since its
+own last discard (``passed``, ``View.passed``) and East's drawn tile
+(``drawn``: the discard of it is marked as drawn, which the others'
+threat models read), 2,098 did."""
 import numpy as np
 import pytest
 
@@ -79,19 +80,22 @@ def test_the_evaluator_replays_real_deals(variant):
     assert played >= 15
 
 
-def test_the_kinds_let_go_by_are_part_of_the_rebuilt_table():
-    """Two positions where another seat's decision reads the kinds it let
-    go by (defend counts them safe): with ``passed`` from the log they play
-    on to the real outcome, without it they do not."""
+@pytest.mark.parametrize("d, i, key", [(13, 134, "passed"), (18, 139, "passed"),
+                                        (21, 128, "drawn")])
+def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
+    """Positions where another seat's later decision reads what the table
+    state once left out: the kinds it let go by (``passed``: defend counts
+    them safe) or East's drawn tile (``drawn``: East's discard of it is
+    marked as drawn, which the threat models read). With the key taken from
+    the log they play on to the real outcome, without it they do not."""
     rs = load_rules("ningbo-3baida")
     sr = E.new_search(1, 2)
-    for d, i in ((13, 134), (18, 139)):
-        rec = replay(rs, 1, d, "defend")
-        row, ev = rec.row, rec.events
-        assert ev[i]["action"] == "discard" and ev[i]["seat"] == "E"
-        want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
-        state = state_at(row, ev, i, "E")
-        assert state["passed"], f"deal {d}"
-        assert _replayed(rs, sr, row, ev, i, state) == want, f"deal {d}"
-        without = {k: v for k, v in state.items() if k != "passed"}
-        assert _replayed(rs, sr, row, ev, i, without) != want, f"deal {d}"
+    rec = replay(rs, 1, d, "defend")
+    row, ev = rec.row, rec.events
+    assert ev[i]["action"] == "discard" and ev[i]["seat"] == "E"
+    want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
+    state = state_at(row, ev, i, "E")
+    assert state[key]
+    assert _replayed(rs, sr, row, ev, i, state) == want
+    without = {k: v for k, v in state.items() if k not in (key, "replacement")}
+    assert _replayed(rs, sr, row, ev, i, without) != want

@@ -97,9 +97,11 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     another seat's concealed kong face down), ponds (claimed tiles in
     parentheses, ``*`` after a discard of the tile just drawn, as the engine
     flags it: ``view.POND_DRAWN``), flowers set aside, the indicator, seat
-    and round winds, and the kinds each seat let go by since its own last
+    and round winds, the kinds each seat let go by since its own last
     discard (``passed``: the others' discards and added kongs' tiles, as
-    the engine marks them in ``View.passed``).
+    the engine marks them in ``View.passed``), and the tile ``seat`` just
+    drew when it is to play (``drawn``; ``replacement`` when it came from
+    the tail).
     The wall left is what the state leaves unseen (the default). ``row`` is
     the deal's game-mode row. Raises RunError if the log does not fit."""
     from nbsim.play.replays import hands_at, play_start
@@ -110,6 +112,7 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     # each seat's tile drawn this turn (a draw or a replacement in play; the
     # dealer's dealt fourteenth tile is none), until it discards or claims
     drew: dict[str, str | None] = {s: None for s in C.SEAT_NAMES}
+    replaced = False        # the last tile drawn came from the tail (after a kong or a flower)
     passed: dict[str, set[int]] = {s: set() for s in C.SEAT_NAMES}
     start = play_start(events)
     indicator = None
@@ -128,6 +131,7 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
             flowers[s].append(parse_tile(t))
         elif a in ("draw", "replace") and j >= start:
             drew[s] = t
+            replaced = a == "replace"
         elif a == "discard":
             ponds[s].append(t + ("*" if drew[s] == t else ""))
             drew[s] = None
@@ -156,6 +160,13 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
              "passed": {s: format_tiles(sorted(p)) for s, p in passed.items() if p}}
     if indicator is not None:
         state["indicator"] = indicator
+    if drew[seat] is not None:
+        # the seat to play holds the tile it just drew: a discard of it is
+        # marked as drawn (view.POND_DRAWN), which the others' threat
+        # models read
+        state["drawn"] = drew[seat]
+        if replaced:
+            state["replacement"] = True
     return state
 
 
