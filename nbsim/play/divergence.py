@@ -22,6 +22,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -151,7 +152,7 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
                     kinds = _meld_tiles(m) + [parse_tile(t)]
                     melds[s][i] = f"kong:{format_tiles(kinds)}@{m.split('@')[1]}"
                     break
-    state = {"seat": seat, "round": C.SEAT_NAMES[int(row["round_wind"])]
+    state: dict[str, Any] = {"seat": seat, "round": C.SEAT_NAMES[int(row["round_wind"])]
              if isinstance(row["round_wind"], int) else str(row["round_wind"]),
              "hand": format_tiles(hands_at(row, events, upto)[seat]),
              "melds": {s: m for s, m in melds.items() if m},
