@@ -152,13 +152,14 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
                     kinds = _meld_tiles(m) + [parse_tile(t)]
                     melds[s][i] = f"kong:{format_tiles(kinds)}@{m.split('@')[1]}"
                     break
-    state: dict[str, Any] = {"seat": seat, "round": C.SEAT_NAMES[int(row["round_wind"])]
-             if isinstance(row["round_wind"], int) else str(row["round_wind"]),
-             "hand": format_tiles(hands_at(row, events, upto)[seat]),
-             "melds": {s: m for s, m in melds.items() if m},
-             "discards": {s: "".join(p) for s, p in ponds.items() if p},
-             "flowers": {s: format_tiles(f) for s, f in flowers.items() if f},
-             "passed": {s: format_tiles(sorted(p)) for s, p in passed.items() if p}}
+    rw = row["round_wind"]
+    state: dict[str, Any] = {
+        "seat": seat, "round": C.SEAT_NAMES[int(rw)] if isinstance(rw, int) else str(rw),
+        "hand": format_tiles(hands_at(row, events, upto)[seat]),
+        "melds": {s: m for s, m in melds.items() if m},
+        "discards": {s: "".join(p) for s, p in ponds.items() if p},
+        "flowers": {s: format_tiles(f) for s, f in flowers.items() if f},
+        "passed": {s: format_tiles(sorted(p)) for s, p in passed.items() if p}}
     if indicator is not None:
         state["indicator"] = indicator
     if drew[seat] is not None:
