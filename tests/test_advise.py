@@ -657,6 +657,8 @@ def test_cli_passed(runner):
                             "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["state"]["passed"] == {"S": "9m", "W": "12z"}
+    r = runner.invoke(cli, [*ARGS, "--passed", "W:2z1z", "--samples", "0"])
+    assert r.exit_code == 0 and "W: melds pung:777z@N  discards 5p  let go by 12z" in r.output
     r = runner.invoke(cli, [*ARGS, "--passed", "W:3s", "--samples", "0"])
     assert r.exit_code == 2 and "no other seat has discarded a 3s" in r.output
 

@@ -65,6 +65,8 @@ def describe_position(adv: Advice) -> list[str]:
             bits.append("discards " + st["discards"][s])
         if st.get("flowers", {}).get(s):
             bits.append("flowers " + st["flowers"][s])
+        if st.get("passed", {}).get(s):
+            bits.append("let go by " + st["passed"][s])
         if bits:
             lines.append(f"  {s}: " + "  ".join(bits))
     return lines
