@@ -11,18 +11,14 @@ Before the rebuilt table carried the kinds each seat let go by since its
 own last discard (``passed``, ``View.passed``) and East's drawn tile
 (``drawn``: the discard of it is marked as drawn, which the others'
 threat models read), 2,098 did."""
-import numpy as np
 import pytest
 
-from nbsim.errors import NbsimError
-from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
-from nbsim.kernels import rng
 from nbsim.play.advice_state import position_from_state
 from nbsim.play.divergence import state_at
 from nbsim.play.evaluation import view_of
-from nbsim.play.replays import hidden_at, replay
-from nbsim.play.worlds import play_defend, real_world
+from nbsim.play.replays import replay
+from nbsim.play.worlds import replay_discard
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_tile
 
@@ -40,44 +36,13 @@ def test_visible_counts_a_claimed_tile_once():
     assert [int(vis[parse_tile(t)]) for t in ("5s", "6s", "7s", "3m", "1p")] == [3, 1, 1, 3, 2]
 
 
-def _replayed(rs, sr, row, ev, i, state=None) -> tuple | None:
-    """The outcome (winner, payments) of East's real discard ``ev[i]`` played
-    on from its view (``state``, default ``state_at``'s) with the real
-    hidden hands, face-down kongs and the wall's real next tiles; None when
-    the position does not parse."""
-    try:
-        pos = position_from_state(rs, state if state is not None else state_at(row, ev, i, "E"))
-    except NbsimError:
-        return None
-    view = view_of(rs, pos)
-    hands, kongs = hidden_at(row, ev, i)
-    live = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "draw"]
-    tail = [parse_tile(e["tile"]) for e in ev[i:] if e["action"] == "replace"]
-    rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
-    assert real_world(view, E.search_game(sr), sr.st, sr, hands, live, tail, kongs)
-    out = play_defend(view, sr, parse_tile(ev[i]["tile"]), np.uint64(3), i)
-    assert out[E.O_ERROR] == 0
-    w = int(out[E.O_WINNER])
-    return (None if w < 0 else C.SEAT_NAMES[w],
-            [int(out[E.O_SCORE + C.RES_PAY + s]) for s in range(4)])
-
-
 @pytest.mark.parametrize("variant", ["ningbo-tongchengyou", "ningbo-3baida"])
 def test_the_evaluator_replays_real_deals(variant):
-    rs = load_rules(variant)
-    sr = E.new_search(1, 2)
-    played = 0
-    for d in range(6):
-        rec = replay(rs, 1, d, "defend")
-        row, ev = rec.row, rec.events
-        want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
-        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        for i in turns[3::2]:
-            got = _replayed(rs, sr, row, ev, i)
-            if got is not None:
-                assert got == want, f"deal {d}, event {i}"
-                played += 1
-    assert played >= 15
+    """Every discard of East from its fourth in six deals
+    (``benchmarks/world_replay.py``, which runs 40 deals of five variants)."""
+    from benchmarks.world_replay import check
+    played, same, misses = check(variant, 6, 1)
+    assert misses == [] and same == played >= 30
 
 
 @pytest.mark.parametrize("d, i, key", [(13, 134, "passed"), (18, 139, "passed"),
@@ -96,6 +61,6 @@ def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
     want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
     state = state_at(row, ev, i, "E")
     assert state[key]
-    assert _replayed(rs, sr, row, ev, i, state) == want
+    assert replay_discard(rs, row, ev, i, sr, state) == want
     without = {k: v for k, v in state.items() if k not in (key, "replacement")}
-    assert _replayed(rs, sr, row, ev, i, without) != want
+    assert replay_discard(rs, row, ev, i, sr, without) != want
