@@ -10,7 +10,7 @@ Replays deals 0 .. ``--deals``-1 of ``--seed`` with defend in every seat
 on it rebuilds East's table (``divergence.state_at``, as ``nbsim advise``
 reads it) and plays East's real discard on with the real hidden hands,
 face-down kongs and the wall's real next tiles
-(``nbsim.play.worlds.replay_discard``). defend draws no random numbers, so
+(``nbsim.play.divergence.replay_discard``). defend draws no random numbers, so
 every position must end as the real deal did; it prints, per variant, the
 positions played and those that did, and lists the others (deal, event).
 docs/lookahead.md, "Calibration of the worlds", has its figures. It is not
@@ -22,8 +22,8 @@ from __future__ import annotations
 import argparse
 
 from nbsim.kernels import engine as E
+from nbsim.play.divergence import replay_discard
 from nbsim.play.replays import replay
-from nbsim.play.worlds import replay_discard
 from nbsim.rules.ruleset import as_rules
 
 VARIANTS = ("ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-tongchengyou", "ningbo-7baida",

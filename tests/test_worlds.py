@@ -15,10 +15,9 @@ import pytest
 
 from nbsim.kernels import engine as E
 from nbsim.play.advice_state import position_from_state
-from nbsim.play.divergence import state_at
+from nbsim.play.divergence import replay_discard, state_at
 from nbsim.play.evaluation import view_of
 from nbsim.play.replays import replay
-from nbsim.play.worlds import replay_discard
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_tile
 

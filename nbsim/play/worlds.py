@@ -22,10 +22,10 @@ of the worlds"; ``benchmarks/world_calibration.py`` measures it).
 ``real_world`` deals a world whose hidden tiles are those of a real deal
 (``nbsim.play.replays.hidden_at`` reads them from a played deal's log;
 ``play_defend`` plays the world on with defend in every seat):
-the check that the evaluator plays what the engine plays (``replay_discard``
-plays a real discard on from the rebuilt table; the tests and
-``benchmarks/world_replay.py`` replay real deals through it) and the
-reference row of the calibration. This
+the check that the evaluator plays what the engine plays
+(``divergence.replay_discard`` plays a real discard on from the rebuilt
+table; the tests and ``benchmarks/world_replay.py`` replay real deals
+through it) and the reference row of the calibration. This
 module imports no kernels until ``real_world`` is called, so the command
 line reads the constants without loading numba.
 """
@@ -138,49 +138,3 @@ def play_defend(view, sr, kind: int, key, j: int):
     E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
                 np.int64(kind), np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
     return sr.out
-
-
-def replay_discard(rules, row: dict, events: list[dict], i: int, sr,
-                   state: Mapping | None = None) -> tuple[str | None, list[int]] | None:
-    """A played deal's discard ``events[i]`` played on from the table as
-    its seat saw it, with the real hidden hands, face-down kongs and the
-    wall's real next tiles (live draws and tail replacements), defend in
-    every seat: (winner 'E'..'N' or None for an exhausted wall, the four
-    payments in points). The deal was played by defend, which draws no
-    random numbers, so this is the real outcome exactly when the rebuilt
-    table (``state``, default ``divergence.state_at``'s; ``advice_state``)
-    holds everything the engine's decisions read. ``row``, ``events``:
-    ``nbsim.play.replays.replay``'s; ``sr``: ``engine.new_search(1, 2)``.
-    None when the state is not a legal table (``NbsimError``). Raises
-    RunError when the real tiles do not fit the rebuilt table."""
-    from nbsim.errors import NbsimError
-    from nbsim.kernels import codes as C
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import rng
-    from nbsim.play.advice_state import position_from_state
-    from nbsim.play.divergence import state_at
-    from nbsim.play.evaluation import view_of
-    from nbsim.play.replays import hidden_at
-    from nbsim.rules.tiles import parse_tile
-
-    e = events[i]
-    if e["action"] != "discard":
-        raise RunError(f"event {i} is a {e['action']}, not a discard")
-    try:
-        pos = position_from_state(rules, state if state is not None
-                                  else state_at(row, events, i, e["seat"]))
-    except NbsimError:
-        return None
-    view = view_of(rules, pos)
-    hands, kongs = hidden_at(row, events, i)
-    live = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "draw"]
-    tail = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "replace"]
-    rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
-    if not real_world(view, E.search_game(sr), sr.st, sr, hands, live, tail, kongs):
-        raise RunError(f"event {i}: the real hidden tiles do not fit the rebuilt table")
-    out = play_defend(view, sr, parse_tile(e["tile"]), np.uint64(3), i)
-    if out[E.O_ERROR] != 0:
-        raise RunError(f"event {i}: the engine stopped with error {int(out[E.O_ERROR])}")
-    w = int(out[E.O_WINNER])
-    return (None if w < 0 else C.SEAT_NAMES[w],
-            [int(out[E.O_SCORE + C.RES_PAY + s]) for s in range(4)])
