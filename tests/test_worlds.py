@@ -63,3 +63,27 @@ def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
     assert replay_discard(rs, row, ev, i, sr, state) == want
     without = {k: v for k, v in state.items() if k not in (key, "replacement")}
     assert replay_discard(rs, row, ev, i, sr, without) != want
+
+
+@pytest.mark.parametrize("west, contradicts", [("1112223334s", True), ("1112223339s", False)])
+def test_a_world_that_contradicts_a_kind_let_go_by(west, contradicts):
+    """benchmarks/world_passed.py's check: West let 4s go by; a world that
+    gives it 111s 222s 333s 4s with its pung of 7z (a legal win on 4s)
+    contradicts that, one waiting on 9s does not."""
+    import numpy as np
+
+    from benchmarks.world_passed import _contradicts
+    from nbsim.kernels import rng
+    from nbsim.play.worlds import real_world
+    from nbsim.rules.tiles import parse_tiles
+    rs = load_rules("ningbo-3baida")
+    state = {"hand": "123m456p789s1155z3p", "indicator": "9m", "drawn": "3p",
+             "discards": {"E": "19m", "S": "9s1z4s", "W": "5p", "N": "2z(7z)"},
+             "melds": {"W": ["pung:777z"]}, "passed": {"W": "4s"}}
+    view = view_of(rs, position_from_state(rs, state))
+    sr = E.new_search(1, 2)
+    rng.stream_init(np.uint64(1), np.int64(0), rng.STREAM_USER, sr.st)
+    hands = {1: parse_tiles("4455668m224466p"), 2: parse_tiles(west),
+             3: parse_tiles("778899p5566778s")}
+    assert real_world(view, E.search_game(sr), sr.st, sr, hands)
+    assert _contradicts(view, E.search_game(sr), sr) is contradicts
