@@ -10,7 +10,9 @@ from its fourth on, it rebuilds East's view (``divergence.state_at``, as
 ``nbsim advise`` reads it) and plays East's real discard on ``--samples``
 worlds to the end of the deal, defend at its defaults in every seat, as
 the real deal was played (``playout.evaluate_into`` with ``refine`` 0 to 3:
-``lookahead:opponents``; and "oracle": the real hidden hands and face-down
+``lookahead:opponents``; "3p": model 3 whose worlds never give a seat a
+hand that would have won on a kind it let go by, as ``nbsim advise``
+deals them; and "oracle": the real hidden hands and face-down
 kongs, only the wall order sampled; ``--models`` picks the rows). The
 evaluator forecasts East's payment, P(East wins), P(East deals in), P(the
 wall is exhausted) and P(another seat wins).
@@ -44,7 +46,7 @@ from nbsim.play.worlds import play_defend, real_world
 from nbsim.rules.ruleset import as_rules
 from nbsim.rules.tiles import parse_tile
 
-MODELS = ("0", "1", "2", "3", "oracle")
+MODELS = ("0", "1", "2", "3", "3p", "oracle")
 FIGURES = ("payment", "E wins", "E deals in", "exhausted", "another wins")
 
 
@@ -69,6 +71,12 @@ def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
                  winner < 0, winner >= 0 and winner != seat)
         n += 1
     return sums / max(n, 1)
+
+
+def _refine(model: str) -> int:
+    """``evaluate_into``'s refine of a row: the model's number, with
+    ``playout.RESPECT_PASSED`` for a "p" after it ("3p": advise's worlds)."""
+    return int(model.rstrip("p")) | (PL.RESPECT_PASSED if model.endswith("p") else 0)
 
 
 def _forecast(view, sr, k: int, samples: int, key, refine: int) -> np.ndarray:
@@ -114,7 +122,7 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
             hands, kongs = hidden_at(row, ev, i)
             for m in models:
                 f = (_oracle(view, sr, k, samples, key, hands, kongs) if m == "oracle"
-                     else _forecast(view, sr, k, samples, key, int(m)))
+                     else _forecast(view, sr, k, samples, key, _refine(m)))
                 per[m] += real - f
             real_all.append(real)
             n_deal += 1

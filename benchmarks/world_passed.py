@@ -1,19 +1,23 @@
 """How often do the evaluator's sampled worlds contradict what the other
 seats let go by? A seat that let a kind go by since its own last discard
 (``View.passed``) holds a hand that cannot legally win on it (players take
-every legal win), but ``playout.build_world`` does not yet leave such hands
-out.
+every legal win). ``playout.build_world`` deals such a world again when
+asked to (``playout.RESPECT_PASSED``, as ``nbsim advise`` and
+``evaluate`` do); the ``lookahead`` policy's worlds do not ask.
 
     python -m benchmarks.world_passed [--variant ningbo-3baida]
-        [--opponents 3] [--deals 60] [--worlds 40] [--seed 1]
+        [--opponents 3] [--respect-passed] [--deals 60] [--worlds 40]
+        [--seed 1]
 
 Replays deals 0 .. ``--deals``-1 of ``--seed`` with defend in every seat.
 At every third discard of East from its fourth on where another seat has
 let something go by, it rebuilds East's table (``divergence.state_at``)
 and deals ``--worlds`` worlds with opponent model ``--opponents``
-(``nbsim.play.worlds.OPPONENT_MODELS``), and counts the worlds in which
+(``nbsim.play.worlds.OPPONENT_MODELS``; with ``--respect-passed`` as
+advise deals them), and counts the worlds in which
 some other seat's hand would legally win on a kind it let go by (scored as
-a win on a discard by the next seat). docs/lookahead.md, "Calibration of
+a win on a discard by the next seat; ``playout.contradicts_passed``).
+docs/lookahead.md, "Calibration of
 the worlds", has its figures. Not part of ``make test`` or ``make bench``.
 """
 from __future__ import annotations
@@ -23,7 +27,6 @@ import argparse
 import numpy as np
 
 from nbsim.errors import NbsimError
-from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
 from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
@@ -35,26 +38,12 @@ from nbsim.play.worlds import check_opponents
 from nbsim.rules.ruleset import as_rules
 
 
-def _contradicts(view, g, sr) -> bool:
-    """Does the world in ``g`` give some other seat a hand that would
-    legally win on a kind it let go by?"""
-    for s in range(4):
-        if s == view.seat:
-            continue
-        for k in np.flatnonzero(view.passed[s]):
-            if (E.complete_with(view.tables, g.wild, g.hands[s], g.nat, np.int64(k))
-                    and E.try_win(view.rules, view.tables, g, np.int64(s), np.int64(k),
-                                  np.int64(C.WIN_DISCARD), np.int64(0), np.int64((s + 1) % 4),
-                                  np.int64(-1), np.int64(-1), sr.out)):
-                return True
-    return False
-
-
-def count(variant: str, opponents: int, deals: int, worlds: int,
-          seed: int) -> tuple[int, int, int]:
-    """(positions, worlds dealt, worlds that contradict what was let go by)."""
+def count(variant: str, opponents: int, deals: int, worlds: int, seed: int,
+          respect: bool = False) -> tuple[int, int, int]:
+    """(positions, worlds dealt, worlds that contradict what was let go by);
+    ``respect``: worlds dealt as advise deals them."""
     rs = as_rules(variant)
-    refine = np.int64(check_opponents(opponents))
+    refine = np.int64(check_opponents(opponents) | (PL.RESPECT_PASSED if respect else 0))
     sr = E.new_search(1, 2)
     g = E.search_game(sr)
     n_pos = n_worlds = n_bad = 0
@@ -72,10 +61,10 @@ def count(variant: str, opponents: int, deals: int, worlds: int,
             n_pos += 1
             for j in range(worlds):
                 rng.stream_init(np.uint64(5), np.int64(j), rng.STREAM_USER, sr.st)
-                if PL.build_world(view, g, sr.st, sr.pool, sr.unseen, refine):
+                if PL.build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
                     continue
                 n_worlds += 1
-                n_bad += _contradicts(view, g, sr)
+                n_bad += bool(PL.contradicts_passed(view, g, sr.out))
     return n_pos, n_worlds, n_bad
 
 
@@ -83,12 +72,17 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", default="ningbo-3baida")
     ap.add_argument("--opponents", type=int, default=3)
+    ap.add_argument("--respect-passed", action="store_true",
+                    help="deal the worlds as advise does (none contradicts what was let go by)")
     ap.add_argument("--deals", type=int, default=60)
     ap.add_argument("--worlds", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
-    n_pos, n_worlds, n_bad = count(a.variant, a.opponents, a.deals, a.worlds, a.seed)
-    print(f"{a.variant}, opponents model {a.opponents}: {n_pos} positions, {n_worlds} worlds; "
+    n_pos, n_worlds, n_bad = count(a.variant, a.opponents, a.deals, a.worlds, a.seed,
+                                   a.respect_passed)
+    print(f"{a.variant}, opponents model {a.opponents}"
+          f"{' (respecting what was let go by)' if a.respect_passed else ''}: "
+          f"{n_pos} positions, {n_worlds} worlds; "
           f"{n_bad} ({n_bad / max(n_worlds, 1):.2%}) give a seat a hand that would have won "
           f"on a kind it let go by")
 

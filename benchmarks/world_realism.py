@@ -89,7 +89,7 @@ def measure(variant: str, deals: int, worlds: int, seed: int, policy: str) -> di
                     for j in range(worlds):
                         rng.stream_init(np.uint64(7 + 1000 * d + i), np.int64(j),
                                         rng.STREAM_USER, st)
-                        if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r)):
+                        if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r), sr.out):
                             continue
                         wh = _natural(g.hands[s], view.wild)
                         if wh.sum() == 0:

@@ -244,7 +244,7 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     g = E.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
     rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_USER, st)
-    assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0)) == 0
+    assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0), sr.out) == 0
     for s in range(4):
         rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_POLICY + s, g.prng[s])
     codes = np.full(4, code_of("defend"), np.int64)
@@ -480,7 +480,7 @@ def _refined_worlds(rules, refines, n=200, ponds=None):
     for j in range(n):
         for r in refines:
             rng.stream_init(np.uint64(11), np.int64(j), rng.STREAM_USER, st)
-            assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r)) == 0
+            assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r), sr.out) == 0
             ws = g.ws
             hidden = g.hands[[1, 2, 3]].sum(axis=0).astype(np.int64)
             for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):

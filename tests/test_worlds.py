@@ -67,12 +67,12 @@ def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
 
 @pytest.mark.parametrize("west, contradicts", [("1112223334s", True), ("1112223339s", False)])
 def test_a_world_that_contradicts_a_kind_let_go_by(west, contradicts):
-    """benchmarks/world_passed.py's check: West let 4s go by; a world that
-    gives it 111s 222s 333s 4s with its pung of 7z (a legal win on 4s)
+    """``playout.contradicts_passed``: West let 4s go by; a world that gives
+    it 111s 222s 333s 4s with its pung of 7z (a legal win on 4s)
     contradicts that, one waiting on 9s does not."""
     import numpy as np
 
-    from benchmarks.world_passed import _contradicts
+    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
     from nbsim.play.worlds import real_world
     from nbsim.rules.tiles import parse_tiles
@@ -86,4 +86,17 @@ def test_a_world_that_contradicts_a_kind_let_go_by(west, contradicts):
     hands = {1: parse_tiles("4455668m224466p"), 2: parse_tiles(west),
              3: parse_tiles("778899p5566778s")}
     assert real_world(view, E.search_game(sr), sr.st, sr, hands)
-    assert _contradicts(view, E.search_game(sr), sr) is contradicts
+    assert bool(PL.contradicts_passed(view, E.search_game(sr), sr.out)) is contradicts
+
+
+
+@pytest.mark.parametrize("opponents", [0, 3])
+def test_advise_worlds_respect_what_was_let_go_by(opponents):
+    """Worlds dealt as advise deals them (``playout.RESPECT_PASSED``) never
+    give a seat a hand that would have won on a kind it let go by; without
+    the flag model 3 does now and then (benchmarks/world_passed.py)."""
+    from benchmarks.world_passed import count
+    n_pos, n_worlds, n_bad = count("ningbo-3baida", opponents, 30, 10, 1, respect=True)
+    assert n_pos > 50 and n_worlds > 500 and n_bad == 0
+    if opponents == 3:
+        assert count("ningbo-3baida", 3, 30, 10, 1)[2] > 0

@@ -9,9 +9,13 @@ cannot see at random from what it has not seen (the unseen multiset:
 4 copies of a kind, 1 of a flower, less the copies it can see): each other
 seat gets its public number of concealed tiles (13 - 3 x its melds; a
 non-wild flower never stays in a hand), each face-down kong a kind with four
-unseen copies, and the undrawn wall the rest, in random order. Nothing in a
-world depends on the hidden tiles of the real deal: ``build_world`` reads
-the ``View`` only (the no-leak test covers the ``lookahead`` policy).
+unseen copies, and the undrawn wall the rest, in random order. With the
+``RESPECT_PASSED`` flag (``nbsim advise`` and ``evaluate``; not the
+``lookahead`` policy) a world that gives a seat a hand that would legally
+win on a kind it let go by (``View.passed``: players take every legal
+win) is dealt again. Nothing in a world depends on the hidden tiles of
+the real deal: ``build_world`` reads the ``View`` only (the no-leak test
+covers the ``lookahead`` policy).
 
 ``evaluate_into`` plays, for every candidate discard and every sample j,
 world j with the candidate discarded first (or, at a claim decision, the
@@ -57,6 +61,11 @@ for _c, _p in enumerate(POLICY_TABLE):
 DEFEND = code_of("defend")
 KONG_Q = -2             # evaluate_into's claim_q: the candidates answer the own-turn kong
 DEFEND_HOLD = param_index("defend", "hold")
+# ``build_world``'s refine flag: deal again a world that gives a seat a hand
+# that would legally win on a kind it let go by (``contradicts_passed``)
+RESPECT_PASSED = 4
+MODEL_BITS = 3          # refine & MODEL_BITS: the opponent model (0 .. 3)
+PASSED_TRIES = 16       # deals of a world before the last one is kept anyway
 
 
 @nrt_free(inline="always")
@@ -187,13 +196,37 @@ def refine_hands(view, g, st, refine):
 
 
 @nrt_free
-def build_world(view, g, st, pool, u, refine):
+def contradicts_passed(view, g, out):
+    """Does the world in ``g`` give a seat other than ``view.seat`` a hand
+    that would legally win on a kind it let go by since its own last discard
+    (``view.passed``)? Players take every legal win, so a real hand cannot.
+    The win is scored as one on a discard of the seat after it (who
+    discarded it does not change whether it is legal); ``out``: scratch
+    (int64[OUT_LEN], the engine's result row)."""
+    for s in range(4):
+        if s == view.seat:
+            continue
+        for k in range(C.N_KINDS):
+            if (view.passed[s, k] and E.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
+                    and E.try_win(view.rules, view.tables, g, np.int64(s), np.int64(k),
+                                  np.int64(C.WIN_DISCARD), np.int64(0), np.int64((s + 1) % 4),
+                                  np.int64(-1), np.int64(-1), out)):
+                return True
+    return False
+
+
+@nrt_free
+def build_world(view, g, st, pool, u, refine, out):
     """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
-    and ``u`` int64[42] are scratch. ``refine`` 1, 2 or 3: the others' hands
-    are then refined by ``refine_hands`` (0: uniformly random hands). The seat
-    to play and the turn state are the view's. Returns 0, or 1 when the
+    and ``u`` int64[42] are scratch. ``refine & MODEL_BITS`` 1, 2 or 3: the
+    others' hands are then refined by ``refine_hands`` (0: uniformly random
+    hands). With the ``RESPECT_PASSED`` bit, a world that gives a seat a
+    hand that would legally win on a kind it let go by
+    (``contradicts_passed``; ``out`` int64[OUT_LEN] scratch) is dealt again
+    from the same stream, up to ``PASSED_TRIES`` deals (the last is kept).
+    The seat to play and the turn state are the view's. Returns 0, or 1 when the
     view leaves too few unseen tiles for the others' hands and the wall (an
     inconsistent position)."""
     seat = view.seat
@@ -249,50 +282,54 @@ def build_world(view, g, st, pool, u, refine):
                             g.melds[s, m, C.MELD_KIND] = k
                             u[k] -= 4
                         r -= 1
-    # the unseen tiles in random order
-    n = 0
-    for k in range(C.N_KINDS):
-        for _ in range(u[k]):
-            pool[n] = _tile_id(k)
-            n += 1
-    rng.shuffle(st, pool, n)
-    # the others' hands: the first tiles that may stay in a hand; the rest,
-    # in order, fill the wall
-    need = g.opts[:4, 0]        # the kong options' scratch: free before play resumes
-    for s in range(4):
-        need[s] = 0 if s == seat else 13 - 3 * view.n_melds[s]
+    model = refine & MODEL_BITS
+    for _attempt in range(PASSED_TRIES):
+        # the unseen tiles in random order
+        n = 0
         for k in range(C.N_KINDS):
-            g.hands[s, k] = view.hand[k] if s == seat else 0
-    s = 0
-    n_rest = 0
-    for i in range(n):
-        t = pool[i]
-        k = W.tile_kind(np.int64(t))
+            for _ in range(u[k]):
+                pool[n] = _tile_id(k)
+                n += 1
+        rng.shuffle(st, pool, n)
+        # the others' hands: the first tiles that may stay in a hand; the rest,
+        # in order, fill the wall
+        need = g.opts[:4, 0]        # the kong options' scratch: free before play resumes
+        for s in range(4):
+            need[s] = 0 if s == seat else 13 - 3 * view.n_melds[s]
+            for k in range(C.N_KINDS):
+                g.hands[s, k] = view.hand[k] if s == seat else 0
+        s = 0
+        n_rest = 0
+        for i in range(n):
+            t = pool[i]
+            k = W.tile_kind(np.int64(t))
+            while s < 4 and need[s] == 0:
+                s += 1
+            if s < 4 and (k < C.FLOWER0 or view.wild[k]):
+                g.hands[s, k] += 1
+                need[s] -= 1
+            else:
+                pool[n_rest] = t
+                n_rest += 1
         while s < 4 and need[s] == 0:
             s += 1
-        if s < 4 and (k < C.FLOWER0 or view.wild[k]):
-            g.hands[s, k] += 1
-            need[s] -= 1
-        else:
-            pool[n_rest] = t
-            n_rest += 1
-    while s < 4 and need[s] == 0:
-        s += 1
-    if s < 4:
-        return 1
-    ws = g.ws
-    ind = ws[W.WS_INDICATOR]
-    r = 0
-    for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):
-        if p == ind:
-            g.wall[p] = _tile_id(ws[W.WS_IND_KIND])
-        elif r < n_rest:
-            g.wall[p] = pool[r]
-            r += 1
-        else:
+        if s < 4:
             return 1
-    if refine > 0:
-        refine_hands(view, g, st, refine)
+        ws = g.ws
+        ind = ws[W.WS_INDICATOR]
+        r = 0
+        for p in range(ws[W.WS_LIVE], ws[W.WS_TAIL] + 1):
+            if p == ind:
+                g.wall[p] = _tile_id(ws[W.WS_IND_KIND])
+            elif r < n_rest:
+                g.wall[p] = pool[r]
+                r += 1
+            else:
+                return 1
+        if model > 0:
+            refine_hands(view, g, st, model)
+        if not (refine & RESPECT_PASSED) or not contradicts_passed(view, g, out):
+            break
     # the engine's filters of who may win on a discard
     for s in range(4):
         if s == view.to_play:
@@ -343,7 +380,7 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     for j in range(n_samples):
         for i in range(n_cands):
             rng.stream_init(key, j, rng.STREAM_USER, sr.st)
-            bad = build_world(view, g, sr.st, sr.pool, sr.unseen, refine)
+            bad = build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out)
             sr.pays[i, j] = 0.0
             if bad == 0:
                 for s in range(4):
@@ -396,7 +433,7 @@ def self_draw_waits(view, sr, discard, key, wins):
     g = E.search_game(sr)
     u = sr.unseen
     rng.stream_init(key, 0, rng.STREAM_USER, sr.st)
-    build_world(view, g, sr.st, sr.pool, u, np.int64(0))
+    build_world(view, g, sr.st, sr.pool, u, np.int64(0), sr.out)
     seat = view.seat
     for k in range(C.N_KINDS):
         u[k] = (4 if k < C.N_PLAY else 1) - view.visible[k] - view.hand[k]

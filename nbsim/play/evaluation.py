@@ -239,7 +239,8 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     ``claim_q`` is ``playout.KONG_Q``): their ``ST_*`` sums and payments,
     float64[n, SEARCH_STATS] and float64[n, samples]. The worlds depend on
     the seed and the opponent model only, so groups played from one seed
-    share them."""
+    share them; they never give a seat a hand that would have won on a kind
+    it let go by (``playout.RESPECT_PASSED``; ``pos.passed``)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
@@ -249,7 +250,7 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
-                     np.int64(opponents))
+                     np.int64(opponents) | PL.RESPECT_PASSED)
     return sr.stats[:n].copy(), sr.pays[:n].copy()
 
 
@@ -310,8 +311,10 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
     dealt (``OPPONENT_MODELS``; the default, ``DEFAULT_OPPONENTS`` = 3,
     refines them as players' hands, toward a flush in the suit their
     discards point to, so that the forecasts agree with real deals:
-    docs/lookahead.md, "Calibration of the worlds"). The same worlds for
-    every candidate (common random numbers). ``kinds``: the candidates
+    docs/lookahead.md, "Calibration of the worlds"); no world gives a seat
+    a hand that would have won on a kind it let go by (``pos.passed``).
+    The same worlds for every candidate (common random numbers). ``kinds``:
+    the candidates
     (held kinds; default every held kind). ``kongs``: kinds whose own-turn
     kong (concealed: four held; added: the fourth copy to an own pung) is
     played out too, on the same worlds: the kong, its replacement draw,

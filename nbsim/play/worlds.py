@@ -71,7 +71,7 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
     from nbsim.kernels import rng
     from nbsim.kernels import wall as W
 
-    if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0)):
+    if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0), sr.out):
         return False
     ws = g.ws
     ind = int(ws[W.WS_INDICATOR])
