@@ -14,11 +14,11 @@ At every third discard of East from its fourth on where another seat has
 let something go by, it rebuilds East's table (``divergence.state_at``)
 and deals ``--worlds`` worlds with opponent model ``--opponents``
 (``nbsim.play.worlds.OPPONENT_MODELS``; with ``--respect-passed`` as
-advise deals them), and counts the worlds in which
-some other seat's hand would legally win on a kind it let go by (scored as
-a win on a discard by the next seat; ``playout.contradicts_passed``).
-docs/lookahead.md, "Calibration of
-the worlds", has its figures. Not part of ``make test`` or ``make bench``.
+advise deals them), and counts the worlds in which some other seat's
+hand would legally win on a kind it let go by (scored as a win on a
+discard by the next seat; ``playout.contradicts_passed``).
+docs/lookahead.md, "Calibration of the worlds", has its figures. Not part
+of ``make test`` or ``make bench``.
 """
 from __future__ import annotations
 
