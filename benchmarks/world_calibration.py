@@ -32,16 +32,13 @@ import argparse
 
 import numpy as np
 
-from nbsim.errors import NbsimError
 from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
 from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
 from nbsim.kernels.policies.catalog import code_of
-from nbsim.play.advice_state import position_from_state
-from nbsim.play.divergence import state_at
-from nbsim.play.evaluation import view_of
-from nbsim.play.replays import hidden_at, replay
+from nbsim.play.divergence import east_positions
+from nbsim.play.replays import hidden_at
 from nbsim.play.worlds import play_defend, real_world
 from nbsim.rules.ruleset import as_rules
 from nbsim.rules.tiles import parse_tile
@@ -97,41 +94,26 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
     rs = as_rules(variant)
     sr = E.new_search(1, samples)
     # every seat plays defend at its defaults (hold 0.15), as in the real deals
-    resid: dict[str, list] = {m: [] for m in models}
-    counts = []                             # positions per deal
+    resid = {m: np.zeros((deals, len(FIGURES))) for m in models}
+    counts = np.zeros(deals, np.int64)          # positions per deal
     real_all = []
-    n_pos = 0
-    for d in range(deals):
-        rec = replay(rs, seed, d, "defend")
-        row, ev = rec.row, rec.events
+    for d, row, ev, i, view in east_positions(rs, seed, deals, every=every):
         winner = row["winner"]
         real = np.array((float(row["pay_e"]), winner == "E",
                          winner is not None and winner != "E" and row["discarder"] == "E",
                          winner is None, winner is not None and winner != "E"), float)
-        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        per = {m: np.zeros(len(FIGURES)) for m in models}
-        n_deal = 0
-        for i in turns[3::every]:
-            try:
-                pos = position_from_state(rs, state_at(row, ev, i, "E"))
-            except NbsimError:
-                continue
-            view = view_of(rs, pos)
-            k = parse_tile(ev[i]["tile"])
-            key = np.uint64(rng.deal_key(np.uint64(seed), np.int64(1000 * d + i)))
-            hands, kongs = hidden_at(row, ev, i)
-            for m in models:
-                f = (_oracle(view, sr, k, samples, key, hands, kongs) if m == "oracle"
-                     else _forecast(view, sr, k, samples, key, _refine(m)))
-                per[m] += real - f
-            real_all.append(real)
-            n_deal += 1
+        k = parse_tile(ev[i]["tile"])
+        key = np.uint64(rng.deal_key(np.uint64(seed), np.int64(1000 * d + i)))
+        hands, kongs = hidden_at(row, ev, i)
         for m in models:
-            resid[m].append(per[m])
-        counts.append(n_deal)
-        n_pos += n_deal
-    return {"positions": n_pos, "real": np.mean(real_all, axis=0), "counts": np.array(counts),
-            "resid": {m: np.array(v) for m, v in resid.items()}}
+            f = (_oracle(view, sr, k, samples, key, hands, kongs) if m == "oracle"
+                 else _forecast(view, sr, k, samples, key, _refine(m)))
+            resid[m][d] += real - f
+        real_all.append(real)
+        counts[d] += 1
+    n_pos = int(counts.sum())
+    return {"positions": n_pos, "real": np.mean(real_all, axis=0), "counts": counts,
+            "resid": resid}
 
 
 def main(argv=None) -> int:

@@ -26,14 +26,10 @@ import argparse
 
 import numpy as np
 
-from nbsim.errors import NbsimError
 from nbsim.kernels import engine as E
 from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
-from nbsim.play.advice_state import position_from_state
-from nbsim.play.divergence import state_at
-from nbsim.play.evaluation import view_of
-from nbsim.play.replays import replay
+from nbsim.play.divergence import east_positions
 from nbsim.play.worlds import check_opponents
 from nbsim.rules.ruleset import as_rules
 
@@ -47,24 +43,16 @@ def count(variant: str, opponents: int, deals: int, worlds: int, seed: int,
     sr = E.new_search(1, 2)
     g = E.search_game(sr)
     n_pos = n_worlds = n_bad = 0
-    for d in range(deals):
-        rec = replay(rs, seed, d, "defend")
-        row, ev = rec.row, rec.events
-        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        for i in turns[3::3]:
-            try:
-                view = view_of(rs, position_from_state(rs, state_at(row, ev, i, "E")))
-            except NbsimError:
+    for _, _, _, _, view in east_positions(rs, seed, deals, every=3):
+        if not view.passed[1:].any():
+            continue
+        n_pos += 1
+        for j in range(worlds):
+            rng.stream_init(np.uint64(5), np.int64(j), rng.STREAM_USER, sr.st)
+            if PL.build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
                 continue
-            if not view.passed[1:].any():
-                continue
-            n_pos += 1
-            for j in range(worlds):
-                rng.stream_init(np.uint64(5), np.int64(j), rng.STREAM_USER, sr.st)
-                if PL.build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
-                    continue
-                n_worlds += 1
-                n_bad += bool(PL.contradicts_passed(view, g, sr.out))
+            n_worlds += 1
+            n_bad += bool(PL.contradicts_passed(view, g, sr.out))
     return n_pos, n_worlds, n_bad
 
 

@@ -24,15 +24,12 @@ import argparse
 
 import numpy as np
 
-from nbsim.errors import NbsimError
 from nbsim.kernels import codes as C
 from nbsim.kernels import engine as E
 from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
-from nbsim.play.advice_state import position_from_state
-from nbsim.play.divergence import state_at
-from nbsim.play.evaluation import view_of
-from nbsim.play.replays import hands_at, replay
+from nbsim.play.divergence import east_positions
+from nbsim.play.replays import hands_at
 from nbsim.rules.ruleset import as_rules
 
 REFINES = (0, 1, 2, 3)
@@ -62,42 +59,33 @@ def measure(variant: str, deals: int, worlds: int, seed: int, policy: str) -> di
     real_main: list[float] = []
     hits: list[bool] = []
     n_pos = 0
-    for d in range(deals):
-        rec = replay(rs, seed, d, policy)
-        row, ev = rec.row, rec.events
-        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        for i in turns[3::3]:
-            try:
-                pos = position_from_state(rs, state_at(row, ev, i, "E"))
-            except NbsimError:
+    for d, row, ev, i, view in east_positions(rs, seed, deals, policy, every=3):
+        real = hands_at(row, ev, i)
+        n_pos += 1
+        for name in ("S", "W", "N"):
+            s = C.SEAT_NAMES.index(name)
+            rh = _natural(np.bincount(np.asarray(real[name], dtype=np.int64),
+                                      minlength=C.N_KINDS), view.wild)
+            if rh.sum() == 0:
                 continue
-            view = view_of(rs, pos)
-            real = hands_at(row, ev, i)
-            n_pos += 1
-            for name in ("S", "W", "N"):
-                s = C.SEAT_NAMES.index(name)
-                rh = _natural(np.bincount(np.asarray(real[name], dtype=np.int64),
-                                          minlength=C.N_KINDS), view.wild)
-                if rh.sum() == 0:
-                    continue
-                suit = int(np.argmax([rh[9 * u:9 * u + 9].sum() for u in range(3)]))
-                real_main.append(_main_share(rh, suit))
-                rng.stream_init(np.uint64(seed), np.int64(len(hits)), rng.STREAM_USER, st)
-                hits.append(int(PL.read_suit(view, st, np.int64(s))) == suit)
-                for r in REFINES:
-                    sh, mn = [], []
-                    for j in range(worlds):
-                        rng.stream_init(np.uint64(7 + 1000 * d + i), np.int64(j),
-                                        rng.STREAM_USER, st)
-                        if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r), sr.out):
-                            continue
-                        wh = _natural(g.hands[s], view.wild)
-                        if wh.sum() == 0:
-                            continue
-                        sh.append(float(np.minimum(wh, rh).sum() / rh.sum()))
-                        mn.append(_main_share(wh, suit))
-                    shared[r].append(float(np.mean(sh)))
-                    main[r].append(float(np.mean(mn)))
+            suit = int(np.argmax([rh[9 * u:9 * u + 9].sum() for u in range(3)]))
+            real_main.append(_main_share(rh, suit))
+            rng.stream_init(np.uint64(seed), np.int64(len(hits)), rng.STREAM_USER, st)
+            hits.append(int(PL.read_suit(view, st, np.int64(s))) == suit)
+            for r in REFINES:
+                sh, mn = [], []
+                for j in range(worlds):
+                    rng.stream_init(np.uint64(7 + 1000 * d + i), np.int64(j),
+                                    rng.STREAM_USER, st)
+                    if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(r), sr.out):
+                        continue
+                    wh = _natural(g.hands[s], view.wild)
+                    if wh.sum() == 0:
+                        continue
+                    sh.append(float(np.minimum(wh, rh).sum() / rh.sum()))
+                    mn.append(_main_share(wh, suit))
+                shared[r].append(float(np.mean(sh)))
+                main[r].append(float(np.mean(mn)))
     return {"positions": n_pos, "hands": len(real_main), "real_main": float(np.mean(real_main)),
             "read_hits": float(np.mean(hits)), "shared": shared, "main": main}
 

@@ -22,8 +22,7 @@ from __future__ import annotations
 import argparse
 
 from nbsim.kernels import engine as E
-from nbsim.play.divergence import replay_discard
-from nbsim.play.replays import replay
+from nbsim.play.divergence import east_positions, replay_discard
 from nbsim.rules.ruleset import as_rules
 
 VARIANTS = ("ningbo-3baida", "ningbo-3baida-tianyi", "ningbo-tongchengyou", "ningbo-7baida",
@@ -37,20 +36,13 @@ def check(variant: str, deals: int, seed: int) -> tuple[int, int, list[tuple[int
     sr = E.new_search(1, 2)
     played = same = 0
     misses = []
-    for d in range(deals):
-        rec = replay(rs, seed, d, "defend")
-        row, ev = rec.row, rec.events
+    for d, row, ev, i, view in east_positions(rs, seed, deals):
         want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
-        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
-        for i in turns[3:]:
-            got = replay_discard(rs, row, ev, i, sr)
-            if got is None:
-                continue
-            played += 1
-            if got == want:
-                same += 1
-            else:
-                misses.append((d, i))
+        played += 1
+        if replay_discard(row, ev, i, view, sr) == want:
+            same += 1
+        else:
+            misses.append((d, i))
     return played, same, misses
 
 

@@ -60,9 +60,9 @@ def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
     want = (row["winner"], [row["pay_e"], row["pay_s"], row["pay_w"], row["pay_n"]])
     state = state_at(row, ev, i, "E")
     assert state[key]
-    assert replay_discard(rs, row, ev, i, sr, state) == want
+    assert replay_discard(row, ev, i, view_of(rs, position_from_state(rs, state)), sr) == want
     without = {k: v for k, v in state.items() if k not in (key, "replacement")}
-    assert replay_discard(rs, row, ev, i, sr, without) != want
+    assert replay_discard(row, ev, i, view_of(rs, position_from_state(rs, without)), sr) != want
 
 
 @pytest.mark.parametrize("west, contradicts", [("1112223334s", True), ("1112223339s", False)])

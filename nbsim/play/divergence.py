@@ -17,7 +17,8 @@ shanten is ``nbsim.kernels.hand.shanten`` with the seat's wilds as wilds
 (docs/rules.md §10.2).
 
 ``state_at`` rebuilds a played position as a table state (what ``nbsim
-advise`` reads); ``replay_discard`` plays a real discard on from that
+advise`` reads), ``east_positions`` walks East's positions of played
+deals; ``replay_discard`` plays a real discard on from that
 table with the real hidden tiles, the check that the rebuilt table holds
 everything the engine's decisions read (``benchmarks/world_replay.py``).
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -177,36 +178,52 @@ def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
     return state
 
 
-def replay_discard(rules, row: dict, events: list[dict], i: int, sr,
-                   state: Mapping | None = None) -> tuple[str | None, list[int]] | None:
-    """A played deal's discard ``events[i]`` played on from the table as
-    its seat saw it, with the real hidden hands, face-down kongs and the
-    wall's real next tiles (live draws and tail replacements), defend in
-    every seat: (winner 'E'..'N' or None for an exhausted wall, the four
-    payments in points). The deal was played by defend, which draws no
-    random numbers, so this is the real outcome exactly when the rebuilt
-    table (``state``, default ``state_at``'s; ``advice_state``)
-    holds everything the engine's decisions read. ``row``, ``events``:
-    ``nbsim.play.replays.replay``'s; ``sr``: ``engine.new_search(1, 2)``.
-    None when the state is not a legal table (``NbsimError``). Raises
-    RunError when the real tiles do not fit the rebuilt table."""
+def east_positions(rules, seed: int, deals: int, policy: str = "defend", every: int = 1):
+    """The played positions the world benchmarks study
+    (``benchmarks/world_*.py``): deals 0 .. ``deals``-1 of ``seed`` with
+    ``policy`` in every seat (``nbsim.play.replays.replay``), every
+    ``every``-th discard of East from its fourth on whose rebuilt table
+    (``state_at``) is legal. Yields (deal, row, events, i, view): the
+    deal's game-mode row and event log, the discard's event index, and
+    East's ``View`` of the table before it (``evaluation.view_of``)."""
     from nbsim.errors import NbsimError
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import rng
     from nbsim.play.advice_state import position_from_state
     from nbsim.play.evaluation import view_of
+    from nbsim.play.replays import replay
+    rs = as_rules(rules)
+    for d in range(deals):
+        rec = replay(rs, seed, d, policy)
+        row, ev = rec.row, rec.events
+        turns = [i for i, e in enumerate(ev) if e["action"] == "discard" and e["seat"] == "E"]
+        for i in turns[3::every]:
+            try:
+                view = view_of(rs, position_from_state(rs, state_at(row, ev, i, "E")))
+            except NbsimError:
+                continue
+            yield d, row, ev, i, view
+
+def replay_discard(row: dict, events: list[dict], i: int, view,
+                   sr) -> tuple[str | None, list[int]]:
+    """A played deal's discard ``events[i]`` played on from ``view``, the
+    ``View`` of the table its seat saw (e.g. ``east_positions``'s, or
+    ``evaluation.view_of`` of a ``state_at`` table), with the real hidden
+    hands, face-down kongs and the wall's real next tiles (live draws and
+    tail replacements), defend in every seat: (winner 'E'..'N' or None for
+    an exhausted wall, the four payments in points). The deal was played
+    by defend, which draws no random numbers, so this is the real outcome
+    exactly when the view holds everything the engine's decisions read.
+    ``row``, ``events``: ``nbsim.play.replays.replay``'s; ``sr``:
+    ``engine.new_search(1, 2)``. Raises RunError when ``events[i]`` is no
+    discard, the real tiles do not fit the view, or the engine stops with
+    an error."""
+    from nbsim.kernels import engine as E
+    from nbsim.kernels import rng
     from nbsim.play.replays import hidden_at
     from nbsim.play.worlds import play_defend, real_world
 
     e = events[i]
     if e["action"] != "discard":
         raise RunError(f"event {i} is a {e['action']}, not a discard")
-    try:
-        pos = position_from_state(rules, state if state is not None
-                                  else state_at(row, events, i, e["seat"]))
-    except NbsimError:
-        return None
-    view = view_of(rules, pos)
     hands, kongs = hidden_at(row, events, i)
     live = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "draw"]
     tail = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "replace"]
