@@ -46,3 +46,14 @@ def test_playout_benchmark_measures_both_players_on_the_same_position():
         rate, n_cands = _playout_rate(rs, pos, 4, base)
         assert rate > 0
         assert n_cands == int((pos.hand > 0).sum())
+
+
+def test_bench_table_shows_times_below_a_second_in_their_own_unit():
+    """The exact own-draw answer takes under a millisecond: `make bench`
+    must not print it as "0.00 s"."""
+    from benchmarks.run import _fmt
+    assert _fmt(2.345, "s") == "2.35 s"
+    assert _fmt(0.47, "s") == "470 ms"
+    assert _fmt(0.0004123, "s") == "412 us"
+    assert _fmt(26806.2, "playouts/s") == "26,806"
+    assert _fmt(float("nan"), "s") == "-"
