@@ -411,6 +411,19 @@ def test_replacement_needs_a_drawn_tile_and_a_boolean(rs):
     _error(rs, 'replacement: true or false .*got "yes"', replacement="yes", drawn="3p")
     _error(rs, "offered makes this a claim", hand="123m456p789s1155z", replacement=True,
            offered="3p")
+    # null is "not given", as for the other optional keys
+    assert not position_from_state(rs, {"hand": "123m456p789s1155z3p", "indicator": "9m",
+                                        "replacement": None}).replacement
+
+
+def test_replacement_needs_a_kong_or_a_flower_of_the_seat(rs):
+    """A replacement is drawn after the seat's own kong or flower: with
+    neither shown, --replacement is refused; a flower set aside allows it."""
+    _error(rs, "seat E shows neither; give its kong", drawn="3p", replacement=True)
+    _error(rs, "seat E shows neither", drawn="3p", replacement=True, flowers={"S": "1f"})
+    pos = position_from_state(rs, {"hand": "123m456p789s1155z3p", "indicator": "9m",
+                                   "drawn": "3p", "replacement": True, "flowers": {"E": "1f"}})
+    assert pos.replacement and pos.flowers[0] == 1
 
 
 def _scored_by_the_command(note: str):
@@ -693,7 +706,18 @@ def test_cli_checks_the_plot_path_before_simulating(runner, tmp_path):
     (tmp_path / "dir.png").mkdir()
     with pytest.raises(RunError, match="is a folder"):
         plot_path(tmp_path / "dir.png")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(RunError, match="'.*afile' is a file, not a folder"):
+        plot_path(tmp_path / "afile" / "x.png")
+    # a folder nothing can be created in (root may "access" /proc, but not write it)
+    with pytest.raises(RunError, match="cannot write there"):
+        plot_path("/proc/advice.png")
+    # the check leaves no file behind, and an existing file as it was
     assert plot_path(tmp_path / "advice.SVG") == tmp_path / "advice.SVG"
+    assert not (tmp_path / "advice.SVG").exists()
+    (tmp_path / "old.png").write_bytes(b"keep")
+    assert plot_path(tmp_path / "old.png") == tmp_path / "old.png"
+    assert (tmp_path / "old.png").read_bytes() == b"keep"
 
 
 def test_one_sample_gives_no_interval(rs):
@@ -765,3 +789,61 @@ def test_readme_state_example(rs):
     assert position_to_state(pos)["discards"]["W"] == "5p(7z)(4s)"
     # S holds no 3s 5s or pair of 4s: passing is all it can do
     assert [c.label for c in advise(rs, pos, samples=0).candidates] == ["pass"]
+
+
+def test_advise_checks_the_position_against_its_variant(rs):
+    """A Position is checked against the variant it is advised in: one built
+    for another variant, or not a Position at all, is refused by name."""
+    from nbsim.play.advice import check_position
+    pos = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m")
+    assert check_position(rs, pos) is pos
+    with pytest.raises(HandError, match="does not fit ninghai: indicator 9m: ninghai has no "
+                                        "wilds.*built for another variant"):
+        advise("ninghai", pos, samples=0)
+    ninghai = position_from_options("ninghai", hand="123m456p789s1155z3p")
+    with pytest.raises(HandError, match="does not fit ningbo-3baida: .*give the indicator"):
+        advise(rs, ninghai, samples=20)
+    with pytest.raises(HandError, match="expected a Position .* got NoneType"):
+        advise(rs, None, samples=0)
+    for show in (format_advice, advice_json):
+        with pytest.raises(RunError, match=f"{show.__name__}: expected an Advice"):
+            show(None)
+
+
+def test_options_take_one_value_as_a_plain_string(rs):
+    """As the JSON state does, the API takes one meld or pond as a string."""
+    one = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m",
+                                melds="W:pung:777z", discards="N:2z(7z)")
+    listed = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m",
+                                   melds=["W:pung:777z"], discards=["N:2z(7z)"])
+    _same(one, listed)
+    assert one.n_melds[2] == 1 and one.n_pond[3] == 2
+
+
+def test_melds_of_one_value_may_repeat_its_seat_only(rs):
+    assert table_state(melds=["S:pung:777z,S:pung:666z"])["melds"] == {
+        "S": ["pung:777z", "pung:666z"]}
+    with pytest.raises(HandError, match="one value holds the melds of one seat \\(S\\); give "
+                                        "W's melds as a value of their own, e.g. W:pung:666z"):
+        table_state(melds=["S:pung:777z,W:pung:666z"])
+
+
+def test_ranks_are_ascii_digits():
+    """Other digits (superscripts, Arabic-Indic) are no ranks: refused as
+    the characters they are, not read as ranks."""
+    for text in ("\u00b9\u00b2\u00b3m456p", "\u0661\u0662\u0663m"):
+        with pytest.raises(TileError, match="unexpected"):
+            parse_tiles(text)
+    with pytest.raises(TileError, match="have no suit letter"):
+        parse_tiles("123m45")
+
+
+def test_a_legal_win_shows_its_certain_payment(rs):
+    """The win row of a simulated advice shows the win's payment as certain
+    (P(win) 1, no deal-in), and the recommendation names it."""
+    adv = advise(rs, position_from_options(rs, **KONGED), samples=SAMPLES, seed=1)
+    pay = adv.recommended.score.payments["S"]
+    text = format_advice(adv)
+    row = next(line for line in text.splitlines() if line.startswith("self-drawn win"))
+    assert f"{pay:+.2f} (certain)" in row and row.split()[-5:] == ["0", "0", "0", "0", "-"]
+    assert f"a legal win ({pay:+.2f} points to the seat, certain)" in text

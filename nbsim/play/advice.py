@@ -44,6 +44,7 @@ from nbsim.kernels import codes as C
 from nbsim.play.advice_notation import POND_CLAIMED, SEATS
 from nbsim.play.advice_state import (
     STATE_KEYS,
+    check_position,
     position_from_json,
     position_from_options,
     position_from_state,
@@ -83,7 +84,7 @@ from nbsim.rules.tiles import KIND_NAMES, format_tiles
 __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "advise",
            "advice_json", "build_advice", "format_advice", "plot_advice", "plot_path",
            "position_from_json", "position_from_options", "position_from_state",
-           "position_to_state", "read_state",
+           "position_to_state", "read_state", "check_position",
            "table_state", "after_claim", "best_target", "describe_position"]
 
 _CLAIM_PASS, _CLAIM_PUNG, _CLAIM_KONG, _CLAIM_CHOW = 0, 1, 2, 3   # common.CLAIM_*
@@ -519,12 +520,16 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     own-turn kongs are played out on the discards' worlds (``evaluate``'s
     ``kongs``). ``samples=0``: no
     simulation, everything ranked by shanten and acceptance. Raises NbsimError
-    subclasses (RunError for a position the engine cannot continue from or
-    one with no tile left to draw, bad samples, seed, base or opponents)."""
+    subclasses (HandError for a ``pos`` that is not a Position or breaks
+    this variant's rules, e.g. one built for another variant:
+    ``check_position``; RunError for a position the engine cannot continue
+    from or one with no tile left to draw, bad samples, seed, base or
+    opponents)."""
     from nbsim.args import whole_number
     from nbsim.play.evaluation import PLAYOUT_POLICIES
     from nbsim.play.worlds import check_opponents
     rs = as_rules(rules)
+    check_position(rs, pos)
     opponents = check_opponents(opponents)
     samples = whole_number(samples, "samples", 0, 100_000, RunError)
     if samples == 1:

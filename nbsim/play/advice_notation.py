@@ -50,7 +50,7 @@ def wind_index(value, what: str) -> int:
     raise HandError(f"{what}: unknown wind {value!r}; the round wind is E, S, W or N")
 
 
-_POND_TOKEN = re.compile(r"(\d+[a-zA-Z])|([()*])|(\S)")
+_POND_TOKEN = re.compile(r"([0-9]+[a-zA-Z])|([()*])|(\S)")
 
 
 def parse_pond(text, what: str) -> list[tuple[int, int]]:
@@ -83,7 +83,7 @@ def parse_pond(text, what: str) -> list[tuple[int, int]]:
                 raise HandError(f"{what} {text!r}: '**': one '*' marks the tile before it as "
                                 f"just drawn")
             out[-1] = (out[-1][0], out[-1][1] | POND_DRAWN)
-        elif other.isdigit():
+        elif other in "0123456789":
             raise TileError(f"{what} {text!r}: digits have no suit letter (write e.g. "
                             f"'19m(5p)3s'; suits: m p s z f)")
         else:

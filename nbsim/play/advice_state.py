@@ -107,7 +107,16 @@ def _group_by_seat(values, what: str, default: str | None, *, many: bool
     for v in values:
         seat, rest = _split_seat(v, default, what)
         if many:
-            out.setdefault(seat, []).extend(p.strip() for p in rest.split(",") if p.strip())
+            for part in (p.strip() for p in rest.split(",")):
+                if _SEAT_PREFIX.match(part):
+                    # "S:pung:777z,S:pung:666z": the seat repeated (the same one only)
+                    again, part = _split_seat(part, None, what)
+                    if again != seat:
+                        raise HandError(f"{what} {v!r}: one value holds the melds of one "
+                                        f"seat ({seat}); give {again}'s melds as a value of "
+                                        f"their own, e.g. {again}:{part}")
+                if part:
+                    out.setdefault(seat, []).append(part)
         else:
             if seat in out:
                 raise HandError(f"{what}: seat {seat} given twice ({out[seat]!r} and "
@@ -132,6 +141,9 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
     ``["E:19m(5p)3s", "S:9s1z"]``, ``["S:2f6f"]``, ``["W:2z4s"]``; several
     melds of a seat may be comma-separated."""
     state: dict[str, Any] = dict(base or {})
+    # one value given as a plain string (as the JSON state allows) is a list of one
+    melds, discards, flowers, passed = ([v] if isinstance(v, str) else v
+                                        for v in (melds, discards, flowers, passed))
     if seat is not None:
         state["seat"] = seat
     own = state.get("seat", "E")
@@ -249,7 +261,9 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
         if offered >= C.FLOWER0 and not wild[offered]:
             raise HandError(f"offered {KIND_NAMES[offered]}: a flower is set aside, never "
                             f"discarded (only a wild flower can be)")
-    replacement = state.get("replacement", False)
+    replacement = state.get("replacement")
+    if replacement is None:
+        replacement = False
     if not isinstance(replacement, bool):
         raise HandError(f"replacement: true or false (the drawn tile replaced a kong or a "
                         f"flower), got {json.dumps(replacement, default=str)}")
@@ -297,6 +311,11 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
                 raise HandError(f"flowers: {KIND_NAMES[k]} is set aside twice; each flower "
                                 f"is a single tile")
             flowers[SEATS.index(s_name)] |= bit
+    if replacement and not flowers[me] and not any(
+            m.typ in (C.MELD_KONG, C.MELD_CKONG) for m in melds[me]):
+        raise HandError(f"replacement: a replacement tile is drawn after a kong or a flower, "
+                        f"and seat {SEATS[me]} shows neither; give its kong (--melds) or "
+                        f"flower (--flowers), or leave out --replacement")
 
     # ponds, and the claimed tiles matched to the melds that claimed them
     ponds: list[list[list[int]]] = [[] for _ in range(4)]     # [kind, flags, matched]
@@ -517,6 +536,28 @@ def position_from_json(rules: RuleSet | str | Path,
     """The ``Position`` of a table state in a JSON file (or a dict of the
     same keys; module doc)."""
     return position_from_state(rules, read_state(path_or_dict))
+
+
+def check_position(rules: RuleSet | str | Path, pos: Position) -> Position:
+    """``pos`` (returned as it is) checked as a position of the variant
+    ``rules``: it must be a ``Position`` that ``position_from_state`` accepts
+    under these rules when given the position's own table state
+    (``position_to_state``). A position built by the functions above for
+    this variant always passes. Raises HandError when ``pos`` is not a
+    Position, or when it breaks these rules, e.g. one built for another
+    variant: an indicator where this variant has no wilds, more tiles left
+    than its wall holds, a meld it forbids (the message names the rule)."""
+    rs = as_rules(rules)
+    if not isinstance(pos, Position):
+        raise HandError(f"position: expected a Position (position_from_options, "
+                        f"position_from_state or position_from_json), got "
+                        f"{type(pos).__name__}")
+    try:
+        position_from_state(rs, position_to_state(pos))
+    except (ValueError, TypeError, IndexError, KeyError) as e:   # NbsimError is a ValueError
+        raise HandError(f"the position does not fit {rs.name}: {e} (was it built for "
+                        f"another variant?)") from None
+    return pos
 
 
 def position_to_state(pos: Position) -> dict[str, Any]:

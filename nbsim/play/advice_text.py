@@ -72,13 +72,29 @@ def describe_position(adv: Advice) -> list[str]:
     return lines
 
 
+def _advice(adv: Advice, what: str) -> Advice:
+    """``adv`` when it is an Advice; else RunError naming what was given."""
+    if not isinstance(adv, Advice):
+        raise RunError(f"{what}: expected an Advice (nbsim.advise or build_advice), got "
+                       f"{type(adv).__name__}")
+    return adv
+
+
+def _won(c: CandidateAdvice, me: int) -> float | None:
+    """The seat's payment (points) when ``c`` is a legal win; else None."""
+    if c.action != "win" or c.score is None or not c.score.win:
+        return None
+    return float((c.score.payments or {}).get(SEATS[me], 0))
+
+
 def format_advice(adv: Advice) -> str:
     """The advice as an aligned text table: one row per candidate, best
     first, with shanten/acceptance per target, P(win), the expected payment
     with its 95% interval, the paired difference to the best, the deal-in
     chance in total and per opponent, and the exact own-draw P(win); then the
-    recommendation and a legend (units: points per deal, probabilities)."""
-    lines = describe_position(adv)
+    recommendation and a legend (units: points per deal, probabilities).
+    Raises RunError when ``adv`` is not an Advice."""
+    lines = describe_position(_advice(adv, "format_advice"))
     if adv.decision == "discard":
         n = sum(c.action == "discard" for c in adv.candidates)
         kongs = sum(c.action == "kong" for c in adv.candidates)
@@ -117,7 +133,11 @@ def format_advice(adv: Advice) -> str:
                         else _fit_cell(c.targets, fam))
                        for fam in ("open", "full_flush", "half_flush", "all_pungs")]
         if sim:
-            if c.mean_pay is None:
+            won = _won(c, me)
+            if won is not None:
+                # a legal win ends the deal: its payment is certain, not sampled
+                r += ["1", f"{won:+.2f} (certain)"] + ["-"] * paired + ["0"] * (1 + len(opp))
+            elif c.mean_pay is None:
                 r += ["-"] * (3 + paired + len(opp))
             else:
                 r += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
@@ -149,8 +169,9 @@ def format_advice(adv: Advice) -> str:
         elif len(adv.candidates) > 1:
             rec.append(f"the runner-up, {_move(adv.candidates[1])}, is behind by more than "
                          f"the noise (its paired 95% interval lies below 0)")
-    elif best.action == "win" and best.score is not None and best.score.win:
-        rec.append(f"recommended: {_move(best)}, a legal win")
+    elif _won(best, me) is not None:
+        rec.append(f"recommended: {_move(best)}, a legal win ({_won(best, me):+.2f} points "
+                   f"to the seat, certain)")
     else:
         b = best.best_target
         rec.append(f"recommended by shanten and acceptance: {_move(best)}"
@@ -208,9 +229,10 @@ def advice_json(adv: Advice) -> dict[str, Any]:
     settings, the candidates best first (tiles in notation, every number of
     ``CandidateAdvice``, targets with shanten, acceptance and the kinds
     accepted), the recommendation, the candidates within the noise and the
-    notes. Payments are points per deal; probabilities per deal."""
+    notes. Payments are points per deal; probabilities per deal. Raises
+    RunError when ``adv`` is not an Advice."""
     cands = []
-    for c in adv.candidates:
+    for c in _advice(adv, "advice_json").candidates:
         d: dict[str, Any] = {
             "move": _move(c), "action": c.action, "tile": KIND_NAMES[c.kind], "code": c.code,
             "chow": format_tiles([c.chow, c.chow + 1, c.chow + 2]) if c.chow >= 0 else None,
@@ -247,10 +269,11 @@ def advice_json(adv: Advice) -> dict[str, Any]:
 def plot_path(path: str | Path) -> Path:
     """``path`` checked as the target of ``--plot`` before any work is done:
     a file name whose extension is an image format matplotlib writes (.png,
-    .svg, .pdf, ...), in an existing folder this process may write to.
+    .svg, .pdf, ...), in an existing folder where this process can create
+    it. The check opens the file for writing (``os.access`` says yes to
+    root even where nothing can be written, such as /proc): an existing
+    file is opened to append nothing, a new one is created and removed.
     Raises RunError naming what is wrong and what is allowed."""
-    import os
-
     from matplotlib.backend_bases import FigureCanvasBase
     path = Path(path)
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
@@ -261,10 +284,19 @@ def plot_path(path: str | Path) -> Path:
         raise RunError(f"--plot {str(path)!r}: is a folder; give a file name such as "
                        f"{str(path / 'advice.png')!r}")
     folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise RunError(f"--plot {str(path)!r}: {str(folder)!r} is a file, not a folder")
     if not folder.is_dir():
         raise RunError(f"--plot {str(path)!r}: the folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise RunError(f"--plot {str(path)!r}: cannot write there (permission denied)")
+    existed = path.exists()
+    try:
+        with open(path, "ab" if existed else "xb"):
+            pass
+    except OSError as e:
+        raise RunError(f"--plot {str(path)!r}: cannot write there ({e.strerror or e}); "
+                       "give a file in a folder you can write to") from None
+    if not existed:
+        path.unlink()
     return path
 
 
@@ -274,9 +306,9 @@ def plot_advice(adv: Advice, path: str | Path) -> Path:
     best first, the recommendation highlighted and a zero line; the caption
     names the position and the lookahead's settings. Raises RunError when
     the advice was not simulated (samples 0: there is no payment to draw)
-    or for a bad ``path`` (``plot_path``)."""
+    or for a bad ``path`` (``plot_path``) or an ``adv`` that is not an Advice."""
     from nbsim.analysis.plots import _save, _subplots
-    rows = [c for c in adv.candidates if c.mean_pay is not None]
+    rows = [c for c in _advice(adv, "plot_advice").candidates if c.mean_pay is not None]
     if not rows:
         raise RunError("--plot: the candidates were not simulated (--samples 0), so there is "
                        "no expected payment to plot; give --samples N")

@@ -17,7 +17,7 @@ from nbsim.kernels import codes as C
 SUITS = "mpszf"
 _SUIT_BASE = {"m": C.MAN0, "p": C.PIN0, "s": C.SOU0, "z": C.HONOR0, "f": C.FLOWER0}
 _SUIT_RANKS = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
-_TOKEN = re.compile(r"(\d+)([a-zA-Z])|(\S)")
+_TOKEN = re.compile(r"([0-9]+)([a-zA-Z])|(\S)")   # ASCII digits only: "١" is no rank
 
 KIND_NAMES = tuple(
     f"{r}{s}" for s in SUITS for r in range(1, _SUIT_RANKS[s] + 1)
@@ -65,7 +65,7 @@ def parse_tiles(text: str, *, max_copies: int | None = 4, what: str = "tiles") -
         pos = m.end()
         if m.group(3) is not None:
             ch = m.group(3)
-            if ch.isdigit():
+            if ch in "0123456789":
                 raise TileError(
                     f"{what} {text!r}: digits {compact[m.start():]!r} have no suit letter "
                     f"(write e.g. '123m'; suits: m p s z f)")
