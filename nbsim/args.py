@@ -89,3 +89,41 @@ def json_object_file(path: str | Path, what: str, expected: str,
     if not isinstance(data, dict):
         raise error(f"{name}: expected {expected}, got {json_kind(data)}")
     return data
+
+
+def writable_file(path: str | Path, what: str, *, make_folders: bool = False,
+                  error: type[NbsimError] = NbsimError) -> Path:
+    """``path`` checked as a file this process can write, before any work is
+    done (so a long computation never ends in a failed write). ``what`` names
+    the option in messages (e.g. '--out'). The folder must exist, unless
+    ``make_folders`` (then missing folders are created, as ``simulate`` does).
+    The check opens the file for writing: ``os.access`` says yes to root
+    even where nothing can be written (/proc). An existing file is opened to
+    append nothing; a new one is created and removed. Raises ``error`` when
+    ``path`` is a folder, its folder is a file or missing, or it cannot be
+    written."""
+    p = Path(path)
+    name = f"{what} {str(p)!r}"
+    if p.is_dir():
+        raise error(f"{name}: is a folder; give a file name in it")
+    folder = p.parent
+    if folder.exists() and not folder.is_dir():
+        raise error(f"{name}: {str(folder)!r} is a file, not a folder")
+    if not folder.is_dir():
+        if not make_folders:
+            raise error(f"{name}: the folder {str(folder)!r} does not exist")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise error(f"{name}: cannot create the folder {str(folder)!r} "
+                        f"({e.strerror or e})") from None
+    existed = p.exists()
+    try:
+        with open(p, "ab" if existed else "xb"):
+            pass
+    except OSError as e:
+        raise error(f"{name}: cannot write there ({e.strerror or e}); give a file in a "
+                    f"folder you can write to") from None
+    if not existed:
+        p.unlink()
+    return p

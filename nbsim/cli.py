@@ -225,10 +225,13 @@ def compare_cmd(run_dirs, out):
 @click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bars on stderr (default: when stderr is a terminal).")
+@click.option("--overwrite", is_flag=True,
+              help="Replace a value's run in OUT that another request made (other seed, "
+                   "deals, policies, --set); without it such a run is refused.")
 @policy_options
 @set_option
-def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, policies,
-              overrides):
+def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, overwrite, policy,
+              policies, overrides):
     """Play one run of CONFIG per value of --vary with the same SEED and
     compare them against the value (docs/rules.md §9 lists the options).
 
@@ -236,7 +239,8 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
     (Ninghai: points) of wins, winner's gain and turns per deal for each
     value with 95% intervals, plus the differences from the first value,
     paired deal by deal. Running it again on the same OUT skips the runs that
-    are finished. Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
+    are finished; a run of another request there is refused (--overwrite
+    replaces it). Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
     --deals 20000 --seed 1 --out runs/min_tai
     """
     from nbsim.analysis.sweeps import sweep
@@ -248,7 +252,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, policy, p
     elif policy or policies:
         raise NbsimError("--policy/--policies need --mode game")
     res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
-                overrides=overrides, workers=workers, progress=progress)
+                overrides=overrides, workers=workers, progress=progress, overwrite=overwrite)
     click.echo(res.text)
     click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
 
@@ -399,6 +403,9 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
     from nbsim.rules.ruleset import shipped_configs
 
     configs = list(configs) or shipped_configs()
+    if out:
+        from nbsim.args import writable_file
+        writable_file(out, "--out", make_folders=True)   # before the duels, not after
     n_pol = len([p for p in pols.split(",") if p.strip()])
     total = len(configs) * n_pol * (n_pol - 1) // 2 * deals
     show = stderr_is_terminal() if progress is None else progress
@@ -421,7 +428,8 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
 @click.option("--deals", type=int, default=100_000, show_default=True,
               help="Game deals per style and variant.")
 @click.option("--duel-deals", type=int, default=20_000, show_default=True,
-              help="Duplicate deals of each style's duel against value (0: no duels).")
+              help="Duplicate deals of each style's duel against value (0: no duels; else "
+                   ">= 2).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
               help="Folder for the runs and band.md (finished runs and duels are reused).")
@@ -437,8 +445,11 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
 @click.option("--expert-on", "expert_on", default=None, metavar="A,B,...",
               help="The variants the expert plays (default: every CONFIG); the others show "
                    "the band without it.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace runs and duels in OUT that another request made (other seed, "
+                   "deals, styles); without it such a run is refused before any play.")
 def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, expert_deals,
-             expert_base, expert_on):
+             expert_base, expert_on, overwrite):
     """The play-style band: each CONFIG (default: every shipped variant) played
     once per style, its headline statistics side by side with 95% intervals
     and each style's duel against value; with --expert, which statistics move
@@ -457,7 +468,7 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
                styles=styles, duel_deals=duel_deals, workers=workers, expert=expert,
                expert_deals=expert_deals, expert_base=expert_base,
                expert_on=None if expert_on is None else
-               [v.strip() for v in expert_on.split(",") if v.strip()])
+               [v.strip() for v in expert_on.split(",") if v.strip()], overwrite=overwrite)
     for vb in res:
         click.echo(vb.markdown())
     click.echo(f"wrote {out}/{BAND_MD}")

@@ -85,8 +85,15 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     from nbsim.rules.scorer_cases import check_cases, read_case_lines
 
     if cases_file is not None:
-        if config is not None or hand is not None:
-            raise click.UsageError("--cases scores a file: give no CONFIG or --hand with it")
+        # each line gives its own config, hand and settings: a hand option here would be
+        # silently ignored, so it is refused
+        single = [p for p in ctx.command.params if p.name not in ("cases_file", "check",
+                                                                  "as_json")]
+        given = [("CONFIG" if p.name == "config" else p.opts[0]) for p in single
+                 if ctx.get_parameter_source(p.name) != click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--cases scores a file whose lines give each hand and its "
+                                   f"settings: give no {', '.join(given)} with it")
 
         def show(case):
             click.echo(case.json_line())

@@ -93,9 +93,16 @@ def test_band_keeps_its_duels_and_replays_a_changed_one(banded):
                  duel_deals=200, workers=2, progress=False)
     assert kept.stat().st_mtime_ns == stamp              # reused, not replayed
     assert again[0].duels["defend"] == res[0].duels["defend"]
+    # another count: refused before anything is played, the kept duel untouched ...
+    with pytest.raises(RunError, match=r"defend.json' holds a duel of another request \(deals "
+                                       r"is 100, the kept one's is 200\); .* --overwrite"):
+        band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
+             duel_deals=100, workers=2, progress=False)
+    assert kept.stat().st_mtime_ns == stamp
+    # ... and played with overwrite
     other = band("ningbo-3baida", deals=4_000, seed=3, out=out, styles="value,defend",
-                 duel_deals=100, workers=2, progress=False)
-    assert other[0].duels["defend"].deals == 100          # another count: played
+                 duel_deals=100, workers=2, progress=False, overwrite=True)
+    assert other[0].duels["defend"].deals == 100
     assert other[0].duels["defend"] == duel("ningbo-3baida", "defend", "value", 100, 3)
 
 
@@ -156,3 +163,46 @@ def test_ladder_duels_every_pair_like_duel():
     assert "**ningbo-3baida**" in md and md.count("| value | greedy |") == 1
     with pytest.raises(RunError, match="at least two different policies"):
         ladder(["ningbo-3baida"], "value,value", deals=10, seed=1)
+
+
+def test_band_refuses_runs_of_another_request_before_playing(banded, tmp_path):
+    """Finished runs of another request (here another seed) are never
+    replaced silently: the band is refused before any play, naming the
+    folder and the difference; --overwrite replaces them. --duel-deals and a
+    run folder as --out are checked first too."""
+    out, _ = banded
+    runs = sorted((out / "ningbo-3baida").rglob("manifest.json"))
+    before = [m.read_bytes() for m in runs]
+    with pytest.raises(RunError, match=r"value' holds a run of another request \(--seed is 4, "
+                                       r"the run's is 3\); give another --out, or --overwrite"):
+        band("ningbo-3baida", deals=4_000, seed=4, out=out, styles="value,defend",
+             duel_deals=0, workers=2, progress=False)
+    assert [m.read_bytes() for m in runs] == before
+    for bad in (-1, 1, 2.5):
+        with pytest.raises(RunError, match="--duel-deals must be 0 .no duels. or a whole "
+                                           "number 2"):
+            band("ningbo-3baida", deals=100, seed=1, out=tmp_path / "b", duel_deals=bad)
+    assert not (tmp_path / "b").exists()
+    with pytest.raises(RunError, match="is a run folder .manifest.json.; a band needs"):
+        band("ningbo-3baida", deals=100, seed=1, out=runs[0].parent, duel_deals=0)
+
+
+def test_ladder_checks_its_out_file_before_the_duels(tmp_path):
+    """--out is checked (and its folders made) before any duel is played."""
+    from click.testing import CliRunner
+
+    from nbsim.cli import cli
+    for path, words in ((tmp_path / "f" / "x.md", None), ("/proc/ladder.md", "cannot write"),
+                        (tmp_path, "is a directory")):   # click checks this one
+        if words is None:
+            (tmp_path / "f").write_text("a file")
+            words = "is a file, not a folder"
+        r = CliRunner().invoke(cli, ["ladder", "ningbo-3baida", "--policies", "value,greedy",
+                                     "--deals", "100000", "--out", str(path)])
+        assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output, r.output
+        assert "| value" not in r.output                   # no duel was played
+    deep = tmp_path / "a" / "b" / "l.md"
+    r = CliRunner().invoke(cli, ["ladder", "ningbo-3baida", "--policies", "value,greedy",
+                                 "--deals", "20", "--out", str(deep)])
+    assert r.exit_code == 0, r.output
+    assert deep.read_text(encoding="utf-8").startswith(r.output.splitlines()[0])

@@ -62,6 +62,25 @@ def test_single_hand_ninghai_and_set(runner):
     assert d["payments"]["S"] == 300
 
 
+def test_cases_take_no_hand_option_and_need_a_case(runner, tmp_path):
+    """Each line of --cases gives its hand and settings: a single-hand
+    option with it would be ignored, so it is refused; a file with no case
+    is an error, not "0 passed"."""
+    one = tmp_path / "one.jsonl"
+    one.write_text(CASES.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    for extra, named in ((["--set", "win.min_tai=9"], "--set"),
+                         (["--self-draw", "--seat", "S"], "--self-draw, --seat"),
+                         (["ningbo-3baida"], "CONFIG"), (["--indicator", "1m"], "--indicator")):
+        r = runner.invoke(cli, ["score", "--cases", str(one), *extra])
+        assert r.exit_code == 2 and f"give no {named} with it" in r.output, r.output
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n \n", encoding="utf-8")
+    r = runner.invoke(cli, ["score", "--cases", str(empty), "--check"])
+    assert r.exit_code == 2 and "holds no case" in r.output and "Traceback" not in r.output
+    r = runner.invoke(cli, ["score", "--cases", str(one), "--check", "--json"])
+    assert r.exit_code == 0, r.output
+
+
 @pytest.mark.parametrize("args,msg", [
     (["ningbo-3baida", "--hand", "123m", "--win-tile", "5s", "--indicator", "9m"], "holds 3 tiles"),
     (["ningbo-3baida", "--hand", "0m", "--win-tile", "5s"], "bad rank"),

@@ -278,6 +278,11 @@ def test_pool_reads_only_well_formed_results(tables):
     with pytest.raises(RunError, match="g: expected the JSON object `nbsim duel --json` "
                                        "prints, got an array"):
         read_result([good], "g")
+    # a policy that is none: refused, not pooled under its label
+    with pytest.raises(RunError, match="g: a: policy 'value' has no parameter 'nope'"):
+        read_result({**good, "a": "value:nope=1"}, "g")
+    with pytest.raises(RunError, match="g: among: unknown policy 'expert'"):
+        read_result({**good, "among": "expert"}, "g")
 
 
 def test_pool_duels_cli(tmp_path):

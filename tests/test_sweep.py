@@ -53,8 +53,27 @@ def test_sweep_skips_finished_runs(swept):
     again = nbsim.sweep("ningbo-3baida", ["win.min_tai=3,5"], deals=400, seed=9, out=out)
     assert [p["status"] for p in again.points] == ["skipped", "skipped"]
     assert again.table.equals(first.table)
-    more = nbsim.sweep("ningbo-3baida", "win.min_tai=3,5", deals=300, seed=9, out=out)
+    # another request (fewer deals, another seed): refused before any point runs, so the
+    # finished runs stand; replaced with overwrite
+    from nbsim.errors import RunError
+    manifest = (out / "win.min_tai=3" / "manifest.json").read_bytes()
+    with pytest.raises(RunError, match=r"win.min_tai=3' holds a run of another request \(it "
+                                       r"holds 400 deals, more than the 300 asked for\)"):
+        nbsim.sweep("ningbo-3baida", "win.min_tai=3,5", deals=300, seed=9, out=out)
+    with pytest.raises(RunError, match=r"another request \(--seed is 10, the run's is 9\); "
+                                       r"give another --out, or --overwrite"):
+        nbsim.sweep("ningbo-3baida", "win.min_tai=3,5", deals=400, seed=10, out=out)
+    assert (out / "win.min_tai=3" / "manifest.json").read_bytes() == manifest
+    more = nbsim.sweep("ningbo-3baida", "win.min_tai=3,5", deals=300, seed=9, out=out,
+                       overwrite=True)
     assert [p["status"] for p in more.points] == ["ran", "ran"]        # deals changed
+
+
+def test_a_swept_key_is_not_also_set(tmp_path):
+    with pytest.raises(ConfigError, match="--set 'win.min_tai=5': win.min_tai is swept"):
+        nbsim.sweep("ningbo-3baida", "win.min_tai=3,4", deals=10, seed=1, out=tmp_path / "s",
+                    overrides=["win.min_tai=5"])
+    assert not (tmp_path / "s").exists()
 
 
 def test_finished_points_are_recognised(swept):

@@ -173,7 +173,7 @@ def folder_of_runs(out, what: str = "a sweep", holds: str = "one run folder per 
 
 def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
           policies=None, overrides=(), workers: int = 1, progress: bool | None = None,
-          shard_size: int | None = None) -> SweepResult:
+          shard_size: int | None = None, overwrite: bool = False) -> SweepResult:
     """Play one run per point of the grid of ``vary`` with the same seed and
     compare them against the swept value (docs/rules.md §9 for the options).
 
@@ -186,12 +186,16 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         overrides: ``--set`` strings applied to every run before the swept
             value (one string is one override).
         out: the sweep folder (created); finished runs in it are reused.
+        overwrite: replace a point's run of another request (other seed,
+            deals, policies...); without it such a run is refused before
+            any point is played.
     Returns:
         SweepResult (``table``: statistics per point with 95% intervals;
         ``diff``: each point minus the first, paired, with intervals).
     Raises:
         ConfigError (a bad option or value, checked before any run),
-        RunError (bad deals, seed, mode, policies or folder).
+        RunError (bad deals, seed, mode, policies or folder, or a run of
+        another request in a point's folder without ``overwrite``).
     """
     from nbsim.analysis import plots
     from nbsim.analysis.comparison import HEADLINE_KEYS, compare, diff_view
@@ -202,6 +206,12 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
 
     items = parse_vary(vary)
     overrides = _as_tuple(overrides, "overrides")
+    swept = {k for k, _ in items}
+    for ov in overrides:
+        key = str(ov).split("=", 1)[0].strip()
+        if key in swept:
+            raise ConfigError(f"--set {ov!r}: {key} is swept (--vary), so every point sets "
+                              f"it; give its values to --vary only")
     pols = _as_tuple(policies, "policies") or None
     if not isinstance(config, (str, Path)):
         raise ConfigError(f"config: expected a shipped config name or a TOML path, got "
@@ -220,13 +230,15 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
     if mode == "game":
         from nbsim.play.policy_specs import as_policies
         pols = tuple(p.full for p in as_policies(pols))
-    from nbsim.run.simulate import run_status
+    from nbsim.run.simulate import reuse_status
+    statuses = [reuse_status(config, deals=deals, seed=seed, out=out / point_name(point),
+                             mode=mode, overrides=ovs,
+                             policies=pols if mode == "game" else None,
+                             shard_size=shard_size, overwrite=overwrite)
+                for point, ovs, _rules in plans]    # every point checked before any runs
     points: list[dict[str, Any]] = []
-    for point, ovs, _rules in plans:
+    for (point, ovs, _rules), status in zip(plans, statuses, strict=True):
         folder = out / point_name(point)
-        status = run_status(config, deals=deals, seed=seed, out=folder, mode=mode,
-                            overrides=ovs, policies=pols if mode == "game" else None,
-                            shard_size=shard_size)
         done = status == "complete"
         if not done:
             # a partial run of this request is completed; another one replaced

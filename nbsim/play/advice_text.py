@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from nbsim.args import writable_file
 from nbsim.errors import RunError
 from nbsim.play.advice_notation import SEATS
 from nbsim.play.advice_types import TARGET_LABELS, Advice, CandidateAdvice, TargetFit
@@ -270,34 +271,15 @@ def plot_path(path: str | Path) -> Path:
     """``path`` checked as the target of ``--plot`` before any work is done:
     a file name whose extension is an image format matplotlib writes (.png,
     .svg, .pdf, ...), in an existing folder where this process can create
-    it. The check opens the file for writing (``os.access`` says yes to
-    root even where nothing can be written, such as /proc): an existing
-    file is opened to append nothing, a new one is created and removed.
-    Raises RunError naming what is wrong and what is allowed."""
+    it (``args.writable_file``, which opens it to check). Raises RunError
+    naming what is wrong and what is allowed."""
     from matplotlib.backend_bases import FigureCanvasBase
     path = Path(path)
     formats = sorted(FigureCanvasBase.get_supported_filetypes())
     if path.suffix.lower().lstrip(".") not in formats:
         raise RunError(f"--plot {str(path)!r}: the file name must end in an image format: "
                        + ", ".join("." + f for f in formats) + " (.png is the usual one)")
-    if path.is_dir():
-        raise RunError(f"--plot {str(path)!r}: is a folder; give a file name such as "
-                       f"{str(path / 'advice.png')!r}")
-    folder = path.parent
-    if folder.exists() and not folder.is_dir():
-        raise RunError(f"--plot {str(path)!r}: {str(folder)!r} is a file, not a folder")
-    if not folder.is_dir():
-        raise RunError(f"--plot {str(path)!r}: the folder {str(folder)!r} does not exist")
-    existed = path.exists()
-    try:
-        with open(path, "ab" if existed else "xb"):
-            pass
-    except OSError as e:
-        raise RunError(f"--plot {str(path)!r}: cannot write there ({e.strerror or e}); "
-                       "give a file in a folder you can write to") from None
-    if not existed:
-        path.unlink()
-    return path
+    return writable_file(path, "--plot", error=RunError)
 
 
 def plot_advice(adv: Advice, path: str | Path) -> Path:

@@ -34,6 +34,7 @@ from nbsim.errors import RunError
 from nbsim.play.duel import DuelResult, duel
 from nbsim.play.policy_specs import parse_policy
 from nbsim.rules.ruleset import as_rules
+from nbsim.run.simulate import MAX_DEALS
 
 if TYPE_CHECKING:
     from nbsim.analysis.comparison import Comparison
@@ -150,14 +151,39 @@ def _folder(style: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", style).strip("-")
 
 
+def _status(rs, style: str, deals: int, seed: int, run: Path, shard: int,
+            overwrite: bool) -> str:
+    """``run``'s status for ``style`` in every seat (``run.simulate.reuse_status``:
+    a run of another request is refused unless ``overwrite``)."""
+    from nbsim.run.simulate import reuse_status
+    return reuse_status(rs, deals=deals, seed=seed, out=run, mode="game",
+                        policies=(parse_policy(style).full,) * 4, shard_size=shard,
+                        overwrite=overwrite)
+
+
+def _runs_of(rs, specs: Sequence[str], deals: int, out: Path, shard: int,
+             expert: str | None, expert_base: str, expert_deals: int
+             ) -> list[tuple[str, str, int, Path, int]]:
+    """The runs of one variant: (role "band" or "expert", style, deals,
+    folder, shard size); the expert's pair is its base, then the expert."""
+    runs = [("band", s, deals, out / rs.name / _folder(s), shard) for s in specs]
+    if expert is not None:
+        # small shards: the expert is slow, and a finished shard survives an interruption
+        xs = max(2, min(250, -(-expert_deals // 4)))
+        where = out / rs.name / f"expert-{expert_deals}"
+        runs += [("expert", s, expert_deals, where / _folder(s), xs)
+                 for s in (expert_base, expert)]
+    return runs
+
+
 def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
-            workers: int | None, progress: bool | None) -> Path:
+            workers: int | None, progress: bool | None, overwrite: bool = False) -> Path:
     """The run folder of ``style`` in every seat (``deals`` game deals of
-    ``seed``): reused when finished, resumed when partial, else played."""
-    from nbsim.run.simulate import run_status, simulate
+    ``seed``): reused when finished, resumed when partial, else played (a
+    run of another request is replaced only with ``overwrite``)."""
+    from nbsim.run.simulate import simulate
     pols = (parse_policy(style).full,) * 4
-    status = run_status(rs, deals=deals, seed=seed, out=run, mode="game", policies=pols,
-                        shard_size=shard)
+    status = _status(rs, style, deals, seed, run, shard, overwrite)
     if status != "complete":
         simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
                  workers=workers, progress=progress, resume=status == "partial",
@@ -165,23 +191,44 @@ def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
     return run
 
 
-def _dueled(rs, style: str, deals: int, seed: int, folder: Path,
-            progress: Callable[[int], None] | None) -> DuelResult:
-    """``style``'s duel against value (``deals`` duplicate deals of
-    ``seed``), kept in ``folder/<style>.json`` with what decides it (the rules
-    hash, both policies, deals, seed, nbsim version) and reused while those
-    match, so a band written again from finished runs replays no duel."""
+def _duel_kept(rs, style: str, deals: int, seed: int, folder: Path, overwrite: bool
+               ) -> tuple[Path, dict, DuelResult | None]:
+    """(its file, its key, the kept result or None) of ``style``'s duel
+    against value. A kept duel of another request (other rules, policies,
+    deals or seed; a new nbsim version only replays it) is refused unless
+    ``overwrite`` (RunError): finished work is never lost silently."""
     from nbsim.run.shards import nbsim_version
     key = {"config": rs.hash, "a": parse_policy(style).full,
            "b": parse_policy("value").full, "deals": deals, "seed": seed,
            "nbsim_version": nbsim_version()}
     path = folder / f"{_folder(style)}.json"
     try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-        if kept.get("key") == key:
-            return DuelResult(**kept["result"])
+        data = json.loads(path.read_text(encoding="utf-8"))
+        kept = data["key"]
+        if kept == key:
+            return path, key, DuelResult(**data["result"])
+        kept = dict(kept)
     except (OSError, ValueError, TypeError, KeyError):
-        pass                                  # absent or unreadable: play it
+        return path, key, None                # absent or unreadable: play it
+    other = [k for k in key if k != "nbsim_version" and kept.get(k) != key[k]]
+    if other and not overwrite:
+        raise RunError(f"{str(path)!r} holds a duel of another request ("
+                       + "; ".join(f"{k} is {key[k]!r}, the kept one's is {kept.get(k)!r}"
+                                   for k in other)
+                       + "); give another --out, or --overwrite to replace it")
+    return path, key, None
+
+
+def _dueled(rs, style: str, deals: int, seed: int, folder: Path,
+            progress: Callable[[int], None] | None, overwrite: bool = False) -> DuelResult:
+    """``style``'s duel against value (``deals`` duplicate deals of
+    ``seed``), kept in ``folder/<style>.json`` with what decides it (the rules
+    hash, both policies, deals, seed, nbsim version) and reused while those
+    match, so a band written again from finished runs replays no duel
+    (``_duel_kept``)."""
+    path, key, kept = _duel_kept(rs, style, deals, seed, folder, overwrite)
+    if kept is not None:
+        return kept
     from nbsim.run.files import write_atomic
     result = duel(rs, style, "value", deals, seed, progress=progress)
     folder.mkdir(parents=True, exist_ok=True)
@@ -238,7 +285,8 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
          duel_progress: Callable[[int], None] | None = None,
          expert: str | None = None, expert_deals: int = 5_000,
          expert_base: str = "defend",
-         expert_on: Sequence[str] | None = None) -> list[VariantBand]:
+         expert_on: Sequence[str] | None = None,
+         overwrite: bool = False) -> list[VariantBand]:
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
     every seat, seed ``seed``) into ``out/<variant>/<style>/`` (finished runs
     are reused), compare them, and duel each style but value against value
@@ -255,8 +303,13 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     the variant names the expert plays (None: every config); the others
     show the band without it.
 
+    ``overwrite``: replace runs and duels in ``out`` that another request
+    made (another seed, count, style or rules); without it such a run or
+    duel is refused before anything is played.
+
     Raises ConfigError / RunError for a bad config, style, count or folder,
-    or an ``expert_base`` that is not one of the styles."""
+    an ``expert_base`` that is not one of the styles, or a run or duel of
+    another request in ``out`` without ``overwrite``."""
     from nbsim.analysis.comparison import compare
 
     if isinstance(configs, (str, Path)):
@@ -279,7 +332,12 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
             raise RunError(f"--expert-deals must be a whole number 2 .. --deals ({deals:,}): "
                            f"the expert replays the first walls of the band's runs; got "
                            f"{expert_deals!r}")
-    out = Path(out)
+    if (isinstance(duel_deals, bool) or not isinstance(duel_deals, int)
+            or not (duel_deals == 0 or 2 <= duel_deals <= MAX_DEALS)):
+        raise RunError(f"--duel-deals must be 0 (no duels) or a whole number 2 .. "
+                       f"{MAX_DEALS:,} (an interval needs two deals), got {duel_deals!r}")
+    from nbsim.analysis.sweeps import folder_of_runs
+    out = folder_of_runs(out, "a band", "a folder per variant with a run per style")
     rulesets = [as_rules(c) for c in configs]
     if expert_on is not None:
         if expert is None:
@@ -293,30 +351,34 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     # four shards per run (at most the default 100,000 deals each), so that
     # every worker thread plays; the shard size changes no row
     shard = min(100_000, max(1_000, -(-deals // 4)))
+    plans = [(rs, _runs_of(rs, specs, deals, out, shard,
+                           expert if expert is not None and (expert_on is None
+                                                             or rs.name in expert_on) else None,
+                           expert_base, expert_deals)) for rs in rulesets]
+    for rs, runs_of in plans:          # a run or duel of another request: refused before any play
+        for _, s, n, folder, size in runs_of:
+            _status(rs, s, n, seed, folder, size, overwrite)
+        for s in specs if duel_deals else ():
+            if s != "value":
+                _duel_kept(rs, s, duel_deals, seed, out / rs.name / "duels", overwrite)
     result = []
-    for rs in rulesets:
-        runs = {}
-        for s in specs:
-            runs[s] = _played(rs, s, deals, seed, out / rs.name / _folder(s), shard,
-                              workers, progress)
+    for rs, runs_of in plans:
+        played = [(role, s, _played(rs, s, n, seed, folder, size, workers, progress,
+                                    overwrite))
+                  for role, s, n, folder, size in runs_of]
+        runs = {s: run for role, s, run in played if role == "band"}
         comp = compare([runs[s] for s in specs])
         vb = VariantBand(rs.name, specs, runs, comp)
-        if expert is not None and (expert_on is None or rs.name in expert_on):
-            # small shards: the expert is slow, and a finished shard survives
-            # an interruption
-            xs = max(2, min(250, -(-expert_deals // 4)))
-            where = out / rs.name / f"expert-{expert_deals}"
-            pair = (_played(rs, expert_base, expert_deals, seed,
-                            where / _folder(expert_base), xs, workers, progress),
-                    _played(rs, expert, expert_deals, seed, where / _folder(expert), xs,
-                            workers, progress))
-            vb.expert = ExpertReference(expert, expert_base, expert_deals, pair,
-                                        compare(list(pair)))
+        pair = [run for role, _, run in played if role == "expert"]
+        if pair:
+            assert expert is not None
+            vb.expert = ExpertReference(expert, expert_base, expert_deals, (pair[0], pair[1]),
+                                        compare(pair))
         if duel_deals:
             for s in specs:
                 if s != "value":
                     vb.duels[s] = _dueled(rs, s, duel_deals, seed,
-                                          out / rs.name / "duels", duel_progress)
+                                          out / rs.name / "duels", duel_progress, overwrite)
         result.append(vb)
     text = ["# The play-style band", "",
             f"{deals:,} game deals per style and variant, seed {seed}, the style's policy in "

@@ -60,7 +60,8 @@ class _Record(BaseModel):
 def read_result(data, source: str) -> DuelResult:
     """A DuelResult from ``data``, the object ``nbsim duel --json`` prints
     (a dict parsed from JSON; ``source`` names it in errors). Raises
-    RunError naming the missing, unknown or wrong keys."""
+    RunError naming the missing, unknown or wrong keys, or a policy that is
+    not one (``policy_specs.parse_written``)."""
     from nbsim.args import json_kind
     from nbsim.run.manifest import manifest_problems
     if not isinstance(data, Mapping):
@@ -71,6 +72,12 @@ def read_result(data, source: str) -> DuelResult:
     except ValidationError as e:
         raise RunError(f"{source}: not a duel result of `nbsim duel --json`: "
                        f"{manifest_problems(e)}") from None
+    from nbsim.play.policy_specs import parse_written
+    for key in ("a", "b", "among") if rec.among else ("a", "b"):
+        try:
+            parse_written(getattr(rec, key))
+        except RunError as e:
+            raise RunError(f"{source}: {key}: {e}") from None
     if rec.first + rec.deals > MAX_DEALS:
         raise RunError(f"{source}: deals {rec.first:,} .. {rec.first + rec.deals - 1:,} go past "
                        f"the last deal index, {MAX_DEALS - 1:,}")

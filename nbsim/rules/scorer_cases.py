@@ -260,8 +260,13 @@ def check_cases(lines: Iterable[str], *, check: bool = False,
 
 
 def read_case_lines(path) -> list[str]:
-    """Lines of a JSONL cases file. Raises HandError when it cannot be read."""
+    """Lines of a JSONL cases file. Raises HandError when it cannot be read
+    or holds no case (only blank lines)."""
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise HandError(f"cases file {str(path)!r}: cannot read: {e}") from None
+    if not any(line.strip() for line in lines):
+        raise HandError(f"cases file {str(path)!r}: holds no case; expected one JSON object "
+                        f"per line (README, 'Scoring cases')")
+    return lines

@@ -351,6 +351,23 @@ def run_status(config, *, deals, seed, out, mode="deal", shard_size=None, overri
     return "partial"
 
 
+def reuse_status(config, *, out, overwrite: bool, **request) -> str:
+    """``run_status`` of ``out`` for a command that reuses finished runs
+    (sweep, band), refusing to replace a run of another request unless
+    ``overwrite``: finished work is never lost silently. ``request``: the
+    keyword arguments of ``run_status`` but ``out``. Raises RunError naming
+    the folder and how its run differs (e.g. "--seed is 2, the run's is 1")."""
+    status = run_status(config, out=out, **request)
+    if status == "different" and not overwrite:
+        spec = make_spec(config, **{k: v for k, v in request.items() if k != "checksums"})
+        manifest = read_manifest(Path(out))
+        why = differences(spec, manifest) or [
+            f"it holds {manifest.get('deals')} deals, more than the {spec.deals:,} asked for"]
+        raise RunError(f"{str(out)!r} holds a run of another request ({'; '.join(why)}); "
+                       f"give another --out, or --overwrite to replace such runs")
+    return status
+
+
 # ------------------------------------------------------------------ the run
 class _Recorder:
     """Keeps the manifest in step with the finished shards (thread-safe)."""
