@@ -86,11 +86,11 @@ def rules_cmd(config, overrides, as_json):
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
               help="Run folder for the Parquet shards and manifest.json.")
 @click.option("--shard-size", type=int, default=None,
-              help="Deals per Parquet shard (default 100,000; 20,000 with --events; "
-                   "2,000 matches with --format matches). Does not change any row.")
+              help="Deals per Parquet shard, 1 .. 10,000,000 (default 100,000; 20,000 with "
+                   "--events; 2,000 matches with --format matches). Does not change any row.")
 @click.option("--workers", type=int, default=None,
-              help="Worker threads (with --cluster local: worker processes); default: "
-                   "every core. Does not change any row.")
+              help="Worker threads, 1 .. 256 (with --cluster local: worker processes); "
+                   "default: every core. Does not change any row.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing run in --out.")
 @click.option("--resume", is_flag=True,
               help="Complete the interrupted run in --out (only its missing shards), or "
@@ -265,7 +265,8 @@ def _shards(res) -> str:
 @cli.command("replay")
 @config_argument
 @click.option("--seed", type=int, required=True, help="Run seed of the deal.")
-@click.option("--deal", type=int, required=True, help="Deal index within the run (>= 0).")
+@click.option("--deal", type=int, required=True,
+              help="Deal index within the run, 0 .. 2**62 - 1.")
 @policy_options
 @set_option
 @click.option("--json", "as_json", is_flag=True,
@@ -386,7 +387,8 @@ def pool_duels_cmd(files, as_json):
               metavar="A,B,...", help="Policy specs to duel pairwise (comma-separated).")
 @click.option("--deals", type=int, default=20_000, show_default=True,
               help="Duplicate deals per duel (>= 2).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Run seed, 0 .. 2**64 - 1.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Also write the ladder as markdown to this file.")
 @click.option("--progress/--no-progress", default=None,
@@ -426,11 +428,12 @@ def ladder_cmd(configs, pols, deals, seed, out, progress):
 @click.option("--styles", default="value,defend,defend:caution=0.9", show_default=True,
               metavar="A,B,...", help="Policy specs, each played in every seat.")
 @click.option("--deals", type=int, default=100_000, show_default=True,
-              help="Game deals per style and variant.")
+              help="Game deals per style and variant (>= 1).")
 @click.option("--duel-deals", type=int, default=20_000, show_default=True,
               help="Duplicate deals of each style's duel against value (0: no duels; else "
                    ">= 2).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Run seed.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Run seed, 0 .. 2**64 - 1.")
 @click.option("--out", "out", type=click.Path(file_okay=False), required=True,
               help="Folder for the runs and band.md (finished runs and duels are reused).")
 @click.option("--workers", type=int, default=None,

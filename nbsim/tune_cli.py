@@ -35,15 +35,15 @@ def _is_relative_path(config: str) -> bool:
                    "confirm_deals, confirm_seed, confirm_top; options given here replace its "
                    "keys.")
 @click.option("--trials", type=int, default=None, help="Finished trials the study should "
-                                                       "have (default 20).")
+                                                       "have, 1 .. 100,000 (default 20).")
 @click.option("--deals", type=int, default=None, help="Deals per trial (default 20,000).")
 @click.option("--seed", type=int, default=None,
               help="Seed of every trial (default 1): the same walls in every trial.")
 @click.option("--policy", default=None, metavar="NAME[:key=value...]",
               help="Play style of every seat (default defend; `nbsim policies`).")
 @click.option("--steps", type=int, default=None,
-              help="Looks per trial (default 4): a trial whose interval is clearly outside a "
-                   "target after a look is pruned.")
+              help="Looks per trial, 1 .. 100 (default 4): a trial whose interval is clearly "
+                   "outside a target after a look is pruned.")
 @click.option("--confirm-deals", "confirm_deals", type=int, default=None,
               help="Deals of the confirmation runs (default 4 x --deals).")
 @click.option("--confirm-seed", "confirm_seed", type=int, default=None,
