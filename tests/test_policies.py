@@ -67,6 +67,11 @@ def test_parse_policy(text, name, spec, full):
     ("defend:caution=0.1:caution=0.2", "given twice"),
     ("value:caution=0.1", "has no parameter 'caution'; its parameters: none"),
     ("", "a policy must be a name"),
+    # counts, switches and choices are whole numbers: a fraction is refused, not cut
+    ("lookahead:samples=4.5", "samples must be a whole number 4 .. 1024"),
+    ("lookahead:opponents=-0.5", "opponents must be a whole number -1 .. 3"),
+    ("lookahead:claims=0.5", "claims must be a whole number 0 .. 1"),
+    ("lookahead:playout=2.5", "playout must be a whole number 1 .. 3"),
 ])
 def test_bad_specs_name_what_is_allowed(text, msg):
     with pytest.raises(RunError, match=msg.replace(".", r"\.").replace("(", r"\(")):

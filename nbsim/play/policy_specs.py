@@ -79,7 +79,8 @@ def _spec(name: str) -> PolicySpec:
 @cache
 def _model(name: str) -> type[pydantic.BaseModel]:
     """The pydantic model of a policy's parameters (ranges from the table)."""
-    fields = {p.name: (float, pydantic.Field(p.default, ge=p.lo, le=p.hi, description=p.doc))
+    fields = {p.name: (int if p.whole else float,
+                       pydantic.Field(p.default, ge=p.lo, le=p.hi, description=p.doc))
               for p in _spec(name).params}
     return pydantic.create_model(f"{name}_params",  # type: ignore[call-overload]
                                  __config__=pydantic.ConfigDict(extra="forbid"), **fields)
@@ -94,7 +95,9 @@ def parse_policy(text: str | Policy) -> Policy:
 
     Raises RunError naming the unknown policy (and the allowed names), an
     unknown parameter (and the policy's parameters), or a value that is not a
-    number or out of range (and the range)."""
+    number, out of range (and the range) or a fraction where the kernels
+    read a whole number (``catalog.Param.whole``: counts, switches,
+    choices)."""
     if isinstance(text, Policy):
         return text
     if not isinstance(text, str) or not text.strip():
@@ -123,7 +126,8 @@ def parse_policy(text: str | Policy) -> Policy:
         err = e.errors()[0]
         key = err["loc"][0] if err["loc"] else "?"
         p = next(q for q in spec.params if q.name == key)
-        raise RunError(f"policy {text!r}: {key} must be a number {_num(p.lo)} .. {_num(p.hi)} "
+        kind = "a whole number" if p.whole else "a number"
+        raise RunError(f"policy {text!r}: {key} must be {kind} {_num(p.lo)} .. {_num(p.hi)} "
                        f"(default {_num(p.default)}), got {given.get(str(key))!r}") from None
     return Policy(name, tuple((p.name, float(getattr(values, p.name))) for p in spec.params))
 
@@ -214,7 +218,8 @@ def describe() -> str:
         lines.append(f"{spec.name}{mark}: {spec.summary}")
         for p in spec.params:
             lines.append(f"    {p.name} = {_num(p.default)} "
-                         f"({_num(p.lo)} .. {_num(p.hi)}): {p.doc}")
+                         f"({'whole number ' if p.whole else ''}{_num(p.lo)} .. "
+                         f"{_num(p.hi)}): {p.doc}")
     return "\n".join(lines)
 
 

@@ -23,15 +23,18 @@ from typing import NamedTuple
 
 class Param(NamedTuple):
     """One policy parameter: name, default, allowed range [lo, hi], meaning,
-    and ``before``: the value that plays as the policy did before the
-    parameter existed, for run manifests written then
-    (``nbsim.play.policy_specs.parse_written``); None: the default does."""
+    ``before``: the value that plays as the policy did before the parameter
+    existed, for run manifests written then
+    (``nbsim.play.policy_specs.parse_written``; None: the default does), and
+    ``whole``: the kernels read it as a whole number (a count, a switch or a
+    choice), so a fraction is refused rather than cut."""
     name: str
     default: float
     lo: float
     hi: float
     doc: str
     before: float | None = None
+    whole: bool = False
 
 
 class PolicySpec(NamedTuple):
@@ -99,20 +102,20 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
         "random numbers); the discard with the highest expected payment",
         DEFEND_PARAMS + (
          Param("samples", 48, 4, 1024,
-               "sampled deals (hidden tiles and the rest of the play) per candidate"),
-         Param("top_k", 3, 2, 8, "candidates searched: defend's best ones"),
+               "sampled deals (hidden tiles and the rest of the play) per candidate", whole=True),
+         Param("top_k", 3, 2, 8, "candidates searched: defend's best ones", whole=True),
          Param("gap", 1.0, 0.0, 1000.0,
                "search only when defend's runner-up is within this much of its best "
                "(defend's value, points); 1000 searches every discard"),
          Param("z", 1.0, 0.0, 5.0,
                "leave defend's choice only when the paired gain exceeds z standard errors"),
          Param("playout", 3, 1, 3,
-               "policy of every seat in the playouts: 3 defend, 2 value, 1 greedy"),
+               "policy of every seat in the playouts: 3 defend, 2 value, 1 greedy", whole=True),
          Param("claims", 0, 0, 1,
                "1: every claim offered (pass, pung, kong, each chow) is played out on the "
                "sampled deals like the close discards, and defend's answer is replaced "
                "when another pays more by z standard errors; 0: defend's claims",
-               before=0.0),
+               before=0.0, whole=True),
          Param("playout_hold", 0.0, 0.0, 2.0,
                "defend's hold in the playouts (every seat's, this one's later turns too); "
                "0 searches best (docs/lookahead.md, \"Holding in the playouts\")",
@@ -121,12 +124,12 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "1: every own-turn kong question (no kong, each concealed or added kong "
                "offered) is played out on the sampled deals, and defend's answer is "
                "replaced when another pays more by z standard errors; 0: defend's kongs",
-               before=0.0),
+               before=0.0, whole=True),
          Param("confirm", 96, 0, 1024,
                "worlds of a second, fresh playout of a challenger that beat defend's "
                "answer: it is played only if it wins again by z standard errors (0: no "
                "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
-               "stage\")", before=0.0),
+               "stage\")", before=0.0, whole=True),
          Param("opponents", -1, -1, 3,
                "hidden hands of the sampled worlds: -1 (default) by the rules: 3 where "
                "win.allowed_patterns restricts the winning hands (同城游), else 0; "
@@ -135,7 +138,7 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
                "connected tiles; 2 the same, letting go first of the tiles outside the "
                "target a value player would pick (a flush, all pungs or open hand; "
                "playout.refine_hands); 3 as 2, a flush target in the suit the opponent's "
-               "melds and discards point to (playout.read_suit)", before=0.0),
+               "melds and discards point to (playout.read_suit)", before=0.0, whole=True),
          Param("guard", 1000.0, 0.0, 1000.0,
                "a discard more dangerous than defend's choice by more than this (defend's "
                "danger model: expected points lost by dealing in) is not searched; 1000: "
