@@ -193,7 +193,9 @@ def test_ctrl_c_reaches_the_command_and_resume_finishes(env, tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     holder = None
-    while holder is None and time.monotonic() - t0 < 60:
+    # {}: the lock is taken but its holder's record not yet written (the
+    # holder truncates the file, then writes it): wait for the record
+    while not holder and time.monotonic() - t0 < 60:
         holder = lock_holder(run)
         time.sleep(0.05)
     assert holder and holder["pid"] != proc.pid
