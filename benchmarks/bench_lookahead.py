@@ -3,7 +3,9 @@ a deal per second, one advice and the exact own-draw answer in seconds, and
 the ``lookahead`` policy's discard decisions per second; each beside a
 baseline measured in the same run. The playouts are measured twice per
 position: with defend in every seat (the evaluator's default) and with
-greedy, the cheapest player, which shows what the engine alone costs.
+greedy, the cheapest player with a plan. Where the time goes: seconds per
+discard of whole deals with defend in every seat, beside the same with
+random (the engine, its decisions nearly free).
 
 Targets (issue 21): >= 50,000 playouts per second per core; one advice on a
 14-tile hand with P(win) to +-0.01 in <= 1 s (<= 100 ms for the exact
@@ -44,9 +46,13 @@ def _playout_rate(rs, pos, samples: int, base: str) -> tuple[float, int]:
     return sum(c.n for c in ev.candidates) / dt, len(ev.candidates)
 
 
-def _full_deals_rate(rs, tables, n: int) -> float:
-    from benchmarks.bench_game import _engine_rate
-    return _engine_rate(rs, tables, "defend", n)
+def _seconds_per_discard(rs, tables, policy: str, n: int) -> tuple[float, float]:
+    """(whole deals per second, seconds per discard) of ``n`` deals with
+    ``policy`` in every seat (``bench_game._engine_run``: the deal's set-up
+    is spread over its discards)."""
+    from benchmarks.bench_game import _engine_run
+    rate, discards = _engine_run(rs, tables, policy, n)
+    return rate, n / rate / discards
 
 
 def _decisions(rs, tables, policy: str, n: int) -> tuple[int, float]:
@@ -80,7 +86,15 @@ def bench(quick: bool = False) -> list[Result]:
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     out = []
-    full = _full_deals_rate(rs, tables, 500 if quick else 2_000)
+    n_full = 500 if quick else 2_000
+    full, per_defend = _seconds_per_discard(rs, tables, "defend", n_full)
+    per_random = _seconds_per_discard(rs, tables, "random", n_full)[1]
+    # where a playout's time goes: the engine with decisions that cost
+    # nothing (random) against defend's (item 7's target needs both cheap)
+    out.append(Result("time per discard, whole deals, defend x4", per_defend, "s",
+                      "the same with random x4 (the engine, decisions nearly free)", per_random,
+                      note=f"{n_full:,} deals; defend's own decisions: about "
+                           f"{1 - per_random / per_defend:.0%} of it"))
     samples = 100 if quick else 500
     for pos in _positions():
         # uniform hidden hands: the lookahead policy's worlds (its default

@@ -57,3 +57,20 @@ def test_bench_table_shows_times_below_a_second_in_their_own_unit():
     assert _fmt(0.0004123, "s") == "412 us"
     assert _fmt(26806.2, "playouts/s") == "26,806"
     assert _fmt(float("nan"), "s") == "-"
+
+
+def test_time_per_discard_counts_the_deals_real_discards(tables):
+    """bench_lookahead's cost split (item 7): the discards it divides by
+    are those of the same deals played by game mode (seed 1, deals 0..n-1),
+    and the time per discard is the deals' time over them."""
+    from benchmarks.bench_game import _engine_run
+    from benchmarks.bench_lookahead import _seconds_per_discard
+    from nbsim.run.game_mode import game_frame
+    rs = load_rules("ningbo-3baida")
+    for pol in ("random", "defend"):
+        rate, discards = _engine_run(rs, tables, pol, 12)
+        df = game_frame(rs, 1, 0, 12, (pol,) * 4, tables)[0]
+        assert discards == int(df["turns"].sum()) > 12
+        rate2, per = _seconds_per_discard(rs, tables, pol, 12)
+        assert rate > 0 and rate2 > 0
+        assert abs(per - 12 / rate2 / discards) < 1e-12
