@@ -6,11 +6,18 @@ STAMP  := $(VENV)/.installed-stamp
 DEMO_DEALS ?= 200000
 DEMO_VARIANTS ?= ningbo-3baida ningbo-7baida ninghai
 DEMO_OUT   ?= runs/demo
-LADDER_DEALS ?= 20000
-BAND_DEALS   ?= 100000
-EXPERT_DEALS ?= 5000
-EXPERT_ON    ?=
-EXPERT       ?= lookahead
+# the documented settings of `make ladder` and `make band`: docs/ladder.md and
+# docs/band.md were made with them, and only a run with them replaces those files
+DOC_LADDER_DEALS := 20000
+DOC_BAND_DEALS   := 100000
+DOC_EXPERT_DEALS := 5000
+DOC_EXPERT_ON    :=
+DOC_EXPERT       := lookahead
+LADDER_DEALS ?= $(DOC_LADDER_DEALS)
+BAND_DEALS   ?= $(DOC_BAND_DEALS)
+EXPERT_DEALS ?= $(DOC_EXPERT_DEALS)
+EXPERT_ON    ?= $(DOC_EXPERT_ON)
+EXPERT       ?= $(DOC_EXPERT)
 
 .PHONY: setup demo test check bench validate ladder band clean browser
 
@@ -67,19 +74,34 @@ bench: setup
 validate: setup
 	$(BIN)/python -m pytest -q -m validate -p no:cacheprovider
 
-## ladder: every pair of policies dueled on every variant -> docs/ladder.md
+# copy a result to docs/ only when made with the documented settings; else say where it is
+ifeq ($(strip $(LADDER_DEALS)),$(DOC_LADDER_DEALS))
+PUBLISH_LADDER = cp runs/ladder.md docs/ladder.md
+else
+PUBLISH_LADDER = @echo 'ladder written to runs/ladder.md; docs/ladder.md left as it is: the settings differ from the documented ones (LADDER_DEALS=$(DOC_LADDER_DEALS))'
+endif
+ifeq ($(strip $(BAND_DEALS) $(LADDER_DEALS) $(EXPERT_DEALS) [$(EXPERT)] [$(EXPERT_ON)]),$(strip $(DOC_BAND_DEALS) $(DOC_LADDER_DEALS) $(DOC_EXPERT_DEALS) [$(DOC_EXPERT)] [$(DOC_EXPERT_ON)]))
+PUBLISH_BAND = cp runs/band/band.md docs/band.md
+else
+PUBLISH_BAND = @echo 'band written to runs/band/band.md; docs/band.md left as it is: the settings differ from the documented ones (BAND_DEALS=$(DOC_BAND_DEALS) LADDER_DEALS=$(DOC_LADDER_DEALS) EXPERT_DEALS=$(DOC_EXPERT_DEALS) EXPERT=$(DOC_EXPERT) EXPERT_ON empty: every variant)'
+endif
+
+## ladder: every pair of policies dueled on every variant -> runs/ladder.md, copied to
+## docs/ladder.md only with the documented LADDER_DEALS
 ladder: setup
-	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out docs/ladder.md
+	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out runs/ladder.md
+	$(PUBLISH_LADDER)
 
 ## band: every variant played by value, defend and cautious defend, and EXPERT
 ## (the expert reference, default lookahead, on the first EXPERT_DEALS walls of the
 ## variants EXPERT_ON, default every variant; about 40 minutes a Ningbo variant, 20 for
-## ninghai, finished runs reused) -> docs/band.md (made with these defaults in stop 33)
+## ninghai, finished runs reused) -> runs/band/band.md, copied to docs/band.md only with
+## the documented settings above (docs/band.md made with them in stop 39)
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
 	    --expert '$(EXPERT)' --expert-deals $(EXPERT_DEALS) \
 	    $(if $(EXPERT_ON),--expert-on $(EXPERT_ON)) --out runs/band
-	cp runs/band/band.md docs/band.md
+	$(PUBLISH_BAND)
 
 clean:
 	rm -rf runs .pytest_cache

@@ -465,8 +465,10 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
         given = [f"--{n.replace('_', '-')}" for n in ("expert_deals", "expert_base", "expert_on")
                  if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
         if given:
-            raise click.UsageError(f"{' and '.join(given)} need --expert SPEC (the expert "
-                                   f"reference style, e.g. --expert lookahead)")
+            raise click.UsageError(f"{' and '.join(given)} "
+                                   f"{'needs' if len(given) == 1 else 'need'} --expert SPEC "
+                                   f"(the expert reference style, e.g. --expert lookahead)")
+        expert_deals = expert_base = None       # the expert's settings: none without it
     res = band(list(configs) or shipped_configs(), deals=deals, seed=seed, out=out,
                styles=styles, duel_deals=duel_deals, workers=workers, expert=expert,
                expert_deals=expert_deals, expert_base=expert_base,

@@ -151,6 +151,10 @@ def test_table_state_and_json_file(rs, tmp_path):
     with pytest.raises(HandError, match="bad JSON"):
         (tmp_path / "bad.json").write_text("{")
         position_from_json(rs, tmp_path / "bad.json")
+    for bad in (None, b"{}", 3):
+        with pytest.raises(HandError, match="table state: expected a JSON file's path or a "
+                                            "dict"):
+            position_from_json(rs, bad)
 
 
 # ---------------------------------------------------------------- every check

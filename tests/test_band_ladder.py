@@ -124,7 +124,26 @@ def test_band_expert_options_need_expert(tmp_path):
     from nbsim.cli import cli
     r = CliRunner().invoke(cli, ["band", "ningbo-3baida", "--deals", "100", "--out",
                                  str(tmp_path / "b"), "--expert-deals", "50"])
-    assert r.exit_code == 2 and "--expert-deals need --expert SPEC" in r.output
+    assert r.exit_code == 2 and "--expert-deals needs --expert SPEC" in r.output
+    r = CliRunner().invoke(cli, ["band", "ningbo-3baida", "--deals", "100", "--out",
+                                 str(tmp_path / "b"), "--expert-deals", "50",
+                                 "--expert-base", "value"])
+    assert r.exit_code == 2 and "--expert-deals and --expert-base need --expert SPEC" in r.output
+
+
+def test_band_api_refuses_expert_settings_without_expert_and_bad_counts(tmp_path):
+    """The Python API refuses what the command line refuses: the expert's
+    settings without an expert (they would be ignored), and a count or seed
+    that is not a whole number (no raw TypeError)."""
+    for kw, msg in (({"expert_deals": 10}, "expert_deals needs an expert reference style"),
+                    ({"expert_base": "value", "expert_deals": 10},
+                     "expert_deals and expert_base need an expert"),
+                    ({"deals": "100"}, "--deals must be a whole number, got '100'"),
+                    ({"seed": 1.5}, "--seed must be a whole number, got 1.5")):
+        args = {"deals": 100, "seed": 1, **kw}
+        with pytest.raises(RunError, match=msg):
+            band("ningbo-3baida", out=tmp_path / "b", styles="value,defend", **args)
+    assert not (tmp_path / "b").exists()
 
 
 def test_band_expert_on_chooses_the_variants(banded, tmp_path):
@@ -139,7 +158,7 @@ def test_band_expert_on_chooses_the_variants(banded, tmp_path):
     with pytest.raises(RunError, match="--expert-on 'ninghai' is not a variant of this band"):
         band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
              expert="lookahead", expert_deals=50, expert_on=["ninghai"])
-    with pytest.raises(RunError, match="give the expert too"):
+    with pytest.raises(RunError, match="expert_on needs an expert reference style"):
         band("ningbo-3baida", deals=100, seed=1, out=tmp_path, styles="value,defend",
              expert_on=["ningbo-3baida"])
 

@@ -111,6 +111,30 @@ def test_duel_rejects_deal_counts(deals, tables):
         nbsim.duel("ningbo-3baida", "value", "greedy", deals, 1, tables=tables)
 
 
+def test_duel_api_refuses_bad_chunk_progress_and_tables(tables):
+    """A chunk below 1 used to play nothing and report a zero result (or
+    raise from range()); a progress that is not a function and tables that
+    are not the lookup tables raised deep inside. Each is one RunError."""
+    for chunk, msg in ((-5, "chunk must be 1..", ), (0, "chunk must be 1.."),
+                       (2.5, "chunk must be a whole number")):
+        with pytest.raises(RunError, match=msg):
+            nbsim.duel("ningbo-3baida", "value", "greedy", 10, 1, tables=tables, chunk=chunk)
+    with pytest.raises(RunError, match="progress must be None or a function"):
+        nbsim.duel("ningbo-3baida", "value", "greedy", 10, 1, tables=tables, progress=True)
+    with pytest.raises(RunError, match="tables must be nbsim.rules.lookups.load_tables"):
+        nbsim.duel("ningbo-3baida", "value", "greedy", 10, 1, tables="x")
+    seen = []
+    res = nbsim.duel("ningbo-3baida", "value", "greedy", 10, 1, tables=tables, chunk=4,
+                     progress=seen.append)
+    assert seen == [4, 4, 2] and res.deals == 10
+
+
+def test_pool_duels_refuses_what_is_not_a_list_of_results():
+    for bad in (None, "p1.json", 7):
+        with pytest.raises(RunError, match="results: expected a list of duel results"):
+            nbsim.pool_duels(bad)
+
+
 def test_duel_rejects_unknown_policy_and_config():
     with pytest.raises(RunError, match="unknown policy 'best'; allowed: random, greedy, value"):
         nbsim.duel("ningbo-3baida", "best", "greedy", 10, 1)

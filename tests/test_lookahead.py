@@ -23,7 +23,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from nbsim.errors import RunError
+from nbsim.errors import HandError, RunError
 from nbsim.kernels import codes as C
 from nbsim.play.evaluation import (
     DEFAULT_OPPONENTS,
@@ -215,8 +215,48 @@ def test_bad_positions_are_one_error(rs):
         evaluate(rs, pos, samples=4, base="lookahead")
     with pytest.raises(RunError, match="opponents 9: allowed 0"):
         evaluate(rs, pos, samples=4, opponents=9)
-    with pytest.raises(RunError, match="no sampled deal fits|at most"):
+    # more tiles left than the wall holds: the position does not fit the
+    # variant (checked before any world is dealt, as advise checks it)
+    with pytest.raises(HandError, match="does not fit ningbo-3baida: .*at most"):
         evaluate(rs, position("1112345678999m7z", tiles_left=140), samples=4)
+
+
+def test_evaluate_checks_its_arguments_like_advise(rs):
+    """The Python API's evaluator takes a variant's name as advise does, and
+    refuses with one NbsimError each (no raw TypeError, OverflowError or
+    IndexError) a non-Position, a position of another variant, seeds out of
+    0 .. 2**64 - 1 or fractional, candidate kinds that are not kinds (a
+    string, a bool, a negative index, 200) and kongs that are not a
+    sequence."""
+    from nbsim.play.evaluation import evaluate_claims, exact_own_draws
+    pos = position("1112345678999m7z", drawn="7z")
+    by_name = evaluate("ningbo-3baida", pos, samples=4, seed=3)
+    assert by_name == evaluate(rs, pos, samples=4, seed=3)
+    with pytest.raises(HandError, match="expected a Position"):
+        evaluate(rs, None, samples=4)
+    with pytest.raises(HandError, match="does not fit ninghai: indicator"):
+        evaluate("ninghai", pos, samples=4)
+    with pytest.raises(HandError, match="does not fit ninghai"):
+        exact_own_draws("ninghai", pos)
+    for seed, msg in ((-1, "seed must be 0..18446744073709551615, got -1"),
+                      (2**64, "seed must be 0..18446744073709551615"),
+                      (1.5, "seed must be a whole number")):
+        with pytest.raises(RunError, match=msg):
+            evaluate(rs, pos, samples=4, seed=seed)
+    with pytest.raises(RunError, match="samples must be a whole number, got 2.5"):
+        evaluate(rs, pos, samples=2.5)
+    for kinds, msg in (([200], "kinds: each kind must be 0..41, got 200"),
+                       ([-42], "kinds: each kind must be 0..41, got -42"),
+                       ([True], "kinds: each kind must be a whole number"),
+                       ("3p", "kinds: expected a sequence of tile kinds")):
+        with pytest.raises(RunError, match=msg):
+            evaluate(rs, pos, samples=4, kinds=kinds)
+    with pytest.raises(RunError, match="kongs: expected a sequence of tile kinds"):
+        evaluate(rs, pos, samples=4, kongs=None)
+    with pytest.raises(RunError, match="base policy 7"):
+        evaluate(rs, pos, samples=4, base=7)
+    with pytest.raises(RunError, match="offers no discard"):
+        evaluate_claims(rs, pos, "01")
 
 
 def test_policy_plays_reproducible_deals(tables):

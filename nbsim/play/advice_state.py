@@ -166,9 +166,13 @@ def table_state(base: Mapping[str, Any] | None = None, *, hand: str | None = Non
 
 def read_state(path_or_dict: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A table state from a JSON file (or a dict, copied). Raises HandError
-    when the file cannot be read or is not a JSON object."""
+    when the file cannot be read or is not a JSON object, or for an
+    argument that is neither a path nor a dict."""
     if isinstance(path_or_dict, Mapping):
         return dict(path_or_dict)
+    if not isinstance(path_or_dict, (str, Path)):
+        raise HandError(f"table state: expected a JSON file's path or a dict with keys "
+                        f"{', '.join(STATE_KEYS)}, got {type(path_or_dict).__name__}")
     from nbsim.args import json_object_file
     data = json_object_file(path_or_dict, "state file",
                             f"a JSON object with keys {', '.join(STATE_KEYS)}", HandError)

@@ -283,8 +283,8 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
          workers: int | None = None,
          progress: bool | None = None,
          duel_progress: Callable[[int], None] | None = None,
-         expert: str | None = None, expert_deals: int = 5_000,
-         expert_base: str = "defend",
+         expert: str | None = None, expert_deals: int | None = None,
+         expert_base: str | None = None,
          expert_on: Sequence[str] | None = None,
          overwrite: bool = False) -> list[VariantBand]:
     """Play each of ``configs`` once per style (``deals`` game deals, policy in
@@ -296,10 +296,11 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     VariantBand per config.
 
     ``expert`` (a policy spec, e.g. ``lookahead``; None: no expert): also
-    play the expert and ``expert_base`` (a style of the band) on the first
-    ``expert_deals`` deals into ``out/<variant>/expert-<deals>/<style>/``
-    and compare them paired (``ExpertReference``; a partial expert run is
-    resumed, so an interrupted band loses no finished shard). ``expert_on``:
+    play the expert and ``expert_base`` (a style of the band; default
+    defend) on the first ``expert_deals`` deals (default 5,000) into
+    ``out/<variant>/expert-<deals>/<style>/`` and compare them paired
+    (``ExpertReference``; a partial expert run is resumed, so an
+    interrupted band loses no finished shard). ``expert_on``:
     the variant names the expert plays (None: every config); the others
     show the band without it.
 
@@ -307,10 +308,23 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     made (another seed, count, style or rules); without it such a run or
     duel is refused before anything is played.
 
-    Raises ConfigError / RunError for a bad config, style, count or folder,
-    an ``expert_base`` that is not one of the styles, or a run or duel of
-    another request in ``out`` without ``overwrite``."""
+    Raises ConfigError / RunError for a bad config, style, count, seed or
+    folder, an ``expert_base`` that is not one of the styles,
+    ``expert_deals``, ``expert_base`` or ``expert_on`` without an expert, or
+    a run or duel of another request in ``out`` without ``overwrite``."""
     from nbsim.analysis.comparison import compare
+    from nbsim.args import whole_number
+
+    deals = whole_number(deals, "--deals", error=RunError)
+    seed = whole_number(seed, "--seed", error=RunError)
+    if expert is None:
+        given = [n for n, v in (("expert_deals", expert_deals), ("expert_base", expert_base),
+                                ("expert_on", expert_on)) if v is not None]
+        if given:
+            raise RunError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} "
+                           f"an expert reference style (expert='lookahead')")
+    expert_deals = 5_000 if expert_deals is None else expert_deals
+    expert_base = "defend" if expert_base is None else expert_base
 
     if isinstance(configs, (str, Path)):
         configs = [configs]
@@ -340,9 +354,6 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     out = folder_of_runs(out, "a band", "a folder per variant with a run per style")
     rulesets = [as_rules(c) for c in configs]
     if expert_on is not None:
-        if expert is None:
-            raise RunError("expert_on names the variants the expert plays; give the expert "
-                           "too (--expert lookahead)")
         names = [rs.name for rs in rulesets]
         unknown = [v for v in expert_on if v not in names]
         if unknown:

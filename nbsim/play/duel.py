@@ -137,15 +137,19 @@ def _p_text(p: float) -> str:
 def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, tables=None,
          chunk: int | None = None, progress=None, seating: str = "2v2",
          among: str | None = None, first: int = 0, workers: int | None = None) -> DuelResult:
-    """Play ``deals`` duplicate deals of ``rs`` with policies ``a`` and ``b``
+    """Play ``deals`` duplicate deals of ``config`` (a RuleSet, a shipped
+    variant's name or a TOML path) with policies ``a`` and ``b``
     (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
     seated as ``seating`` ('2v2' or '1v3', module docstring); ``among``: under
     1v3, the policy of the three other seats (default ``b``). ``first``: the
     index of the first deal, so deals ``first .. first + deals - 1`` of the
     seed's walls are played (a long duel split into ranges, each run on its
     own, pools exactly: ``nbsim.play.duel_pool``). ``chunk``: deals per
-    kernel call (progress is reported after each); default 50,000, or 100
-    when a policy is a search policy (about a minute of play). ``workers``:
+    kernel call, a whole number 1 or more (progress is reported after each);
+    default 50,000, or 100 when a policy is a search policy (about a minute
+    of play). ``progress``: None, or a function called with the number of
+    deals each chunk finished (e.g. a tqdm bar's ``update``). ``tables``:
+    ``nbsim.rules.lookups.load_tables()`` (default: loaded here). ``workers``:
     threads playing at once (default: every core this process may use);
     each chunk's plays are split into ranges of deals so that every worker
     has one, and the result does not depend on it (a deal's play depends
@@ -153,8 +157,9 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
 
     Raises RunError for an unknown policy, parameter or seating, ``among``
     with the 2v2 seating, fewer than 2 deals or more than ``MAX_DEALS``, a
-    range past deal ``MAX_DEALS - 1``, a seed outside 0 .. 2**64 - 1, or
-    workers below 1."""
+    range past deal ``MAX_DEALS - 1``, a seed outside 0 .. 2**64 - 1,
+    workers or chunk below 1, a ``progress`` that is not a function, or
+    ``tables`` that are not the lookup tables."""
     from nbsim.args import whole_number
     rs = as_rules(config)
     pa, pb = parse_policy(a), parse_policy(b)
@@ -178,18 +183,27 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
                                                                       error=RunError)
     if workers < 1:
         raise RunError(f"--workers must be 1 or more, got {workers}")
-    if chunk is None:
-        from nbsim.kernels.policies.catalog import SEARCH
-        chunk = 100 if SEARCH & {pa.name, pb.name, pc.name} else 50_000
+    from nbsim.kernels.policies.catalog import SEARCH
+    search = bool(SEARCH & {pa.name, pb.name, pc.name})
+    chunk = ((100 if search else 50_000) if chunk is None
+             else whole_number(chunk, "chunk", 1, MAX_DEALS, error=RunError))
+    if progress is not None and not callable(progress):
+        raise RunError(f"progress must be None or a function taking a number of deals "
+                       f"(e.g. a tqdm bar's update), got {progress!r}")
     if seating not in SEATINGS:
         raise RunError(f"--seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
+    from nbsim.rules.lookups import Tables, load_tables
     if tables is None:
-        from nbsim.rules.lookups import load_tables
         tables = load_tables()
+    elif not isinstance(tables, Tables):
+        raise RunError(f"tables must be nbsim.rules.lookups.load_tables()'s Tables (or None), "
+                       f"got {type(tables).__name__}")
     from concurrent.futures import ThreadPoolExecutor
 
     from nbsim.warmup import ensure_compiled
     ensure_compiled("game")              # says so before a first compile
+    if search:
+        ensure_compiled("lookahead")     # the engine with a search policy
     pool = ThreadPoolExecutor(max_workers=workers)   # plays at once (nogil kernels)
     if seating == "1v3" and pc.spec != b:
         def play(plays, pa, pb):

@@ -105,11 +105,16 @@ def pool(results: Iterable[DuelResult | Mapping], names: Iterable[str] | None = 
     deal and seat): with ``seed`` and ``first`` when its deals are one
     block of one seed, else ``parts`` naming its ranges.
 
-    Raises RunError for no results, parts that differ in any of those (or
+    Raises RunError for no results (or ``results`` that is not a list of
+    them), parts that differ in any of those (or
     in a policy's full form, every parameter written out, among the parts
     that record it), a part without a seed or rules hash (an older nbsim's
     result), a pool of separate ranges given as a part, or two parts that
     share deals."""
+    if isinstance(results, (str, bytes, Mapping, DuelResult)) or not isinstance(results,
+                                                                               Iterable):
+        raise RunError(f"results: expected a list of duel results (DuelResults, or dicts as "
+                       f"nbsim duel --json prints them), got {type(results).__name__}")
     items = list(results)
     labels = list(names) if names is not None else []
     labels += [f"result {i + 1}" for i in range(len(labels), len(items))]

@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from nbsim.kernels.policies.catalog import code_of
 from nbsim.play.position import MAX_POND, Position
 from nbsim.play.worlds import ADVICE_OPPONENTS as DEFAULT_OPPONENTS
 from nbsim.play.worlds import OPPONENT_MODELS, check_opponents
-from nbsim.rules.ruleset import RuleSet
+from nbsim.rules.ruleset import RuleSet, as_rules
 
 __all__ = ["CandidateValue", "DEFAULT_OPPONENTS", "Evaluation", "ExactOwnDraw",
            "OPPONENT_MODELS", "check_opponents", "evaluate", "evaluate_claims",
@@ -223,12 +224,38 @@ def _key(seed: int) -> np.uint64:
     return np.uint64(rng.deal_key(np.uint64(seed), np.int64(0)))
 
 
-def _check_settings(samples: int, base: str, opponents: int) -> None:
-    if not 2 <= int(samples) <= 100_000:
+def _checked(rules: RuleSet | str | Path, pos: Position) -> RuleSet:
+    """The rules (a RuleSet, a shipped variant's name or a TOML path) and
+    ``pos`` checked as a position of them (``advice_state.check_position``:
+    HandError for a non-Position or one built for another variant)."""
+    from nbsim.play.advice_state import check_position
+    rs = as_rules(rules)
+    check_position(rs, pos)
+    return rs
+
+
+def _check_settings(samples: int, seed: int, base: str, opponents: int) -> tuple[int, int, int]:
+    """(samples, seed, opponents) as ints, checked: samples 2 .. 100,000, seed
+    0 .. 2**64 - 1 (whole numbers), base one of ``PLAYOUT_POLICIES``, an
+    opponent model of ``OPPONENT_MODELS``; RunError otherwise."""
+    from nbsim.args import whole_number
+    samples = whole_number(samples, "samples", error=RunError)
+    if not 2 <= samples <= 100_000:
         raise RunError(f"samples must be 2 .. 100,000 (an interval needs two), got {samples}")
-    if base not in PLAYOUT_POLICIES:
+    seed = whole_number(seed, "seed", 0, 2**64 - 1, RunError)
+    if not isinstance(base, str) or base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
-    check_opponents(opponents)
+    return samples, seed, check_opponents(opponents)
+
+
+def _kinds(values, what: str) -> list[int]:
+    """``values`` (a sequence of tile kinds, ints 0 .. 41) as a list of ints;
+    RunError for anything else (a string, None, a bool, a kind out of range)."""
+    from nbsim.args import whole_number
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | np.ndarray):
+        raise RunError(f"{what}: expected a sequence of tile kinds (ints 0..{C.N_KINDS - 1}), "
+                       f"got {values!r}")
+    return [whole_number(k, f"{what}: each kind", 0, C.N_KINDS - 1, RunError) for k in values]
 
 
 def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
@@ -298,7 +325,7 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
     return Evaluation(tuple(rows), ns, int(seed), base, int(opponents))
 
 
-def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0,
+def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
              base: str = "defend", kinds: Sequence[int] | None = None,
              kongs: Sequence[int] = (), opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
     """Every candidate discard of ``pos`` (the seat to play holds 3k+2
@@ -319,24 +346,28 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
     kong (concealed: four held; added: the fourth copy to an own pung) is
     played out too, on the same worlds: the kong, its replacement draw,
     then ``base``'s play (rows with ``kong`` True; docs/rules.md §4).
+    ``rules``: a RuleSet, a shipped variant's name or a TOML path.
     Returns an Evaluation, best mean payment first (points per deal for the
-    seat). Raises RunError: the seat is not the one to play, a candidate
-    is not held, a kong the seat cannot declare, samples out of 2 ..
-    100,000, an unknown base policy or opponent model, or no sample could
+    seat). Raises HandError for a ``pos`` that is not a Position of these
+    rules (``advice_state.check_position``), RunError: the seat is not the
+    one to play, a candidate is not held or not a kind (0..41), a kong the
+    seat cannot declare, samples out of 2 .. 100,000, a seed out of 0 ..
+    2**64 - 1, an unknown base policy or opponent model, or no sample could
     be dealt (the position leaves too few unseen tiles for the others'
     hands and the wall)."""
+    rules = _checked(rules, pos)
     if pos.seat != pos.to_play:
         raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
-    _check_settings(samples, base, opponents)
+    samples, seed, opponents = _check_settings(samples, seed, base, opponents)
     hand = np.asarray(pos.hand)
     held = [k for k in range(C.N_KINDS) if hand[k] > 0]
-    cands = list(held) if kinds is None else [int(k) for k in kinds]
+    cands = list(held) if kinds is None else _kinds(kinds, "kinds")
     bad = [k for k in cands if k not in held]
     if bad or not cands:
         from nbsim.rules.tiles import format_tiles
         raise RunError(f"candidate discards {format_tiles(bad) if bad else '(none)'}: "
                        f"not held; the hand holds {format_tiles(held)}")
-    kongs = [int(k) for k in kongs]
+    kongs = _kinds(kongs, "kongs")
     allowed = kong_kinds(rules, pos) if kongs else []
     bad = [k for k in kongs if k not in allowed]
     if bad:
@@ -344,7 +375,7 @@ def evaluate(rules: RuleSet, pos: Position, *, samples: int = 400, seed: int = 0
         raise RunError(f"kongs {format_tiles(bad)}: not a kong the seat may declare; it may "
                        f"declare {format_tiles(allowed) or 'none'} (four held "
                        f"copies, or the fourth copy of an own pung; never a wild)")
-    return _played(rules, pos, cands, samples, seed, base, int(opponents), -1, -1, kongs)
+    return _played(rules, pos, cands, samples, seed, base, opponents, -1, -1, kongs)
 
 
 def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
@@ -365,7 +396,7 @@ def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
 C_CLAIM_CODES = 6       # common.CLAIM_*: pass, pung, kong and the three chows
 
 
-def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
+def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequence[int], *,
                     samples: int = 400, seed: int = 0, base: str = "defend",
                     opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
     """Every answer of the deciding seat to the offered discard of ``pos``
@@ -380,31 +411,37 @@ def evaluate_claims(rules: RuleSet, pos: Position, answers: Sequence[int], *,
     ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
     rules.md §4); ``opponents`` as ``evaluate``'s. Each row's ``kind`` is
     the answer's code; payments in points per deal for the seat. Raises
-    RunError: no offered discard, the seat is the discarder, an unknown
-    answer, samples out of 2 .. 100,000, an unknown base policy or opponent
-    model, or no sample could be dealt."""
+    HandError as ``evaluate``; RunError: no offered discard, the seat is the
+    discarder, an unknown answer, samples, seed, base policy or opponent
+    model as ``evaluate``'s, or no sample could be dealt."""
+    rules = _checked(rules, pos)
     if pos.offered < 0 or pos.seat == pos.to_play:
         raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
                        "needs --offered and a discarder other than the seat)")
-    _check_settings(samples, base, opponents)
-    codes = [int(a) for a in answers]
+    samples, seed, opponents = _check_settings(samples, seed, base, opponents)
+    from nbsim.args import whole_number
+    if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence | np.ndarray):
+        raise RunError(f"claim answers: expected a sequence of claim codes, got {answers!r}")
+    codes = [whole_number(a, "claim answer", error=RunError) for a in answers]
     bad = [a for a in codes if not 0 <= a < C_CLAIM_CODES]
     if bad or not codes:
         raise RunError(f"claim answers {bad or '(none)'}: allowed 0 pass, 1 pung, 2 kong, "
                        f"3..5 chow")
-    return _played(rules, pos, codes, samples, seed, base, int(opponents), int(pos.offered), 1)
+    return _played(rules, pos, codes, samples, seed, base, opponents, int(pos.offered), 1)
 
 
-def exact_own_draws(rules: RuleSet, pos: Position) -> dict[int, ExactOwnDraw]:
+def exact_own_draws(rules: RuleSet | str | Path, pos: Position) -> dict[int, ExactOwnDraw]:
     """For every discard after which the hand is ready (some unseen kind
     completes a legal self-drawn win), the exact chance of drawing one of
     those tiles in the seat's own remaining draws (``own_draws_left``), when
     no other seat wins or claims and the seat keeps its wait:
     1 - C(U - W, n) / C(U, n) for U unseen tiles, W of them winning, n
-    draws. Keys: the discarded kind. Raises RunError as ``view_of``."""
+    draws. Keys: the discarded kind. ``rules`` and ``pos`` as
+    ``evaluate``'s (HandError likewise); raises RunError as ``view_of``."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
+    rules = _checked(rules, pos)
     view = view_of(rules, pos)
     sr = E.new_search(1, 1)
     hand = np.asarray(pos.hand)
