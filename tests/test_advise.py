@@ -851,3 +851,25 @@ def test_a_legal_win_shows_its_certain_payment(rs):
     row = next(line for line in text.splitlines() if line.startswith("self-drawn win"))
     assert f"{pay:+.2f} (certain)" in row and row.split()[-5:] == ["0", "0", "0", "0", "-"]
     assert f"a legal win ({pay:+.2f} points to the seat, certain)" in text
+
+
+def test_runner_up_is_a_simulated_move_never_an_illegal_win(runner):
+    """With a pass and an illegal win on the offered tile only, there is no
+    simulated runner-up: the text must not call the illegal win (listed,
+    never played, no interval) "behind by more than the noise"."""
+    r = runner.invoke(cli, ["advise", "ningbo-3baida", "--seat", "S", "--hand",
+                            "123m456p789s1115z", "--offered", "5z", "--from", "E",
+                            "--indicator", "9m", "--discards", "E:1s", "--samples", "20",
+                            "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert "win on 5z (not legal)" in r.output
+    assert "recommended: pass" in r.output
+    assert "runner-up" not in r.output
+
+
+def test_singular_counts_read_as_singular(runner):
+    """One tile left to draw, not "1 tiles"."""
+    r = runner.invoke(cli, ["advise", "ningbo-3baida", "--hand", "123m456p789s1155z3p",
+                            "--indicator", "9m", "--wall-left", "1", "--samples", "0"])
+    assert r.exit_code == 0, r.output
+    assert "1 tile left to draw" in r.output and "1 tiles" not in r.output

@@ -225,3 +225,24 @@ def test_ladder_checks_its_out_file_before_the_duels(tmp_path):
                                  "--deals", "20", "--out", str(deep)])
     assert r.exit_code == 0, r.output
     assert deep.read_text(encoding="utf-8").startswith(r.output.splitlines()[0])
+
+
+def test_band_expert_on_few_deals_says_what_it_cannot_tell(tmp_path):
+    """An expert reference on 4 deals: a difference whose interval has no
+    width (no deal-in by E in either replay) is marked 'too few deals to
+    tell', not 'holds', and band.md warns that so few deals say little."""
+    from nbsim.play.band import UNTOLD
+    (vb,) = band("ningbo-3baida", deals=200, seed=1, out=tmp_path, styles="value,defend",
+                 workers=1, progress=False, expert="defend:caution=0.9", expert_deals=4)
+    m = vb.expert.movement()
+    row = m.filter(pl.col("key") == "deal_in_E").row(0, named=True)
+    assert row["untold"] and not row["moves"] and row["difference"] == "0 [0, 0]"
+    assert not m.filter(~pl.col("untold")).is_empty()      # the others are told
+    md = (tmp_path / BAND_MD).read_text()
+    head = md.split("### ningbo-3baida")[0]
+    line = next(t for t in head.splitlines() if t.startswith("| deal-in rate E"))
+    assert f"0 [0, 0] ({UNTOLD})" in line
+    assert "Only 4 deals per variant: the intervals are wide" in head
+    table = vb.expert.markdown()
+    line = next(t for t in table.splitlines() if t.startswith("| deal-in rate E"))
+    assert line.rstrip(" |").endswith(UNTOLD) and "holds" not in line

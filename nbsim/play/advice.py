@@ -547,6 +547,8 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
                        f"{max_wall_left(rs, pos)} (--wall-left), or --samples 0 to rank the "
                        f"moves by shanten and acceptance alone")
     from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws
+    from nbsim.warmup import ensure_compiled
+    ensure_compiled("lookahead")       # says so before a first compile of the playouts
     cands = _candidates(rs, pos, _Fitter(rs, pos))
     if pos.offered < 0:
         kinds = [c.kind for c in cands if c.action == "discard"]

@@ -52,7 +52,7 @@ def describe_position(adv: Advice) -> list[str]:
     lines = [f"{adv.variant}: seat {st['seat']}, round {st['round']}"
              + (f", indicator {st['indicator']} (wilds: "
                 f"{' '.join(KIND_NAMES[k] for k in adv.wilds)})" if 'indicator' in st else "")
-             + f", {st['wall_left']} tiles left to draw"]
+             + f", {st['wall_left']} tile{'' if st['wall_left'] == 1 else 's'} left to draw"]
     mine = " ".join(st.get("melds", {}).get(st["seat"], []))
     lines.append(f"hand {st['hand']}" + (f"  melds {mine}" if mine else "")
                  + (f"  drawn {st['drawn']}" if "drawn" in st else ""))
@@ -99,7 +99,7 @@ def format_advice(adv: Advice) -> str:
     if adv.decision == "discard":
         n = sum(c.action == "discard" for c in adv.candidates)
         kongs = sum(c.action == "kong" for c in adv.candidates)
-        what = ("discard candidates" + (", a self-drawn win" if any(
+        what = ("discard candidate" + ("" if n == 1 else "s") + (", a self-drawn win" if any(
             c.action == "win" for c in adv.candidates) else "")
                 + (f", {kongs} kong{'s' if kongs > 1 else ''}" if kongs else ""))
     else:
@@ -152,7 +152,8 @@ def format_advice(adv: Advice) -> str:
                       *(f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp)]
         if has_exact:
             r.append("-" if c.exact_p_win is None else
-                     f"{c.exact_p_win:.3f} ({c.exact_draws} draws)")
+                     f"{c.exact_p_win:.3f} ({c.exact_draws} "
+                     f"draw{'' if c.exact_draws == 1 else 's'})")
         rows.append(r)
     lines += _table(header, rows)
     lines.append("")
@@ -167,9 +168,13 @@ def format_advice(adv: Advice) -> str:
             rec.append("within the noise of it (the paired 95% interval of the difference "
                          "holds 0): " + ", ".join(_move(c) for c in close)
                          + "; more --samples would tell them apart")
-        elif len(adv.candidates) > 1:
-            rec.append(f"the runner-up, {_move(adv.candidates[1])}, is behind by more than "
-                         f"the noise (its paired 95% interval lies below 0)")
+        else:
+            # the next simulated move (an illegal win is listed but not played)
+            runner = next((c for c in adv.candidates
+                           if c is not best and c.mean_pay is not None), None)
+            if runner is not None:
+                rec.append(f"the runner-up, {_move(runner)}, is behind by more than the noise "
+                           f"(its paired 95% interval lies below 0)")
     elif _won(best, me) is not None:
         rec.append(f"recommended: {_move(best)}, a legal win ({_won(best, me):+.2f} points "
                    f"to the seat, certain)")

@@ -100,8 +100,10 @@ class ExpertReference:
     def movement(self):
         """One row per headline statistic: statistic, key, base and expert
         'estimate [low, high]' cells, the paired difference (expert minus
-        base) with its 95% interval, and ``moves`` (True when that interval
-        excludes zero). A polars DataFrame."""
+        base) with its 95% interval, ``moves`` (True when that interval
+        excludes zero) and ``untold`` (True when it has no width, e.g. no
+        win among too few deals on either side: such a row neither moves
+        nor holds). A polars DataFrame."""
         import polars as pl
 
         from nbsim.analysis.comparison import HEADLINE_KEYS
@@ -125,7 +127,8 @@ class ExpertReference:
                                            exp_row["ci_high"]),
                 "difference": interval_cell(r["diff"], r["ci_low"], r["ci_high"]),
                 "pairing": r["pairing"],
-                "moves": bool(r["ci_low"] > 0 or r["ci_high"] < 0)})
+                "moves": bool(r["ci_low"] > 0 or r["ci_high"] < 0),
+                "untold": not bool(r["ci_high"] > r["ci_low"])})
         return pl.DataFrame(rows)
 
     def markdown(self) -> str:
@@ -137,8 +140,9 @@ class ExpertReference:
         if not m.height:
             return ""
         shown = m.with_columns(
-            pl.when(pl.col("moves")).then(pl.lit("**moves**")).otherwise(pl.lit("holds"))
-            .alias("expert vs " + self.base)).drop("key", "moves", "pairing")
+            pl.when(pl.col("untold")).then(pl.lit(UNTOLD))
+            .when(pl.col("moves")).then(pl.lit("**moves**")).otherwise(pl.lit("holds"))
+            .alias("expert vs " + self.base)).drop("key", "moves", "untold", "pairing")
         shown = shown.rename({"difference": f"{self.expert} - {self.base} (paired)"})
         return "\n".join([
             f"Expert reference: `{self.expert}` against `{self.base}` on the same "
@@ -237,6 +241,12 @@ def _dueled(rs, style: str, deals: int, seed: int, folder: Path,
     return result
 
 
+# a difference whose interval has no width: too few deals (or events) to vary
+UNTOLD = "too few deals to tell"
+# fewer expert deals than this: band.md warns that its intervals are wide
+FEW_EXPERT_DEALS = 1_000
+
+
 def expert_summary(result: Sequence[VariantBand]) -> str:
     """The expert reference across variants, for the head of band.md: one
     row per headline statistic, one column per variant with an expert, each
@@ -259,11 +269,22 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
             if name not in cells:
                 cells[name] = {}
                 order.append(name)
-            cells[name][vb.variant] = (f"**{r['difference']}**" if r["moves"]
+            cells[name][vb.variant] = (f"{r['difference']} ({UNTOLD})" if r["untold"]
+                                       else f"**{r['difference']}**" if r["moves"]
                                        else r["difference"])
     table = pl.DataFrame([{"statistic": n, **{vb.variant: cells[n].get(vb.variant, "-")
                                               for vb in withx}} for n in order])
     moved = {v: int(m["moves"].sum()) for v, m in moves.items()}
+    untold = sum(int(m["untold"].sum()) for m in moves.values())
+    caveats = []
+    if untold:
+        caveats.append(f"{untold} cell{'s' if untold > 1 else ''} marked '{UNTOLD}' "
+                       f"{'have' if untold > 1 else 'has'} an interval of no width (no event "
+                       f"varied among the deals): they neither move nor hold.")
+    if x.deals < FEW_EXPERT_DEALS:
+        caveats.append(f"Only {x.deals:,} deals per variant: the intervals are wide, so "
+                       f"'holds' says little here (the documented band, `make band`, uses "
+                       f"5,000).")
     return "\n".join([
         "## Does strong play move the figures?", "",
         f"`{x.expert}` (the expert reference) and `{x.base}` replay the first "
@@ -274,7 +295,8 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
         "per variant: " + ", ".join(f"{v} {n}" for v, n in moved.items()) + ". "
         "How much stronger the expert is than its base is measured apart, in duels "
         "(`nbsim duel VARIANT --a EXPERT --b BASE`; docs/lookahead.md for lookahead): "
-        "a figure that holds here holds for play as strong as the expert's.", "",
+        "a figure that holds here holds for play as strong as the expert's."
+        + "".join(" " + c for c in caveats), "",
         markdown_table(table), ""])
 
 
