@@ -865,6 +865,14 @@ def test_runner_up_is_a_simulated_move_never_an_illegal_win(runner):
     assert "win on 5z (not legal)" in r.output
     assert "recommended: pass" in r.output
     assert "runner-up" not in r.output
+    # a ready hand after throwing the lone 7z: the runner-up is a simulated
+    # discard, clearly behind
+    r = runner.invoke(cli, ["advise", "ningbo-3baida", "--hand", "123m456p789s1155z7z",
+                            "--indicator", "9m", "--discards", "E:19m", "--samples", "200",
+                            "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert "recommended: discard 7z" in r.output
+    assert "the runner-up, discard 9s, is behind by more than the noise" in r.output
 
 
 def test_singular_counts_read_as_singular(runner):
