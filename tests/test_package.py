@@ -128,6 +128,24 @@ def test_cache_folder_hash_covers_every_kernel_file(tmp_path, monkeypatch):
     assert numba_cache.cache_folder("0.1") != explicit
 
 
+def test_cache_folder_of_a_clone_elsewhere_is_its_own(tmp_path, monkeypatch):
+    """The same kernel sources at another path (a second clone) name another
+    cache folder: numba files compiled code by the source folder's absolute
+    path, so the clone must not find the first one's compile markers and
+    skip its compile message (``nbsim.warmup``)."""
+    for clone in ("one", "two"):
+        (tmp_path / clone / "kernels").mkdir(parents=True)
+        (tmp_path / clone / "kernels" / "a.py").write_text("x = 1\n")
+    monkeypatch.delenv("NBSIM_NUMBA_CACHE", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(numba_cache, "KERNELS_DIR", tmp_path / "one" / "kernels")
+    one = numba_cache.cache_folder("0.1")
+    assert numba_cache.cache_folder("0.1") == one            # stable for one clone
+    monkeypatch.setattr(numba_cache, "KERNELS_DIR", tmp_path / "two" / "kernels")
+    two = numba_cache.cache_folder("0.1")
+    assert two != one and two.parent == one.parent
+
+
 # ---------------------------------------------------------------- the CLI
 COMMANDS = sorted(cli.commands)
 

@@ -7,8 +7,13 @@ kernel (``nbsim rules``) never import numba.
 Numba invalidates a cached function only when its own source file changes,
 not when a kernel it calls (in another file) changes; so the cache lives in
 a folder named by a hash of every kernel source (all ``*.py`` files under
-``nbsim/kernels/``, subpackages included) and of the numba version: any
-edit to any kernel starts a fresh cache. The folder is
+``nbsim/kernels/``, subpackages included), of the numba version and of the
+kernels' folder itself: any edit to any kernel starts a fresh cache. The
+folder's path is in the hash because numba files a kernel's compiled code
+under a subfolder named after its source folder's absolute path: a clone
+of the same sources elsewhere has none of it, so it gets a folder of its
+own, whose compile markers (``nbsim.warmup``) are its own too (it compiles
+once, and says so). The folder is
 ``<parent>/numba-<hash>``, where the parent is ``$NBSIM_NUMBA_CACHE`` if
 set, else ``$NUMBA_CACHE_DIR`` if set, else ``<user cache dir>/nbsim``: an
 explicit folder is hashed too, so a kernel edit never meets a stale inlined
@@ -27,9 +32,11 @@ _configured: Path | None = None
 
 
 def sources_digest(numba_version: str) -> str:
-    """sha256 hex digest of every ``.py`` file under nbsim/kernels (relative
-    path and bytes, in sorted path order) and the numba version."""
+    """sha256 hex digest of the kernels' folder (its absolute path), every
+    ``.py`` file under it (relative path and bytes, in sorted path order)
+    and the numba version."""
     digest = hashlib.sha256()
+    digest.update(str(KERNELS_DIR).encode())
     for p in sorted(KERNELS_DIR.rglob("*.py")):
         digest.update(p.relative_to(KERNELS_DIR).as_posix().encode())
         digest.update(p.read_bytes())
