@@ -104,3 +104,29 @@ def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp
     said.clear()
     warmup.ensure_compiled("game", echo=said.append, clock=False)
     assert f"about {warmup.ESTIMATE_S['game']} s" in said[0]
+
+
+def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, tmp_path):
+    """A duel, a game-mode run and an advice that play the lookahead first
+    make sure its kernels are compiled (``ensure_compiled("lookahead")``,
+    which says so before a first compile); play without it asks only for
+    the game engine."""
+    import nbsim
+    from nbsim.play.advice import advise, position_from_options
+    asked: list[str] = []
+    monkeypatch.setattr(warmup, "ensure_compiled", lambda g, **kw: asked.append(g))
+    nbsim.duel("ningbo-3baida", "lookahead:samples=4", "defend", 2, 1, seating="1v3")
+    assert asked == ["game", "lookahead"]
+    asked.clear()
+    nbsim.duel("ningbo-3baida", "value", "defend", 2, 1)
+    assert asked == ["game"]
+    asked.clear()
+    nbsim.simulate("ningbo-3baida", deals=2, seed=1, out=tmp_path / "run", mode="game",
+                   policies=("lookahead:samples=4", "defend", "defend", "defend"),
+                   workers=1, progress=False)
+    assert asked == ["game", "lookahead"]
+    asked.clear()
+    rs = nbsim.load_rules("ningbo-3baida")
+    pos = position_from_options(rs, hand="123m456p789s1155z7z", indicator="9m")
+    advise(rs, pos, samples=4)
+    assert asked == ["lookahead"]

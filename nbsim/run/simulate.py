@@ -642,8 +642,12 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     if progress is None:
         progress = stderr_is_terminal()
     if tasks and cluster is None and spec.mode == "game" and spec.fmt == "deals":
+        from nbsim.kernels.policies.catalog import SEARCH
+        from nbsim.play.policy_specs import parse_policy
         from nbsim.warmup import ensure_compiled
         ensure_compiled("game", clock=progress)   # says so before a first compile
+        if any(parse_policy(p).name in SEARCH for p in spec.policies):
+            ensure_compiled("lookahead", clock=progress)   # the engine with a search policy
     from tqdm import tqdm
     unit = "match" if spec.fmt == "matches" else "deal"
     bar = tqdm(total=spec.deals, initial=sum(b - a for a, b in done), unit=unit,
