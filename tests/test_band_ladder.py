@@ -227,6 +227,8 @@ def test_ladder_checks_its_out_file_before_the_duels(tmp_path):
     assert deep.read_text(encoding="utf-8").startswith(r.output.splitlines()[0])
 
 
+# scipy warns of the near-identical samples that this test is about
+@pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")
 def test_band_expert_on_few_deals_says_what_it_cannot_tell(tmp_path):
     """An expert reference on 4 deals: a difference whose interval has no
     width (no deal-in by E in either replay) is marked 'too few deals to
