@@ -328,6 +328,11 @@ def test_claim_evaluation(rs):
     assert ev != evaluate_claims(rs, pos, [0, 1], samples=24, seed=3)
     with pytest.raises(RunError, match="claim answers"):
         evaluate_claims(rs, pos, [9], samples=4)
+    for bad, msg in (("01", "claim answers: expected a sequence of claim codes"),
+                     ([1.5], "claim answers: each code must be a whole number"),
+                     (None, "claim answers: expected a sequence of claim codes")):
+        with pytest.raises(RunError, match=msg):
+            evaluate_claims(rs, pos, bad, samples=4)
     with pytest.raises(RunError, match="offers no discard"):
         evaluate_claims(rs, position("123m456p789s1155z3p"), [0], samples=4)
 

@@ -248,14 +248,22 @@ def _check_settings(samples: int, seed: int, base: str, opponents: int) -> tuple
     return samples, seed, check_opponents(opponents)
 
 
-def _kinds(values, what: str) -> list[int]:
-    """``values`` (a sequence of tile kinds, ints 0 .. 41) as a list of ints;
-    RunError for anything else (a string, None, a bool, a kind out of range)."""
+def _whole_numbers(values, what: str, items: str, each: str, lo: int | None = None,
+                   hi: int | None = None) -> list[int]:
+    """``values`` (a sequence of whole numbers, each lo .. hi when given) as a
+    list of ints; RunError for anything else (a string, None, a bool, a
+    number out of range). ``items`` and ``each`` name them in messages."""
     from nbsim.args import whole_number
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | np.ndarray):
-        raise RunError(f"{what}: expected a sequence of tile kinds (ints 0..{C.N_KINDS - 1}), "
-                       f"got {values!r}")
-    return [whole_number(k, f"{what}: each kind", 0, C.N_KINDS - 1, RunError) for k in values]
+        raise RunError(f"{what}: expected a sequence of {items}, got {values!r}")
+    return [whole_number(k, f"{what}: each {each}", lo, hi, RunError) for k in values]
+
+
+def _kinds(values, what: str) -> list[int]:
+    """``values`` (a sequence of tile kinds, ints 0 .. 41) as a list of ints
+    (``_whole_numbers``)."""
+    return _whole_numbers(values, what, f"tile kinds (ints 0..{C.N_KINDS - 1})", "kind", 0,
+                          C.N_KINDS - 1)
 
 
 def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
@@ -419,10 +427,7 @@ def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequenc
         raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
                        "needs --offered and a discarder other than the seat)")
     samples, seed, opponents = _check_settings(samples, seed, base, opponents)
-    from nbsim.args import whole_number
-    if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence | np.ndarray):
-        raise RunError(f"claim answers: expected a sequence of claim codes, got {answers!r}")
-    codes = [whole_number(a, "claim answer", error=RunError) for a in answers]
+    codes = _whole_numbers(answers, "claim answers", "claim codes", "code")
     bad = [a for a in codes if not 0 <= a < C_CLAIM_CODES]
     if bad or not codes:
         raise RunError(f"claim answers {bad or '(none)'}: allowed 0 pass, 1 pung, 2 kong, "
