@@ -47,8 +47,10 @@ def cli():
 def rules_cmd(config, overrides, as_json):
     """Print the resolved rules of CONFIG (every option, defaults filled in).
 
-    The header line gives the config's source file and content hash; --set
-    overrides are applied and validated first (docs/rules.md §9). With --set
+    The header line gives the config's source file and content hash; for a
+    config that extends another (docs/variants.md), the files it is built on
+    and each option it changes from its base follow. --set overrides are
+    applied and validated first (docs/rules.md §9). With --set
     the shipped description, which may no longer hold, is replaced by one
     naming the overrides.
     """
@@ -56,7 +58,7 @@ def rules_cmd(config, overrides, as_json):
 
     import tomli_w
 
-    from nbsim.rules.ruleset import load_rules
+    from nbsim.rules.ruleset import load_rules, origin_lines
 
     rs = load_rules(config, overrides)
     rules = rs.to_dict()
@@ -66,10 +68,13 @@ def rules_cmd(config, overrides, as_json):
                                 f"describe these rules)")
     if as_json:
         click.echo(json.dumps({"source": rs.source, "hash": rs.hash,
+                               "extends": list(rs.extends),
                                "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
     click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
+    for line in origin_lines(rs):
+        click.echo(line)
     for ov in rs.overrides:
         click.echo(f"# --set {ov}")
     click.echo(tomli_w.dumps(rules), nl=False)
