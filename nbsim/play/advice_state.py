@@ -75,7 +75,7 @@ from nbsim.rules.tiles import KIND_NAMES, format_tiles, parse_tiles
 
 __all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
            "position_from_options", "position_from_json", "position_to_state", "seen_copies",
-           "max_wall_left"]
+           "max_wall_left", "wall_tiles"]
 
 STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "replacement",
               "offered", "from", "melds", "discards", "flowers", "passed")
@@ -491,11 +491,27 @@ def _reserve(rs: RuleSet, n_kongs: int) -> int:
     return 2 * (w.reserve_stacks + w.reserve_stacks_per_kong * n_kongs)
 
 
+def _n_kongs(marr, n_melds) -> int:
+    """Kongs declared at the table (exposed, added and concealed)."""
+    return sum(int(marr[s, i, 0]) in (C.MELD_KONG, C.MELD_CKONG)
+               for s in range(4) for i in range(int(n_melds[s])))
+
+
 def max_wall_left(rules: RuleSet | str | Path, pos: Position) -> int:
     """The most tiles that can still be drawn at the table of ``pos``
     (the largest ``wall_left`` its table state allows)."""
     return _max_wall_left(as_rules(rules), pos.seat, pos.hand, pos.melds, pos.n_melds,
                           pos.pond, pos.pond_flags, pos.n_pond, pos.flowers, pos.indicator)
+
+
+def wall_tiles(rules: RuleSet | str | Path, pos: Position) -> int:
+    """The tiles at the table of ``pos`` that are neither seen by the seat
+    nor in another seat's hand or face-down kong: the wall's drawable
+    tiles, its reserve (never drawn; docs/rules.md §2) and the tiles that
+    left it unlisted (``max_wall_left`` less ``tiles_left``). Unseen
+    non-wild flowers lie among them, never in a hand."""
+    rs = as_rules(rules)
+    return max_wall_left(rs, pos) + _reserve(rs, _n_kongs(pos.melds, pos.n_melds))
 
 
 def _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -> int:
@@ -504,16 +520,13 @@ def _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flower
     less the reserve (docs/rules.md §2)."""
     parts = seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
     out = int(sum(int(a.sum()) for a in parts.values()))
-    n_kongs = 0
     for s in range(4):
         if s != me:
             out += 13 - 3 * int(n_melds[s])
         for i in range(int(n_melds[s])):
-            typ = int(marr[s, i, 0])
-            n_kongs += typ in (C.MELD_KONG, C.MELD_CKONG)
-            if typ == C.MELD_CKONG and int(marr[s, i, 1]) < 0:
+            if int(marr[s, i, 0]) == C.MELD_CKONG and int(marr[s, i, 1]) < 0:
                 out += 4
-    return C.N_TILES - out - _reserve(rs, n_kongs)
+    return C.N_TILES - out - _reserve(rs, _n_kongs(marr, n_melds))
 
 
 def position_from_options(rules: RuleSet | str | Path, *, hand: str,

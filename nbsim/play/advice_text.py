@@ -197,8 +197,11 @@ def format_advice(adv: Advice) -> str:
                          "the noise" if paired else ""))
     if has_exact:
         legend.append("exact own-draw P(win): exact (own draws, no opponents): the chance that "
-                      "the seat's own remaining draws (every fourth tile left) complete the "
-                      "ready hand, if nobody else wins or claims")
+                      "the seat's own remaining draws complete the ready hand if nobody else "
+                      "wins, claims or declares a kong and the seat keeps its hand; a flower "
+                      "drawn by any seat is replaced from the tiles left without a turn, and "
+                      "Ninghai's reserve is never drawn (docs/lookahead.md); (n draws): the "
+                      "most own draws, every fourth tile left")
     lines.append("")
     lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in legend]
     return "\n".join(lines)

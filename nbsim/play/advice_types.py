@@ -78,7 +78,8 @@ class CandidateAdvice:
     random numbers, and its 95% interval), within_noise (that interval
     holds 0). exact_p_win / exact_draws: for a discard leaving the hand
     ready, the exact chance of completing it with the seat's own draws
-    alone (no opponents) and the draws it has. score: for a "win" on the
+    alone (no opponents; ``exact_own_draws`` gives the model) and the most
+    own draws it has. score: for a "win" on the
     offered tile or a self-drawn one, the scored win (``ScoreResult``:
     legal or not and why, tai or fan, the payments); None for the other
     moves."""

@@ -6,16 +6,18 @@ ready hand.
 ``evaluate`` is the engine of ``nbsim advise`` and the numbers behind the
 ``lookahead`` policy (``nbsim/kernels/playout.py`` does the work; docs/rules.md
 §2-§5 for the play it simulates). ``exact_own_draws`` is the one answer
-that needs no sampling: with no opponent acting, a ready hand that keeps its
-wait completes on one of its own remaining draws with a hypergeometric
-probability.
+that needs no sampling: with no opponent winning, claiming or declaring a
+kong, the chance that a ready hand keeping its wait completes on one of its
+own remaining draws, the flowers drawn and replaced on the way and the
+tiles never drawn (others' hands, Ninghai's reserve) counted exactly by a
+Markov chain over the wall's composition.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,7 @@ from nbsim.rules.ruleset import RuleSet, as_rules
 
 __all__ = ["CandidateValue", "DEFAULT_OPPONENTS", "Evaluation", "ExactOwnDraw",
            "OPPONENT_MODELS", "check_opponents", "evaluate", "evaluate_claims",
-           "exact_own_draws", "kong_kinds", "view_of", "own_draws_left"]
+           "exact_own_draws", "kong_kinds", "own_draw_chain", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
 
@@ -81,16 +83,25 @@ class Evaluation:
 @dataclass(frozen=True)
 class ExactOwnDraw:
     """Exact (own draws, no opponents): after discarding ``kind`` the hand
-    is ready on ``waits`` (kinds completing a legal self-drawn win), with
-    ``winning_unseen`` of the ``unseen`` tiles; over its ``draws`` own draws
-    it wins with probability ``p_win`` (hypergeometric: the seat keeps its
-    wait and nobody else wins or claims)."""
+    is ready on ``waits`` (kinds whose drawn tile completes a legal
+    self-drawn win in some draw: a live draw, a flower's replacement or the
+    last drawable tile), with ``winning_unseen`` unseen tiles of them among
+    the ``unseen`` non-flower tiles the seat has not seen (the others'
+    face-down kongs left out), ``flowers_unseen`` non-wild flowers unseen
+    and ``wall_tiles`` tiles where those flowers can lie (the wall with its
+    reserve, and the tiles that left it unlisted). Of the ``drawable``
+    tiles left to draw the seat gets at most ``draws`` own draws (every
+    fourth, when no flower is drawn); it wins with probability ``p_win``
+    (``exact_own_draws`` gives the model)."""
     kind: int
     waits: tuple[int, ...]
     winning_unseen: int
     unseen: int
     draws: int
     p_win: float
+    flowers_unseen: int = 0
+    wall_tiles: int = 0
+    drawable: int = 0
 
 
 @cache
@@ -100,8 +111,10 @@ def _tables():
 
 
 def own_draws_left(pos: Position) -> int:
-    """Draws the seat still gets after its discard if the play goes round
-    without claims: every fourth of the ``tiles_left`` drawable tiles."""
+    """The most draws the seat still gets after its discard if the play
+    goes round without claims: every fourth of the ``tiles_left`` drawable
+    tiles (fewer when flowers are drawn: each is replaced from the same
+    drawable tiles in the same turn)."""
     return max(int(pos.tiles_left), 0) // 4
 
 
@@ -436,33 +449,270 @@ def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequenc
 
 
 def exact_own_draws(rules: RuleSet | str | Path, pos: Position) -> dict[int, ExactOwnDraw]:
-    """For every discard after which the hand is ready (some unseen kind
-    completes a legal self-drawn win), the exact chance of drawing one of
-    those tiles in the seat's own remaining draws (``own_draws_left``), when
-    no other seat wins or claims and the seat keeps its wait:
-    1 - C(U - W, n) / C(U, n) for U unseen tiles, W of them winning, n
-    draws. Keys: the discarded kind. ``rules`` and ``pos`` as
-    ``evaluate``'s (HandError likewise); raises RunError as ``view_of``."""
+    """For every discard after which the hand is ready, the exact chance
+    that the seat completes it by its own remaining draws.
+
+    The model (docs/rules.md §2, §4-§5): after the discard the play goes
+    round from the next seat; nobody else wins, claims or declares a kong,
+    and the seat keeps its hand (it discards every tile it draws that does
+    not win, and declares no kong). Each turn draws one tile from the
+    ``pos.tiles_left`` drawable tiles; a drawn non-wild flower is set aside
+    and replaced from the same drawable tiles in the same turn, by whichever
+    seat draws it, so it gives no extra turn; the deal ends when no drawable
+    tile is left. What the seat has not seen is dealt at random with every
+    arrangement equally likely, except that a non-wild flower never stays
+    in a hand: the others' concealed tiles are non-flower tiles never
+    drawn, and the unseen flowers lie among the wall's tiles (the drawable
+    ones, Ninghai's reserve, which is never drawn, and the tiles that left
+    the wall unlisted when ``tiles_left`` is less than the table allows,
+    ``advice_state.max_wall_left``). Another seat's face-down kong is four
+    copies of a kind of which the seat sees none, each such kind (not a
+    wild) equally likely. A drawn tile wins when it completes a legal
+    self-drawn win in the context it is drawn in: a live draw, a flower's
+    replacement (out with a replacement) or the last drawable tile, judged
+    with the flowers the seat has set aside at ``pos`` (a context only adds
+    tai). The chance is a Markov chain over the wall's composition
+    (``own_draw_chain``); tests/exact_own_draw_reference.py checks it
+    against an enumeration of small walls and a simulation of real ones.
+
+    Keys: the discarded kind; values ExactOwnDraw (``draws``: the most own
+    draws, ``own_draws_left``). ``rules`` and ``pos`` as ``evaluate``'s
+    (HandError likewise); RunError when the position is not the seat's
+    discard, or as ``view_of``."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
+    from nbsim.play.advice_state import wall_tiles
 
     rules = _checked(rules, pos)
+    if pos.seat != pos.to_play or pos.offered >= 0:
+        raise RunError("exact_own_draws: the position is not the seat's discard (to_play "
+                       "differs, or a discard is offered)")
     view = view_of(rules, pos)
     sr = E.new_search(1, 1)
     hand = np.asarray(pos.hand)
     wins = np.zeros(C.N_KINDS, np.bool_)
-    draws = own_draws_left(pos)
+    drawable = max(int(pos.tiles_left), 0)
+    slots = wall_tiles(rules, pos)
+    face_down = sum(1 for s in range(4) if s != pos.seat for m in range(int(pos.n_melds[s]))
+                    if int(pos.melds[s, m, C.MELD_TYPE]) == C.MELD_CKONG)
     res: dict[int, ExactOwnDraw] = {}
     for k in range(C.N_KINDS):
         if hand[k] <= 0:
             continue
-        unseen = PL.self_draw_waits(view, sr, np.int64(k), _key(0), wins)
-        if unseen <= 0 or not wins.any():
+        pool = int(PL.self_draw_waits(view, sr, np.int64(k), _key(0), wins))
+        u = np.asarray(sr.unseen).astype(np.int64)
+        after = hand.astype(np.int64).copy()
+        after[k] -= 1
+        sigs = _win_contexts(rules, pos, view.wild, after, wins, u)
+        if pool <= 0 or not sigs:
             continue
-        u = np.asarray(sr.unseen)
-        w_tiles = int(sum(int(u[t]) for t in range(C.N_KINDS) if wins[t]))
-        n = min(draws, unseen)
-        p = 1.0 - math.comb(unseen - w_tiles, n) / math.comb(unseen, n) if n > 0 else 0.0
-        res[k] = ExactOwnDraw(k, tuple(int(t) for t in np.flatnonzero(wins)), w_tiles,
-                              int(unseen), draws, p)
+        flowers = int(sum(int(u[t]) for t in range(C.FLOWER0, C.N_KINDS) if not view.wild[t]))
+        p = _with_face_down(drawable, slots, flowers, pool, sigs, u, view.wild, face_down)
+        res[k] = ExactOwnDraw(k, tuple(sorted(sigs)), int(sum(int(u[t]) for t in sigs)), pool,
+                              own_draws_left(pos), p, flowers, slots, drawable)
     return res
+
+
+ALL_CONTEXTS = 0b1111      # a kind that wins in every draw context (bit ctx: CTX_* 0..3)
+
+
+def _win_contexts(rs: RuleSet, pos: Position, wild: np.ndarray, after: np.ndarray,
+                  wins: np.ndarray, u: np.ndarray) -> dict[int, int]:
+    """The unseen kinds whose drawn tile completes a legal self-drawn win of
+    ``after`` (the hand after the discard, int64[42]), each with the draw
+    contexts it wins in: bit ``ctx`` for ctx = ``CTX_AFTER_KONG`` (a
+    flower's replacement) | ``CTX_LAST_TILE`` (the last drawable tile), 0..3.
+    ``wins``: the kinds legal on a live draw (``playout.self_draw_waits``),
+    legal in every context; a kind that completes the hand but is not legal
+    there is scored (``kernels.score.score_win``, as ``nbsim score`` scores
+    it) in the three other contexts, the both-context one first (a context
+    only adds tai: a kind not legal there is legal in none)."""
+    from nbsim.kernels import hand as H
+    from nbsim.kernels.score import score_win
+    from nbsim.play.advice_wins import _fed, _flowers
+
+    me = int(pos.seat)
+    n_melds = int(pos.n_melds[me])
+    out = {int(t): ALL_CONTEXTS for t in np.flatnonzero(wins)}
+    args = None
+    res = np.zeros(C.RES_LEN, np.int64)
+    both = C.CTX_AFTER_KONG | C.CTX_LAST_TILE
+    for t in range(C.N_KINDS):
+        if t in out or u[t] <= 0 or (t >= C.FLOWER0 and not wild[t]):
+            continue
+        h = after.copy()
+        h[t] += 1
+        nat = np.where(wild[:C.N_PLAY], 0, h[:C.N_PLAY]).astype(np.int8)
+        if int(H.shanten(nat, int(h[wild].sum()), n_melds, _tables())) != -1:
+            continue
+        if args is None:
+            fed, fed_by = _fed(pos)
+            args = (after.astype(np.int8), np.ascontiguousarray(pos.melds[me], np.int8),
+                    n_melds, _flowers(pos))
+        bits = 0
+        for ctx in (both, C.CTX_AFTER_KONG, C.CTX_LAST_TILE):
+            code = score_win(rs.array, _tables(), *args, t, C.WIN_SELF_DRAW, ctx, me,
+                             int(pos.round_wind), int(pos.indicator), -1, fed, fed_by, -1, -1,
+                             res)
+            if code != C.OK or not res[C.RES_WIN]:
+                if ctx == both:
+                    break
+                continue
+            bits |= 1 << ctx
+        if bits:
+            out[t] = bits
+    return out
+
+
+def _with_face_down(drawable: int, slots: int, flowers: int, pool: int, sigs: dict[int, int],
+                    u: np.ndarray, wild: np.ndarray, face_down: int) -> float:
+    """``own_draw_chain`` averaged over the kinds of the others'
+    ``face_down`` kongs: distinct kinds, not wild, with all four copies
+    unseen (``u``, int64[42]), every choice equally likely; a kong of a
+    winning kind takes its four copies out of the winning tiles."""
+    by_sig: dict[int, int] = {}
+    for t, b in sigs.items():
+        by_sig[b] = by_sig.get(b, 0) + int(u[t])
+    order = sorted(by_sig)
+    if face_down == 0:
+        return own_draw_chain(drawable, slots, flowers, pool,
+                              tuple(by_sig[b] for b in order), tuple(order))
+    cands = [t for t in range(C.N_PLAY) if not wild[t] and u[t] == 4]
+    n_kinds = [sum(1 for t in cands if sigs.get(t) == b) for b in order]
+    n_other = len(cands) - sum(n_kinds)
+    total = math.comb(len(cands), face_down)
+    if total == 0:
+        raise RunError(f"{face_down} face-down kongs of the other seats, and only "
+                       f"{len(cands)} kinds with all four copies unseen to make them")
+    p = 0.0
+    for js in _splits(face_down, n_kinds):
+        w = math.comb(n_other, face_down - sum(js))
+        for n, j in zip(n_kinds, js, strict=True):
+            w *= math.comb(n, j)
+        if w:
+            groups = tuple(by_sig[b] - 4 * j for b, j in zip(order, js, strict=True))
+            p += w / total * own_draw_chain(drawable, slots, flowers, pool, groups,
+                                            tuple(order))
+    return p
+
+
+def _splits(n: int, caps: list[int]) -> list[tuple[int, ...]]:
+    """Every tuple of len(caps) counts 0 .. cap each, with sum at most n."""
+    if not caps:
+        return [()]
+    return [(j, *rest) for j in range(min(n, caps[0]) + 1) for rest in _splits(n - j, caps[1:])]
+
+
+@lru_cache(maxsize=4096)
+def own_draw_chain(drawable: int, slots: int, flowers: int, pool: int,
+                   groups: tuple[int, ...], contexts: tuple[int, ...]) -> float:
+    """The chance that the seat wins on one of its own draws (the model of
+    ``exact_own_draws``; docs/lookahead.md, "The exact own-draw answer").
+
+    ``drawable``: tiles left to draw; ``slots``: the tiles where the
+    ``flowers`` unseen non-wild flowers lie (the wall with its reserve, and
+    the tiles that left it unlisted), >= drawable; ``pool``: the unseen
+    non-flower tiles (the others' concealed tiles and the wall's non-flower
+    tiles: pool = concealed + slots - flowers); ``groups``: the winning
+    tiles in the pool, by kinds that win in the same draw contexts
+    ``contexts`` (bit ``ctx`` set for ctx = ``CTX_AFTER_KONG`` (a flower's
+    replacement) | ``CTX_LAST_TILE``, 0..3; ``ALL_CONTEXTS``: every one).
+    Draws go round from the seat after the deciding one, which draws every
+    fourth turn; each draw is a flower with chance flowers left / slots
+    left (the same seat then draws its replacement), else one of the
+    pool's undrawn tiles, each equally likely.
+
+    Two steps. Where the flowers fall decides how many draws the seat
+    makes and in which contexts (``_seat_draws``: a Markov chain over the
+    flowers). The non-flower tiles drawn are a uniform sample of the pool
+    whoever draws them, so the seat's own are one too, and the chance that
+    none of them wins where it is drawn is a product of hypergeometric
+    terms (``_none_wins``). With no unseen flower and every group winning
+    everywhere this is 1 - C(pool - W, n) / C(pool, n) for W winning tiles
+    and n = drawable // 4 own draws. Returns the probability (0 .. 1)."""
+    wins_in = tuple(sum(n for n, c in zip(groups, contexts, strict=True) if c >> ctx & 1)
+                    for ctx in range(4))
+    only_last = tuple(sum(n for n, c in zip(groups, contexts, strict=True)
+                          if c >> ctx & 1 and not c >> C.CTX_AFTER_KONG & 1) for ctx in range(4))
+    p_none = sum(p * _none_wins(pool, wins_in, only_last, m0, m1, last)
+                 for (m0, m1, last), p in _seat_draws(drawable, slots, flowers).items())
+    return min(max(1.0 - p_none, 0.0), 1.0)
+
+
+@lru_cache(maxsize=256)
+def _seat_draws(drawable: int, slots: int, flowers: int) -> dict[tuple[int, int, int], float]:
+    """The seat's own non-flower draws until no drawable tile is left, as
+    {(m0, m1, last): probability}: m0 live draws and m1 flowers'
+    replacements before the last drawable tile, and ``last`` the context of
+    the seat's draw of that last tile (``CTX_LAST_TILE``, | ``CTX_AFTER_KONG``
+    for a replacement), -1 when another seat draws it. A Markov chain, one
+    step per drawable tile, over (replacement or not, flowers left,
+    replacements the seat drew): float64[2, flowers + 1, flowers + 1]; the
+    turn is the seat's when the non-flower draws so far are 3 mod 4."""
+    a = np.zeros((2, flowers + 1, flowers + 1))
+    a[0, flowers, 0] = 1.0
+    f = np.arange(flowers + 1).reshape(1, -1, 1)
+    out: dict[tuple[int, int, int], float] = {}
+
+    def add(key: tuple[int, int, int], p: float) -> None:
+        if p > 0:
+            out[key] = out.get(key, 0.0) + p
+
+    n_draws = min(drawable, slots)
+    for k in range(n_draws):
+        p_flower = f / (slots - k)
+        turns = k - (flowers - f)                    # turns ended by a non-flower draw
+        mine = turns % 4 == 3
+        tile = a * (1.0 - p_flower)
+        new = np.zeros_like(a)
+        new[1, :-1] += (a * p_flower).sum(axis=0)[1:]
+        new[0] += np.where(mine, 0.0, tile).sum(axis=0)
+        seat = np.where(mine, tile, 0.0)
+        if k == n_draws - 1:
+            for r in (0, 1):
+                for fl, m1 in zip(*np.nonzero(seat[r]), strict=True):
+                    n = (k + 1 - (flowers - int(fl))) // 4
+                    add((n - int(m1) - 1, int(m1), C.CTX_LAST_TILE | r * C.CTX_AFTER_KONG),
+                        float(seat[r, fl, m1]))
+        else:
+            new[0] += seat[0]
+            new[0, :, 1:] += seat[1, :, :-1]
+        a = new
+    for fl, m1 in zip(*np.nonzero(a.sum(axis=0)), strict=True):
+        n = (n_draws - (flowers - int(fl))) // 4
+        add((n - int(m1), int(m1), -1), float(a[:, fl, m1].sum()))
+    return out
+
+
+def _falling_ratio(total: int, bad: int, n: int) -> float:
+    """The chance that n tiles drawn without replacement from ``total``
+    miss ``bad`` of them: (total - bad)_n / (total)_n."""
+    p = 1.0
+    for i in range(n):
+        p *= max(total - bad - i, 0) / max(total - i, 1)
+    return p
+
+
+def _none_wins(pool: int, wins_in: tuple[int, ...], only_last: tuple[int, ...], m0: int,
+               m1: int, last: int) -> float:
+    """The chance that none of the seat's draws wins: m1 replacement draws,
+    then the last tile's draw in context ``last`` (-1: none), then m0 live
+    draws, a uniform sample of the ``pool`` (the order of an exchangeable
+    sample does not change the chance). ``wins_in[ctx]``: the pool's tiles
+    winning on a draw in context ctx; ``only_last[ctx]``: those of them
+    that do not win on a replacement. The tiles winning on a live draw win
+    everywhere (``_win_contexts``), so no earlier draw took one of them."""
+    repl = wins_in[C.CTX_AFTER_KONG]
+    p = _falling_ratio(pool, repl, m1)
+    left = pool - m1
+    if last >= 0:
+        # the replacement draws missed the tiles winning on them; of the
+        # others winning on the last draw, j were drawn
+        z, k = pool - repl, only_last[last]
+        p_last = 0.0
+        for j in range(min(k, m1) + 1):
+            pj = math.comb(k, j) * math.comb(z - k, m1 - j) / math.comb(z, m1) if z >= m1 else 0.0
+            p_last += pj * (left - (wins_in[last] - j)) / max(left, 1)
+        p *= p_last
+        left -= 1
+    return p * _falling_ratio(left, wins_in[0], m0)
