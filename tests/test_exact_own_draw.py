@@ -23,6 +23,7 @@ from exact_own_draw_reference import (
     turn_chain,
 )
 
+from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.play.advice_state import position_from_state
 from nbsim.play.evaluation import exact_own_draws, own_draw_chain
@@ -66,23 +67,29 @@ def late_state(*, hand: str, drawn: str, melds: dict[str, list[str]], unseen: st
     return state
 
 
-def numbers(state: dict, *, reserve: int, wild: set[str] = frozenset()):
-    """The reference Table of a state (East discards ``drawn``): unseen
-    copies by kind from the tiles shown (a discard in parentheses is
-    counted in its meld), the winning kinds by naive completeness (a wild
-    unseen wins too), legal in every context."""
-    seen = Counter(_tiles(state["hand"]))
+def _unseen(state: dict, face_down: tuple[str, ...] = ()) -> dict[str, int]:
+    """Unseen copies by kind: the set less the tiles shown (a discard in
+    parentheses is counted in its meld) and the ``face_down`` kongs."""
+    seen = Counter(_tiles(state["hand"]) + [k for k in face_down for _ in range(4)])
     for ms in state.get("melds", {}).values():
-        for m in ms:
-            seen.update(_meld_tiles(m))
+        seen.update(t for m in ms if m != "ckong" for t in _meld_tiles(m))
     for text in state.get("discards", {}).values():
         seen.update(_tiles(re.sub(r"\([^)]*\)", "", text.replace("*", ""))))
     for text in state.get("flowers", {}).values():
         seen.update(_tiles(text))
     if state.get("indicator"):
         seen[state["indicator"]] += 1
-    unseen = {k: (1 if k in FLOWERS else 4) - seen[k] for k in KIND_NAMES}
-    unseen = {k: n for k, n in unseen.items() if n > 0}
+    return {k: (1 if k in FLOWERS else 4) - seen[k] for k in KIND_NAMES}
+
+
+def numbers(state: dict, *, reserve: int, wild: set[str] = frozenset(),
+            face_down: tuple[str, ...] = ()):
+    """The reference Table of a state (East discards ``drawn``): unseen
+    copies by kind from the tiles shown (a discard in parentheses is
+    counted in its meld), the winning kinds by naive completeness (a wild
+    unseen wins too), legal in every context. ``face_down``: the kinds of
+    the others' face-down kongs (``ckong`` melds), out of the unseen."""
+    unseen = {k: n for k, n in _unseen(state, face_down).items() if n > 0}
     after = Counter(_tiles(state["hand"]))
     after[state["drawn"]] -= 1
     counts = [0] * C.N_PLAY
@@ -239,3 +246,26 @@ def test_without_unseen_flowers_the_chance_is_hypergeometric(rules, reserve):
     w, u, n = exact.winning_unseen, exact.unseen, exact.draws
     assert exact.p_win == pytest.approx(1 - comb(u - w, n) / comb(u, n), abs=1e-12)
     assert exact.p_win == pytest.approx(turn_chain(table), abs=1e-12)
+
+
+def test_a_face_down_kong_is_any_kind_out_of_sight_alike():
+    """South's face-down kong: four copies of a kind of which East sees
+    none, each such kind alike; the chance is the mean over those kinds."""
+    rules = "ninghai"
+    state = {"seat": "E", "hand": "123m456m789m23p55p9s", "drawn": "9s",
+             "discards": {"E": "19p", "S": "9s1z7z", "W": "5s2z", "N": "3z4z6z"},
+             "melds": {"S": ["ckong"]}, "flowers": {"E": "1f", "W": "3f7f"}}
+    exact = exact_own_draws(rules, position_from_state(rules, state))[parse_tile("9s")]
+    table, _ = numbers(state, reserve=20)
+    out_of_sight = [k for k in KIND_NAMES[:C.N_PLAY]
+                    if _unseen(state)[k] == 4]
+    assert "1p" not in out_of_sight and "4p" in out_of_sight      # 4p wins: a kong of it
+    chances = [turn_chain(numbers(state, reserve=20, face_down=(k,))[0]) for k in out_of_sight]
+    assert exact.p_win == pytest.approx(sum(chances) / len(chances), abs=1e-12)
+
+
+def test_exact_own_draws_is_for_a_discard():
+    pos = position_from_state("ninghai", {"hand": "123m456m789m23p55p", "offered": "9s",
+                                          "from": "N"})
+    with pytest.raises(RunError, match="not the seat's discard"):
+        exact_own_draws("ninghai", pos)
