@@ -203,7 +203,9 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     points per deal for the seat with its 95% interval, the paired
     difference to the best, the chance of dealing in to each opponent
     (probabilities per deal), and for a hand left ready the exact chance of
-    completing it by its own draws (no opponents). The recommendation is the
+    completing it by its own draws (nobody else wins, claims or kongs;
+    flowers replaced without a turn; Ninghai's reserve never drawn;
+    docs/lookahead.md). The recommendation is the
     best; candidates whose difference interval holds 0 are within the noise.
     A claim is ranked the same way: pass, pung, kong and each chow played
     out on the same sampled deals (after a claim the seat discards as
