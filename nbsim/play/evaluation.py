@@ -15,6 +15,7 @@ Markov chain over the wall's composition.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -35,6 +36,7 @@ __all__ = ["CandidateValue", "DEFAULT_OPPONENTS", "Evaluation", "ExactOwnDraw",
            "exact_own_draws", "kong_kinds", "own_draw_chain", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
+RACE_FIRST = 50         # deals of a race's first round (``_played``; fewer when capped)
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,13 @@ class CandidateValue:
     ``p_deal_in_to`` (by seat E S W N; 0 for the seat itself),
     ``p_exhausted``, and the paired difference ``diff`` to the best
     candidate's mean payment with its standard error ``diff_se`` (common
-    random numbers; 0 and 0 for the best), over ``n`` samples played.
-    ``kong``: the candidate is the own-turn kong of ``kind`` (concealed or
-    added), not its discard."""
+    random numbers; 0 and 0 for the best), over ``n`` samples played (of
+    ``deals`` sampled: a failed sample is not played; fewer than the best's
+    when a race dropped it). ``kong``: the candidate is the own-turn kong
+    of ``kind`` (concealed or added), not its discard. ``win_pay``: the
+    mean payment in the deals it won (points; nan when it won none).
+    ``dropped``: the race's round after which it left the race, its paired
+    95% interval to the leader then below 0 (0: it stayed to the end)."""
     kind: int
     mean_pay: float
     se_pay: float
@@ -60,18 +66,45 @@ class CandidateValue:
     diff_se: float
     n: int
     kong: bool = False
+    win_pay: float = math.nan
+    deals: int = 0
+    dropped: int = 0
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """``evaluate``'s answer: the candidates, best (highest mean payment)
-    first, with the samples, seed, playout policy and opponent model
-    (``OPPONENT_MODELS``) that produced them."""
+    first, with the samples (the deals the best was played on), seed,
+    playout policy and opponent model (``OPPONENT_MODELS``) that produced
+    them, and the race (``_played``): ``rounds`` of common worlds played,
+    why it ended (``stopped``: "decided" one candidate left, "samples" the
+    ``cap`` of deals reached, "budget" the ``budget`` in seconds spent);
+    ``claim``: the candidates are claim answers (``evaluate_claims``)."""
     candidates: tuple[CandidateValue, ...]
     samples: int
     seed: int
     base: str
     opponents: int = DEFAULT_OPPONENTS
+    rounds: int = 1
+    stopped: str = "samples"
+    budget: float | None = None
+    cap: int = 0
+    claim: bool = False
+
+    @property
+    def reason(self) -> str:
+        """Why the best candidate beats the runner-up, in one sentence
+        (``why_best``; tiles in notation, a kong as "kong 5z", a claim
+        answer by its code); "" with a single candidate."""
+        if len(self.candidates) < 2:
+            return ""
+        from nbsim.rules.tiles import KIND_NAMES
+
+        def name(c: CandidateValue) -> str:
+            return f"kong {KIND_NAMES[c.kind]}" if c.kong else (
+                f"answer {c.kind}" if self.claim else f"discard {KIND_NAMES[c.kind]}")
+        b, r = self.candidates[:2]
+        return why_best(b, r, name(b), name(r))
 
     @property
     def best_kind(self) -> int:
@@ -232,9 +265,11 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
                 wild, pond, flags, n_pond, passed, fed, ws, ts)
 
 
-def _key(seed: int) -> np.uint64:
+def _key(seed: int, round_: int = 0) -> np.uint64:
+    """The worlds' key of round ``round_`` of a race from ``seed`` (round 0:
+    the worlds of an unraced evaluation)."""
     from nbsim.kernels import rng
-    return np.uint64(rng.deal_key(np.uint64(seed), np.int64(0)))
+    return np.uint64(rng.deal_key(np.uint64(seed), np.int64(round_)))
 
 
 def _checked(rules: RuleSet | str | Path, pos: Position) -> RuleSet:
@@ -261,6 +296,22 @@ def _check_settings(samples: int, seed: int, base: str, opponents: int) -> tuple
     return samples, seed, check_opponents(opponents)
 
 
+def check_race(first, budget) -> tuple[int | None, float | None]:
+    """(first, budget) of a race checked: ``first`` None (no race: one round)
+    or a whole number 2 .. 100,000, the first round's deals; ``budget`` None
+    or 0 (no clock) or seconds > 0, finite (a number, not a bool). RunError
+    otherwise."""
+    from nbsim.args import whole_number
+    if first is not None:
+        first = whole_number(first, "first", 2, 100_000, RunError)
+    if budget is None:
+        return first, None
+    if isinstance(budget, bool) or not isinstance(budget, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(budget)) or budget < 0:
+        raise RunError(f"budget {budget!r}: seconds, a number >= 0 (0: no time limit)")
+    return first, float(budget) or None
+
+
 def _whole_numbers(values, what: str, items: str, each: str, lo: int | None = None,
                    hi: int | None = None) -> list[int]:
     """``values`` (a sequence of whole numbers, each lo .. hi when given) as a
@@ -281,14 +332,15 @@ def _kinds(values, what: str) -> list[int]:
 
 def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
            base: str, opponents: int, claim_tile: int,
-           claim_q: int) -> tuple[np.ndarray, np.ndarray]:
+           claim_q: int, round_: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``playout.evaluate_into`` on one kind of candidates (discard kinds,
     claim answers when ``claim_q`` >= 0, own-turn kong kinds when
     ``claim_q`` is ``playout.KONG_Q``): their ``ST_*`` sums and payments,
     float64[n, SEARCH_STATS] and float64[n, samples]. The worlds depend on
-    the seed and the opponent model only, so groups played from one seed
-    share them; they never give a seat a hand that would have won on a kind
-    it let go by (``playout.RESPECT_PASSED``; ``pos.passed``)."""
+    the seed, the race's round (``_key``) and the opponent model only, so
+    groups played from one seed and round share them; they never give a
+    seat a hand that would have won on a kind it let go by
+    (``playout.RESPECT_PASSED``; ``pos.passed``)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
@@ -296,42 +348,121 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     n, ns = len(cands), int(samples)
     sr = E.new_search(n, ns)
     sr.cands[:n] = cands
-    PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed),
+    PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed, round_),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
                      np.int64(opponents) | PL.RESPECT_PASSED)
     return sr.stats[:n].copy(), sr.pays[:n].copy()
 
 
+def _round_size(first: int, cap: int, done: int, round_: int) -> int:
+    """Deals of round ``round_`` of a race: ``first``, then ``first``,
+    2 x ``first``, 4 x ``first``, ... (the deals so far double each round),
+    never past ``cap`` deals in all (``done`` played)."""
+    return min(first if round_ == 0 else first << (round_ - 1), cap - done)
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error of the paired difference ``a - b`` (the same
+    deals: common random numbers)."""
+    d = a - b
+    return float(d.mean()), float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+
+
 def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, seed: int,
             base: str, opponents: int, claim_tile: int, claim_q: int,
-            kongs: Sequence[int] = ()) -> Evaluation:
+            kongs: Sequence[int] = (), first: int | None = None,
+            budget: float | None = None) -> Evaluation:
     """The candidates (discard kinds, or claim answers when ``claim_q`` >=
-    0) and the own-turn ``kongs`` (kinds) played on the same worlds, and
-    their rows, best mean payment first (``_group``)."""
-    from nbsim.kernels import playout as PL
+    0) and the own-turn ``kongs`` (kinds) raced on common worlds, and their
+    rows, best first (``_group``).
 
-    ns = int(samples)
-    parts = [_group(rules, pos, cands, ns, seed, base, opponents, claim_tile, claim_q)]
-    keys = [(int(k), False) for k in cands]
-    if kongs:
-        parts.append(_group(rules, pos, kongs, ns, seed, base, opponents, -1, PL.KONG_Q))
-        keys += [(int(k), True) for k in kongs]
-    stats = np.concatenate([p[0] for p in parts])
-    pays = np.concatenate([p[1] for p in parts])
+    Round r plays every candidate still in the race on the same new worlds
+    (``_round_size``: ``first`` deals, then as many as all the rounds before);
+    after it, a candidate whose paired 95% interval of the difference to the
+    best (highest mean so far) lies below 0 leaves the race. The race ends
+    when one candidate is left ("decided"), the survivors have played
+    ``samples`` deals ("samples") or the ``budget`` (seconds of computing:
+    the CPU time of the thread that plays the race, so a busy machine takes
+    longer but plays as many deals; None: no clock) is spent or would be by
+    the next round ("budget"; the clock is read between rounds only, so the
+    answer is the one ``samples`` = the deals played gives with no budget).
+    ``first`` None or >= ``samples``: one round, every candidate on every
+    deal. Rows: the survivors by mean
+    payment, then the candidates dropped, the later first."""
+    from nbsim.kernels import playout as PL
+    from nbsim.play.advice_types import Z95
+
+    keys = [(int(k), False) for k in cands] + [(int(k), True) for k in kongs]
     n = len(keys)
+    first = samples if first is None else max(2, min(int(first), samples))
+    stats: np.ndarray | None = None
+    pays: list[list[np.ndarray]] = [[] for _ in range(n)]
+    dropped = [-1] * n
+    alive = list(range(n))
+    done = rounds = work = 0
+    stopped = "samples"
+    start = time.thread_time()
+    while True:
+        size = _round_size(first, samples, done, rounds)
+        if rounds and budget is not None:
+            elapsed = time.thread_time() - start
+            fits = int((budget - elapsed) * work / max(elapsed, 1e-9) / len(alive))
+            if fits < min(size, RACE_FIRST // 5):
+                stopped = "budget"
+                break
+            size = min(size, fits)
+        parts = []
+        discards = [keys[i][0] for i in alive if not keys[i][1]]
+        if discards:
+            parts.append(_group(rules, pos, discards, size, seed, base, opponents, claim_tile,
+                                claim_q, rounds))
+        own_kongs = [keys[i][0] for i in alive if keys[i][1]]
+        if own_kongs:
+            parts.append(_group(rules, pos, own_kongs, size, seed, base, opponents, -1,
+                                PL.KONG_Q, rounds))
+        st = np.concatenate([p[0] for p in parts])
+        py = np.concatenate([p[1] for p in parts])
+        order = [i for i in alive if not keys[i][1]] + [i for i in alive if keys[i][1]]
+        if stats is None:
+            stats = np.zeros((n, st.shape[1]))
+        for row, i in enumerate(order):
+            stats[i] += st[row]
+            pays[i].append(py[row])
+        done += size
+        work += size * len(alive)
+        rounds += 1
+        if done >= samples:
+            break
+        if budget is not None and time.thread_time() - start >= budget:
+            stopped = "budget"
+            break
+        whole = {i: np.concatenate(pays[i]) for i in alive}
+        lead = max(alive, key=lambda i: whole[i].mean())
+        for i in alive:
+            mean, se = _paired(whole[i], whole[lead])
+            if i != lead and mean + Z95 * se < 0:
+                dropped[i] = rounds
+        alive = [i for i in alive if dropped[i] < 0]
+        if len(alive) == 1:
+            stopped = "decided"
+            break
+    assert stats is not None
     played = stats[:, PL.ST_N]
     if played.min() < 1:
         raise RunError("no sampled deal fits this position: the unseen tiles cannot fill the "
                        "other hands and the wall (check the wall left and the discards)")
+    every = [np.concatenate(p) for p in pays]
     mean = stats[:, PL.ST_PAY] / played
-    order = sorted(range(n), key=lambda i: -mean[i])
-    best = order[0]
+    ranked = sorted(range(n), key=lambda i: (dropped[i] >= 0, -dropped[i], -mean[i]))
+    best = ranked[0]
     rows = []
-    for i in order:
+    for i in ranked:
         m = played[i]
         var = max(stats[i, PL.ST_PAY2] / m - mean[i] ** 2, 0.0) * m / max(m - 1, 1)
         p_win = stats[i, PL.ST_WIN] / m
-        d = pays[i] - pays[best]
+        ns = len(every[i])
+        diff, diff_se = _paired(every[i], every[best][:ns])
+        won = every[i][every[i] > 0]
         rows.append(CandidateValue(
             kind=int(keys[i][0]), mean_pay=float(mean[i]), se_pay=math.sqrt(var / m),
             p_win=float(p_win), se_win=math.sqrt(p_win * (1 - p_win) / m),
@@ -341,16 +472,46 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
                           float(stats[i, PL.ST_DEAL_IN_TO + 2] / m),
                           float(stats[i, PL.ST_DEAL_IN_TO + 3] / m)),
             p_exhausted=float(stats[i, PL.ST_EXHAUSTED] / m),
-            diff=float(d.mean()), diff_se=float(d.std(ddof=1) / math.sqrt(ns)) if ns > 1 else 0.0,
-            n=int(m), kong=keys[i][1]))
-    return Evaluation(tuple(rows), ns, int(seed), base, int(opponents))
+            diff=diff, diff_se=diff_se, n=int(m), kong=keys[i][1],
+            win_pay=float(won.mean()) if len(won) else math.nan, deals=ns,
+            dropped=max(dropped[i], 0)))
+    return Evaluation(tuple(rows), done, int(seed), base, int(opponents), rounds=rounds,
+                      stopped=stopped, budget=budget, cap=int(samples), claim=claim_q >= 0)
+
+
+def why_best(best, runner, best_name: str, runner_name: str) -> str:
+    """One sentence on why ``best`` beats ``runner`` (two ``CandidateValue``
+    or ``CandidateAdvice`` rows of one position: mean_pay, p_win, win_pay,
+    p_deal_in), naming them ``best_name`` and ``runner_name``. The gap in
+    mean payment (points per deal) is split exactly into the win chance
+    (the change in P(win) times the mean payment of a won deal), the value
+    of a won deal (the change in that payment times P(win)) and the losses
+    when not winning (dealing in, the others' self-drawn wins); the largest
+    share names the reason, with its numbers."""
+    def won(c) -> float:
+        w = getattr(c, "win_pay", None)
+        return float(w) if w is not None and math.isfinite(w) else 0.0
+    pb, pr, wb, wr = float(best.p_win), float(runner.p_win), won(best), won(runner)
+    gap = float(best.mean_pay) - float(runner.mean_pay)
+    shares = {"chance": (pb - pr) * (wb + wr) / 2, "value": (wb - wr) * (pb + pr) / 2}
+    shares["losses"] = gap - shares["chance"] - shares["value"]
+    main = max(shares, key=lambda k: shares[k])
+    why = {"chance": f"a higher chance to win (P(win) {pb:.3f} vs {pr:.3f})",
+           "value": f"a more valuable hand when it wins ({wb:+.1f} vs {wr:+.1f} points in the "
+                    f"deals it wins)",
+           "losses": f"smaller losses when it does not win (P(deal in) "
+                     f"{float(best.p_deal_in):.3f} vs {float(runner.p_deal_in):.3f})"}[main]
+    return (f"{best_name} beats {runner_name} by {gap:+.2f} points per deal, mainly through "
+            f"{why}.")
 
 
 def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
              base: str = "defend", kinds: Sequence[int] | None = None,
-             kongs: Sequence[int] = (), opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
+             kongs: Sequence[int] = (), opponents: int = DEFAULT_OPPONENTS,
+             first: int | None = None, budget: float | None = None) -> Evaluation:
     """Every candidate discard of ``pos`` (the seat to play holds 3k+2
-    tiles) played to the end of the deal on ``samples`` sampled worlds.
+    tiles) played to the end of the deal on ``samples`` sampled worlds, or
+    raced over rounds of them (``first``, ``budget``).
 
     Each world deals the tiles the seat has not seen at random (the others'
     hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
@@ -368,18 +529,29 @@ def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, 
     played out too, on the same worlds: the kong, its replacement draw,
     then ``base``'s play (rows with ``kong`` True; docs/rules.md §4).
     ``rules``: a RuleSet, a shipped variant's name or a TOML path.
-    Returns an Evaluation, best mean payment first (points per deal for the
-    seat). Raises HandError for a ``pos`` that is not a Position of these
+    ``first``: None, every candidate on all ``samples`` worlds; a number of
+    deals, a race (``_played``): a first round of ``first`` worlds for
+    every candidate, then rounds of new common worlds (as many as all
+    before) for the candidates whose paired 95% interval to the best still
+    reaches 0, until one is left or they reach ``samples`` deals, or
+    ``budget`` seconds of computing (the CPU time of the calling thread;
+    None or 0: no clock; read between rounds) are spent. The same seed,
+    samples and first give the same answer; a race the clock ended is
+    replayed by ``samples`` = the deals it played (``Evaluation.samples``)
+    without a budget. Returns an Evaluation, best
+    mean payment first (points per deal for the seat; ``reason``: why the
+    best beats the runner-up). Raises HandError for a ``pos`` that is not a Position of these
     rules (``advice_state.check_position``), RunError: the seat is not the
     one to play, a candidate is not held or not a kind (0..41), a kong the
     seat cannot declare, samples out of 2 .. 100,000, a seed out of 0 ..
-    2**64 - 1, an unknown base policy or opponent model, or no sample could
-    be dealt (the position leaves too few unseen tiles for the others'
-    hands and the wall)."""
+    2**64 - 1, an unknown base policy or opponent model, a bad first or
+    budget (``check_race``), or no sample could be dealt (the position
+    leaves too few unseen tiles for the others' hands and the wall)."""
     rules = _checked(rules, pos)
     if pos.seat != pos.to_play:
         raise RunError("evaluate: the position is not the seat's discard (to_play differs)")
     samples, seed, opponents = _check_settings(samples, seed, base, opponents)
+    first, budget = check_race(first, budget)
     hand = np.asarray(pos.hand)
     held = [k for k in range(C.N_KINDS) if hand[k] > 0]
     cands = list(held) if kinds is None else _kinds(kinds, "kinds")
@@ -396,7 +568,8 @@ def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, 
         raise RunError(f"kongs {format_tiles(bad)}: not a kong the seat may declare; it may "
                        f"declare {format_tiles(allowed) or 'none'} (four held "
                        f"copies, or the fourth copy of an own pung; never a wild)")
-    return _played(rules, pos, cands, samples, seed, base, opponents, -1, -1, kongs)
+    return _played(rules, pos, cands, samples, seed, base, opponents, -1, -1, kongs, first,
+                   budget)
 
 
 def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
@@ -419,7 +592,8 @@ C_CLAIM_CODES = 6       # common.CLAIM_*: pass, pung, kong and the three chows
 
 def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequence[int], *,
                     samples: int = 400, seed: int = 0, base: str = "defend",
-                    opponents: int = DEFAULT_OPPONENTS) -> Evaluation:
+                    opponents: int = DEFAULT_OPPONENTS, first: int | None = None,
+                    budget: float | None = None) -> Evaluation:
     """Every answer of the deciding seat to the offered discard of ``pos``
     (``pos.offered``; the seat is not the discarder ``pos.to_play``) played
     to the end of the deal on ``samples`` sampled worlds, the same worlds
@@ -430,22 +604,25 @@ def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequenc
     position (the caller's check: ``nbsim.play.advice`` lists them). A pass
     passes every claim of the seat; after a claim the seat discards as
     ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
-    rules.md §4); ``opponents`` as ``evaluate``'s. Each row's ``kind`` is
+    rules.md §4); ``opponents``, ``first`` and ``budget`` (a race over the
+    answers) as ``evaluate``'s. Each row's ``kind`` is
     the answer's code; payments in points per deal for the seat. Raises
     HandError as ``evaluate``; RunError: no offered discard, the seat is the
     discarder, an unknown answer, samples, seed, base policy or opponent
-    model as ``evaluate``'s, or no sample could be dealt."""
+    model, first or budget as ``evaluate``'s, or no sample could be dealt."""
     rules = _checked(rules, pos)
     if pos.offered < 0 or pos.seat == pos.to_play:
         raise RunError("evaluate_claims: the position offers no discard to the seat (a claim "
                        "needs --offered and a discarder other than the seat)")
     samples, seed, opponents = _check_settings(samples, seed, base, opponents)
+    first, budget = check_race(first, budget)
     codes = _whole_numbers(answers, "claim answers", "claim codes", "code")
     bad = [a for a in codes if not 0 <= a < C_CLAIM_CODES]
     if bad or not codes:
         raise RunError(f"claim answers {bad or '(none)'}: allowed 0 pass, 1 pung, 2 kong, "
                        f"3..5 chow")
-    return _played(rules, pos, codes, samples, seed, base, opponents, int(pos.offered), 1)
+    return _played(rules, pos, codes, samples, seed, base, opponents, int(pos.offered), 1,
+                   first=first, budget=budget)
 
 
 def exact_own_draws(rules: RuleSet | str | Path, pos: Position) -> dict[int, ExactOwnDraw]:
