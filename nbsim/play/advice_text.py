@@ -258,7 +258,7 @@ def race_line(adv: Advice) -> str:
     """'3 rounds, 800 deals for the best, decided: one move left' and the
     like: how the race over the candidates went and why it ended."""
     why = {"decided": "ended with one move left",
-           "samples": f"ended at --samples {adv.cap}",
+           "samples": f"ended at its cap of {adv.cap} deals",
            "budget": f"ended by the {adv.budget:g} s budget" if adv.budget else "ended"}
     return (f"{adv.rounds} round{'' if adv.rounds == 1 else 's'}, {adv.samples} deals for "
             f"the best, {why.get(adv.stopped, 'ended')}")
