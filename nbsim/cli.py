@@ -182,10 +182,11 @@ def report_cmd(run_dir, out):
     --out) and prints the main table.
     """
     from nbsim.analysis.report import write_report
+    from nbsim.analysis.stats import fill
 
     rep = write_report(run_dir, out)
     click.echo(rep.text)
-    click.echo(f"\nwrote {', '.join(str(p) for p in rep.files)}")
+    click.echo(fill(f"\nwrote {', '.join(str(p) for p in rep.files)}", indent="  "))
 
 
 @cli.command("compare")
@@ -208,11 +209,12 @@ def compare_cmd(run_dirs, out):
     Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
     from nbsim.analysis.comparison import compare
+    from nbsim.analysis.stats import fill
 
     comp = compare(run_dirs, out)
     click.echo(comp.text)
     if comp.files:
-        click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
+        click.echo(fill(f"\nwrote {', '.join(str(p) for p in comp.files)}", indent="  "))
 
 
 @cli.command("sweep")
@@ -248,6 +250,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, overwrite
     replaces it). Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
     --deals 20000 --seed 1 --out runs/min_tai
     """
+    from nbsim.analysis.stats import fill
     from nbsim.analysis.sweeps import sweep
 
     pols = None
@@ -259,7 +262,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, overwrite
     res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
                 overrides=overrides, workers=workers, progress=progress, overwrite=overwrite)
     click.echo(res.text)
-    click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
+    click.echo(fill(f"\nwrote {', '.join(str(p) for p in res.files)}", indent="  "))
 
 
 def _shards(res) -> str:
