@@ -217,7 +217,8 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def text_table(df: pl.DataFrame, width: int | None = None, keep: int = 1) -> str:
+def text_table(df: pl.DataFrame, width: int | None = None, keep: int = 1,
+               left: bool = False) -> str:
     """A DataFrame as right-aligned plain-text columns (cells through
     ``fmt``; Chinese text counted two columns a character) no wider than
     ``width`` terminal columns (default ``TEXT_WIDTH``). A wider table
@@ -226,7 +227,8 @@ def text_table(df: pl.DataFrame, width: int | None = None, keep: int = 1) -> str
     names, down to ``KEEP_MIN``) over several lines; if it is still too
     wide, its columns are split into
     blocks stacked one under the other (a blank line between), each
-    repeating the first ``keep`` columns."""
+    repeating the first ``keep`` columns. ``left``: the first ``keep``
+    columns are left-aligned (labels read from their start)."""
     width = TEXT_WIDTH if width is None else width
     cells = [[str(c) for c in df.columns]] + [[fmt(v) for v in row] for row in df.iter_rows()]
     n = len(df.columns)
@@ -238,7 +240,8 @@ def text_table(df: pl.DataFrame, width: int | None = None, keep: int = 1) -> str
             blocks[-1].append(j)
         else:
             blocks.append(list(range(keep)) + [j])
-    return "\n\n".join(_block_text(cells, b, keep, width) for b in blocks or [list(range(n))])
+    return "\n\n".join(_block_text(cells, b, keep, width, keep if left else 0)
+                       for b in blocks or [list(range(n))])
 
 
 KEEP_MIN = 24                # the row-name columns are wrapped down to this many columns
@@ -266,10 +269,12 @@ def _wrap_columns(line: str, target: int) -> list[str]:
     return parts
 
 
-def _block_text(cells: list[list[str]], cols: list[int], keep: int, width: int) -> str:
+def _block_text(cells: list[list[str]], cols: list[int], keep: int, width: int,
+                left: int = 0) -> str:
     """The columns ``cols`` of ``cells`` as text, wrapped to fit ``width``:
     headers longer than their cells first, then the row-name columns, then
-    (last resort) the widest column."""
+    (last resort) the widest column; the first ``left`` columns
+    left-aligned, the others right-aligned."""
     rows = [[[r[i]] for i in cols] for r in cells]          # each cell: its lines
 
     def col_width(j: int, first: int = 0) -> int:
@@ -301,8 +306,10 @@ def _block_text(cells: list[list[str]], cols: list[int], keep: int, width: int) 
     for r in rows:
         for k in range(max(len(c) for c in r)):
             parts = [c[k] if k < len(c) else "" for c in r]
-            out.append("  ".join(" " * (w - _columns(p)) + p
-                                 for p, w in zip(parts, widths, strict=True)).rstrip())
+            out.append("  ".join(p + " " * (w - _columns(p)) if j < left
+                                 else " " * (w - _columns(p)) + p
+                                 for j, (p, w) in enumerate(zip(parts, widths, strict=True)))
+                       .rstrip())
     return "\n".join(out)
 
 
@@ -310,14 +317,18 @@ def fill(text: str, width: int | None = None, indent: str = "") -> str:
     """Prose for the terminal: each line of ``text`` wrapped to ``width``
     columns (default ``TEXT_WIDTH``), continuation lines indented by
     ``indent`` plus the line's own leading spaces; long words (paths)
-    are kept whole."""
+    are kept whole; a Chinese character counts two columns."""
     import textwrap
     width = TEXT_WIDTH if width is None else width
     out = []
     for line in text.split("\n"):
         lead = line[:len(line) - len(line.lstrip())]
-        out.append(textwrap.fill(line, width, subsequent_indent=lead + indent,
-                                 break_long_words=False, break_on_hyphens=False) or line)
+        for chars in range(width, max(width // 2, 1) - 1, -1):
+            wrapped = textwrap.fill(line, chars, subsequent_indent=lead + indent,
+                                    break_long_words=False, break_on_hyphens=False) or line
+            if all(_columns(w) <= width for w in wrapped.split("\n")):
+                break
+        out.append(wrapped)
     return "\n".join(out)
 
 
