@@ -56,9 +56,7 @@ def rules_cmd(config, overrides, as_json):
     """
     import json
 
-    import tomli_w
-
-    from nbsim.rules.ruleset import load_rules, origin_lines
+    from nbsim.rules.ruleset import load_rules, rules_text
 
     rs = load_rules(config, overrides)
     rules = rs.to_dict()
@@ -72,12 +70,7 @@ def rules_cmd(config, overrides, as_json):
                                "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
-    click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
-    for line in origin_lines(rs):
-        click.echo(line)
-    for ov in rs.overrides:
-        click.echo(f"# --set {ov}")
-    click.echo(tomli_w.dumps(rules), nl=False)
+    click.echo(rules_text(rs, rules), nl=False)
 
 
 @cli.command("simulate")

@@ -65,7 +65,7 @@ def test_chain_tables_lists_and_own_keys(tmp_path):
     assert [Path(p).name for p in rs.extends] == ["base.toml", "ningbo-3baida.toml"]
     r = CliRunner().invoke(cli, ["rules", str(tmp_path / "mine.toml")])
     assert r.exit_code == 0, r.output
-    assert "# extends " in r.output and "base.toml <- " in r.output
+    assert "# extends " in r.output and "base.toml <-" in r.output   # long paths wrap after "<-"
     assert '#   payments.cap = 500 (base: 1000)' in r.output
     assert '#   win.allowed_patterns = ["half_flush"] (base: ["all_pungs", "full_flush"])' \
         in r.output

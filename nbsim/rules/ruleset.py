@@ -600,6 +600,43 @@ def origin_lines(rs: RuleSet) -> list[str]:
     return lines
 
 
+def rules_text(rs: RuleSet, rules: dict[str, Any]) -> str:
+    """What ``nbsim rules`` prints for ``rs``: comment lines (its name,
+    source file and hash, ``origin_lines``, its --set overrides), then
+    ``rules`` (``rs.to_dict()``, the description possibly replaced) as TOML.
+    Every line fits ``stats.TEXT_WIDTH`` columns where it can: comments are
+    wrapped, and a longer string value is written as a multi-line TOML
+    string whose line-ending backslashes join its lines, so the TOML reads
+    back as ``rules`` (a long word, e.g. a path, is kept whole)."""
+    from nbsim.analysis.stats import TEXT_WIDTH, fill
+    comments = [f"{rs.name} from {rs.source} (hash {rs.hash})",
+                *(line[2:] for line in origin_lines(rs)),
+                *(f"--set {ov}" for ov in rs.overrides)]
+    out = ["# " + line for c in comments
+           for line in fill(c, TEXT_WIDTH - 2, indent="    ").split("\n")]
+    for line in tomli_w.dumps(rules).splitlines():
+        out.append(_long_string(line, TEXT_WIDTH))
+    return "\n".join(out) + "\n"
+
+
+def _long_string(line: str, width: int) -> str:
+    """A TOML line ``key = "long value"`` wider than ``width`` columns as a
+    multi-line basic string cut at single spaces (each line ends in a backslash,
+    which TOML joins with the next line's text); any other line as it is."""
+    from nbsim.analysis.stats import _columns, fill
+    key, sep, value = line.partition(' = "')
+    if not sep or _columns(line) <= width or not value.endswith('"') or "  " in value:
+        return line
+    body = value[:-1]
+    parts = fill(body, width - 2).split("\n")
+    text = f'{key} = """\n' + " \\\n".join(parts) + '"""'
+    try:
+        same = tomllib.loads(text) == tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        same = False
+    return text if same else line
+
+
 def _differences(a: dict, b: dict, prefix: str = "") -> list[tuple[str, str, str]]:
     """(dotted key, value in a, value in b) for every leaf that differs."""
     out = []
