@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from nbsim.analysis.stats import fill
 from nbsim.args import writable_file
 from nbsim.errors import RunError
 from nbsim.play.advice_notation import SEATS
@@ -22,7 +23,6 @@ from nbsim.play.advice_types import (
     TargetFit,
     fit_key,
 )
-from nbsim.rules.scorer import display_width
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
 
 __all__ = ["describe_position", "format_advice", "advice_json", "plot_advice", "waits_cell",
@@ -53,16 +53,80 @@ def waits_cell(c: CandidateAdvice) -> str:
     return " ".join(legal) if legal else "no legal win"
 
 
-def _table(header: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Rows under ``header`` as text columns (``stats.text_table``: the move
+    left-aligned, blocks stacked when wider than the terminal)."""
+    import polars as pl
 
-    def line(r):
-        cells = []
-        for i, c in enumerate(r):
-            pad = " " * (widths[i] - display_width(c))
-            cells.append(c + pad if i < left else pad + c)
-        return "  ".join(cells).rstrip()
-    return [line(header)] + [line(r) for r in rows]
+    from nbsim.analysis.stats import text_table
+    cols = [f"{i}" for i in range(len(header))]
+    df = pl.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], schema=cols,
+                      orient="row").rename(dict(zip(cols, header, strict=True)))
+    return text_table(df, left=True).split("\n")
+
+
+def _candidate_tables(adv: Advice, raced: bool) -> list[str]:
+    """The candidates' rows, best first. Simulated: a main table of what
+    decides (move, waits, deals, P(win), E[pay] with its interval, vs best,
+    deal-in), then a second of the detail (shanten/acceptance per target,
+    deal-in to each opponent, exact own-draw P(win)); else one table of the
+    targets and waits."""
+    me = adv.position.seat
+    opp = [s for s in range(4) if s != me]
+    sim = adv.simulated
+    paired = adv.ranked_by == "lookahead"
+    has_exact = any(c.exact_p_win is not None for c in adv.candidates)
+    targets = ["open", "full flush", "half flush", "all pungs"]
+    main = ["move", "waits", *(["deals"] if raced else [])]
+    detail = ["move", *targets]
+    if sim:
+        main += ["P(win)", "E[pay] [95% CI]", *(["vs best [95% CI]"] if paired else []),
+                 "deal-in"]
+        detail += [f"to {SEATS[s]}" for s in opp]
+    if has_exact:
+        detail.append("exact own-draw P(win)")
+    # the first simulated row is the reference of "vs best" (a legal win,
+    # not simulated, may stand above it)
+    top = next((c for c in adv.candidates if c.mean_pay is not None), None)
+    rows_main, rows_detail = [], []
+    for c in adv.candidates:
+        label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
+        m = [label, "" if c.action == "win" else waits_cell(c)]
+        d = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
+                        else _fit_cell(c.targets, fam))
+                       for fam in ("open", "full_flush", "half_flush", "all_pungs")]
+        if raced:
+            m.append("-" if c.deals is None else str(c.deals))
+        if sim:
+            won = _won(c, me)
+            if won is not None:
+                # a legal win ends the deal: its payment is certain, not sampled
+                m += ["1", f"{won:+.2f} (certain)"] + ["-"] * paired + ["0"]
+                d += ["0"] * len(opp)
+            elif c.mean_pay is None:
+                m += ["-"] * (3 + paired)
+                d += ["-"] * len(opp)
+            else:
+                m += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
+                      f"{c.pay_high:+.2f}]"]
+                if paired:
+                    m.append(("best" if c is adv.recommended else "best simulated")
+                             if c is top else
+                             f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
+                             + (" ~" if c.within_noise else ""))
+                m.append(f"{c.p_deal_in:.3f}")
+                d += [f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp]
+        if has_exact:
+            d.append("-" if c.exact_p_win is None else
+                     f"{c.exact_p_win:.3f} ({c.exact_draws} "
+                     f"draw{'' if c.exact_draws == 1 else 's'})")
+        rows_main.append(m)
+        rows_detail.append(d)
+    if not sim:
+        # not simulated: the targets and the waits in one table
+        return _table([*detail, *main[1:]],
+                      [d + m[1:] for d, m in zip(rows_detail, rows_main, strict=True)])
+    return [*_table(main, rows_main), "", *_table(detail, rows_detail)]
 
 
 def describe_position(adv: Advice) -> list[str]:
@@ -108,12 +172,15 @@ def _won(c: CandidateAdvice, me: int) -> float | None:
 
 
 def format_advice(adv: Advice) -> str:
-    """The advice as an aligned text table: one row per candidate, best
-    first, with shanten/acceptance per target, P(win), the expected payment
-    with its 95% interval, the paired difference to the best, the deal-in
-    chance in total and per opponent, and the exact own-draw P(win); then the
-    recommendation and a legend (units: points per deal, probabilities).
-    Raises RunError when ``adv`` is not an Advice."""
+    """The advice as text no wider than ``stats.TEXT_WIDTH`` columns: one
+    row per candidate, best first, in a main table (the waits, the deals
+    played, P(win), the expected payment with its 95% interval, the paired
+    difference to the best and the deal-in chance) and a detail table
+    (shanten/acceptance per target, the deal-in chance to each opponent and
+    the exact own-draw P(win)); then the recommendation and a legend
+    (units: points per deal, probabilities). Unsimulated advice shows the
+    targets and the waits in one table. Raises RunError when ``adv`` is
+    not an Advice."""
     lines = describe_position(_advice(adv, "format_advice"))
     if adv.decision == "discard":
         n = sum(c.action == "discard" for c in adv.candidates)
@@ -137,55 +204,13 @@ def format_advice(adv: Advice) -> str:
     else:
         lines.append(f"{n} {what}, ranked by shanten and tile acceptance "
                      f"(not simulated: --samples 0)")
+    lines = [fill(line, indent="    ") for line in lines]
+    lines.append("")
+    lines += _candidate_tables(adv, raced)
     lines.append("")
     me = adv.position.seat
-    opp = [s for s in range(4) if s != me]
     paired = adv.ranked_by == "lookahead"
-    header = ["move", "open", "full flush", "half flush", "all pungs", "waits"]
-    if raced:
-        header.append("deals")
-    if sim:
-        header += ["P(win)", "E[pay] [95% CI]", *(["vs best [95% CI]"] if paired else []),
-                   "deal-in", *(f"to {SEATS[s]}" for s in opp)]
     has_exact = any(c.exact_p_win is not None for c in adv.candidates)
-    if has_exact:
-        header.append("exact own-draw P(win)")
-    rows = []
-    # the first simulated row is the reference of "vs best" (a legal win,
-    # not simulated, may stand above it)
-    top = next((c for c in adv.candidates if c.mean_pay is not None), None)
-    for c in adv.candidates:
-        label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
-        r = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
-                        else _fit_cell(c.targets, fam))
-                       for fam in ("open", "full_flush", "half_flush", "all_pungs")]
-        r.append("" if c.action == "win" else waits_cell(c))
-        if raced:
-            r.append("-" if c.deals is None else str(c.deals))
-        if sim:
-            won = _won(c, me)
-            if won is not None:
-                # a legal win ends the deal: its payment is certain, not sampled
-                r += ["1", f"{won:+.2f} (certain)"] + ["-"] * paired + ["0"] * (1 + len(opp))
-            elif c.mean_pay is None:
-                r += ["-"] * (3 + paired + len(opp))
-            else:
-                r += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
-                      f"{c.pay_high:+.2f}]"]
-                if paired:
-                    r.append(("best" if c is adv.recommended else "best simulated")
-                             if c is top else
-                             f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
-                             + (" ~" if c.within_noise else ""))
-                r += [f"{c.p_deal_in:.3f}",
-                      *(f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp)]
-        if has_exact:
-            r.append("-" if c.exact_p_win is None else
-                     f"{c.exact_p_win:.3f} ({c.exact_draws} "
-                     f"draw{'' if c.exact_draws == 1 else 's'})")
-        rows.append(r)
-    lines += _table(header, rows)
-    lines.append("")
     best = adv.recommended
     rec: list[str] = []
     if paired and best.mean_pay is not None:
@@ -221,7 +246,7 @@ def format_advice(adv: Advice) -> str:
         if adv.reason:
             rec.append(f"why: {adv.reason}")
     rec += [f"note: {note}" for note in adv.notes]
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in rec]
+    lines += [fill(t, indent="  ") for t in rec]
     legend = ["open / full flush / half flush / all pungs: shanten/acceptance toward the target "
               "(0 = ready for a legal win; 0*: ready, but every hand its waits complete is not "
               "a legal win, e.g. under the variant's minimum tai, so it ranks as 1 from ready; "
@@ -250,7 +275,7 @@ def format_advice(adv: Advice) -> str:
                       "Ninghai's reserve is never drawn (docs/lookahead.md); (n draws): the "
                       "most own draws, every fourth tile left")
     lines.append("")
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in legend]
+    lines += [fill(t, indent="  ") for t in legend]
     return "\n".join(lines)
 
 
