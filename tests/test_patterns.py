@@ -135,7 +135,8 @@ def test_score_text_shows_zero_tai_items():
                     win_by="self_draw")
     text = format_result(nh, rs, win_by="self_draw")
     assert ("fu items: 碰出 exposed_pung_simple 2, 暗刻 concealed_pung_simple 4, 幺九明杠 "
-            "exposed_kong_terminal 16, 自摸 self_drawn 2, 夹中 closed_wait 2\n") in text
+            "exposed_kong_terminal 16, 自摸 self_drawn 2, 夹中 closed_wait 2 fan ") in \
+        " ".join(text.split())                      # wrapped to 100 columns
     assert "fan items" not in text                  # no fan item applies
 
 

@@ -322,6 +322,9 @@ def fill(text: str, width: int | None = None, indent: str = "") -> str:
     width = TEXT_WIDTH if width is None else width
     out = []
     for line in text.split("\n"):
+        if _columns(line) <= width:                 # fits: kept as it is (aligned columns)
+            out.append(line)
+            continue
         lead = line[:len(line) - len(line.lstrip())]
         for chars in range(width, max(width // 2, 1) - 1, -1):
             wrapped = textwrap.fill(line, chars, subsequent_indent=lead + indent,

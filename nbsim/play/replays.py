@@ -178,14 +178,18 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
     every player's final hand and melds, the tai items with their Chinese
     names (or fan/fu/points and the fan and fu items), the flowers set aside
     at the end of the deal and the payments (docs/rules.md §2-§8). A heavenly
-    hand is shown without a winning tile."""
+    hand is shown without a winning tile. Each line is wrapped to
+    ``stats.TEXT_WIDTH`` columns."""
+    from nbsim.analysis.stats import fill
     from nbsim.rules.names import WILD
     from nbsim.rules.tiles import parse_tiles
     row, ev = rec.row, rec.events
     wilds = frozenset(row.get("wild_kinds") or [])
+    pols = [row["policy_" + s.lower()] for s in C.SEAT_NAMES]
     lines = [f"{rs.name}, seed {row['seed']}, deal {row['deal']}: round wind "
              f"{SEAT_WORDS[row['round_wind']]}; policies "
-             + ", ".join(f"{s} {row['policy_' + s.lower()]}" for s in C.SEAT_NAMES)]
+             + (f"of every seat {pols[0]}" if len(set(pols)) == 1 else
+                ", ".join(f"{s} {p}" for s, p in zip(C.SEAT_NAMES, pols, strict=True)))]
     dice = row["dice"]
     lines.append(f"dice: {' '.join(str(d) for d in dice)} (sum {sum(dice[:2])})")
     if row["indicator"]:
@@ -227,7 +231,7 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
         lines.append("flowers set aside at the end: " + ", ".join(ends))
     lines.append("payments: " + ", ".join(f"{s} {row['pay_' + s.lower()]:+d}"
                                           for s in C.SEAT_NAMES))
-    return "\n".join(lines)
+    return fill("\n".join(lines), indent="    ")
 
 
 def format_json(rec: DealRecord) -> str:

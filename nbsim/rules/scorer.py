@@ -489,7 +489,9 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
     and the payments. Ninghai: fan and fu with the points of every scheme
     (and the fan and fu items when the result carries them). ``rs``,
     ``win_by``, ``indicator`` and ``context`` are the scored situation's
-    (docs/rules.md §5-§8, §10)."""
+    (docs/rules.md §5-§8, §10). Each line is wrapped to
+    ``stats.TEXT_WIDTH`` columns."""
+    from nbsim.analysis.stats import fill
     from nbsim.rules.names import WILD, fan_label, fu_label, scheme_label, tai_label
     lines = [f"config: {result.config}"]
     if indicator and rs is not None:
@@ -531,4 +533,4 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
         lines.append("payments: " + "  ".join(f"{k} {v:+d}" for k, v in result.payments.items()))
     elif result.win:
         lines.append("payments: not computed (no discarder given)")
-    return "\n".join(lines)
+    return fill("\n".join(lines), indent="  ")
