@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import click
 
-from nbsim.errors import NbsimError
+from nbsim.errors import NbsimError, RunInterrupted
+
+INTERRUPTED = 130    # the exit status of a command stopped by Ctrl-C or SIGTERM
 
 
 class CommandGroup(click.Group):
     """The nbsim command group: every NbsimError a command raises, and every
     OSError but a broken pipe, becomes one "Error: ..." line and exit status
-    2, never a traceback."""
+    2, never a traceback; a command stopped by Ctrl-C (or a run stopped by
+    SIGTERM, ``RunInterrupted``) ends with one line and status 130."""
 
     def invoke(self, ctx):
         """Run the command, turning NbsimError into click's usage-style error."""
         try:
             return super().invoke(ctx)
+        except RunInterrupted as e:     # Ctrl-C or SIGTERM stopped a run: 128 + SIGINT
+            err = click.ClickException(str(e))
+            err.exit_code = INTERRUPTED
+            raise err from None
+        except KeyboardInterrupt:
+            err = click.ClickException("interrupted")
+            err.exit_code = INTERRUPTED
+            raise err from None
         except NbsimError as e:
             err = click.ClickException(str(e))
             err.exit_code = 2

@@ -43,11 +43,12 @@ def game_ref(tmp_path_factory):
     return out
 
 
-def _signal_after_progress(args, sig):
-    """Start `python -m nbsim simulate ARGS --progress`, send ``sig`` once
-    the progress bar shows a deal done; returns (exit status, seconds from
-    the signal to the exit, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "nbsim", "simulate", *args, "--progress"],
+def _signal_after_progress(args, sig, command="simulate", after_s=None):
+    """Start `python -m nbsim COMMAND ARGS --progress`, send ``sig`` once
+    the progress bar shows a deal done (or ``after_s`` seconds after the
+    start); returns (exit status, seconds from the signal to the exit,
+    stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "nbsim", command, *args, "--progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     seen = threading.Event()
     err: list[bytes] = []
@@ -62,6 +63,8 @@ def _signal_after_progress(args, sig):
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    if after_s is not None:
+        threading.Timer(after_s, seen.set).start()
     try:
         assert seen.wait(300), "no progress shown"
         t0 = time.monotonic()
@@ -92,7 +95,8 @@ def test_signal_stops_a_game_run_which_resumes_to_the_same_rows(tmp_path, game_r
     assert "continue with --resume" in err
     m = json.loads((out / "manifest.json").read_text())
     assert m["status"] == "interrupted"
-    assert 0 < m["deals_done"] < 3_000              # the running shards kept their deals
+    assert 0 < m["deals_done"] < 3_000
+    assert any(s["deals"] < 3_000 // workers for s in m["shards"])   # a running shard's deals
     assert verify_run(out, checksums=True).ok
     kept = rows(out)
     assert kept["deal"].to_list() == [d for s in m["shards"]
@@ -115,7 +119,17 @@ def test_sigint_stops_a_deal_run(tmp_path):
     assert took < EXIT_BOUND_S
     m = json.loads((out / "manifest.json").read_text())
     assert m["status"] == "interrupted" and 0 < m["deals_done"] < 2_000_000
+    assert any(s["deals"] < 200_000 for s in m["shards"])           # a running shard's deals
     assert verify_run(out, checksums=True).ok
+
+
+def test_sigint_stops_a_duel(tmp_path):
+    """A duel (no run folder) ends at Ctrl-C between kernel calls, status 130."""
+    args = ["ningbo-3baida", "--a", "defend", "--b", "random", "--deals", "400000",
+            "--seed", "1", "--workers", "2"]
+    status, took, err = _signal_after_progress(args, signal.SIGINT, "duel", after_s=8.0)
+    assert status == 130, err
+    assert took < EXIT_BOUND_S and "interrupted" in err
 
 
 def test_a_run_whose_shards_all_finished_is_complete(tmp_path, monkeypatch):

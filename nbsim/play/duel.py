@@ -37,6 +37,7 @@ of the luck of the deal.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -220,10 +221,11 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
     s2 = 0.0
     win_a = 0
     win_b = 0
-    with pool:
+    halt = threading.Event()             # Ctrl-C: the plays stop between kernel calls
+    try:
         for start in range(first, first + deals, chunk):
             stop = min(start + chunk, first + deals)
-            frames = partial(_frames, pool, workers, rs, seed, start, stop, tables)
+            frames = partial(_frames, pool, workers, rs, seed, start, stop, tables, halt.is_set)
             d, wa, wb = play(frames, pa, pb)
             s1 += float(d.sum())
             s2 += float((d * d).sum())
@@ -231,6 +233,9 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
             win_b += wb
             if progress is not None:
                 progress(stop - start)
+    finally:
+        halt.set()
+        pool.shutdown(wait=False, cancel_futures=True)
     plays = 4 * deals if seating == "1v3" else 2 * deals
     with_among = seating == "1v3" and pc.spec != b
     return summary(rs.name, a, b, deals, s1, s2, win_a / plays, win_b / plays, seating,
@@ -264,19 +269,33 @@ def _pay(df) -> np.ndarray:
     return df.select(SEAT_PAY).to_numpy().astype(np.float64)
 
 
-def _frames(pool, workers, rs, seed, start, stop, tables, *seatings):
+def _frames(pool, workers, rs, seed, start, stop, tables, halt, *seatings):
     """Each seating's (4 policies, from the dealer) game frame of deals
     ``start .. stop - 1`` of ``seed``, in order, played on ``pool``: each
     seating's deals split into ranges so that every one of ``workers``
     threads has one (a deal's play depends on its index only, so the split
-    changes no row); all ranges are submitted before any is awaited."""
+    changes no row); all ranges are submitted before any is awaited.
+    ``halt``: once it returns True the plays stop between kernel calls
+    (``nbsim.run.frames.Pace``; the duel is then being abandoned)."""
     import polars as pl
     n = stop - start
     pieces = min(n, -(-workers // len(seatings)))
     cuts = [start + n * j // pieces for j in range(pieces + 1)]
-    futures = [[pool.submit(game_frame, rs, seed, lo, hi, pols, tables)
+    futures = [[pool.submit(game_frame, rs, seed, lo, hi, pols, tables, False, None, halt)
                 for lo, hi in zip(cuts, cuts[1:], strict=False)] for pols in seatings]
-    return [pl.concat([f.result()[0] for f in fs]) for fs in futures]
+    return [pl.concat([_result(f)[0] for f in fs]) for fs in futures]
+
+
+def _result(future, poll_s: float = 0.05):
+    """``future.result()``, waited for in short steps: a signal that reaches
+    another thread than the main one (a process's signal goes to any of its
+    threads) is then seen within ``poll_s`` seconds, where a wait without a
+    timeout would last until the play ends."""
+    while True:
+        try:
+            return future.result(timeout=poll_s)
+        except TimeoutError:
+            continue
 
 
 def _plays_2v2(plays, pa, pb):
