@@ -476,7 +476,7 @@ def band_cmd(configs, styles, deals, duel_deals, seed, out, workers, expert, exp
                expert_on=None if expert_on is None else
                [v.strip() for v in expert_on.split(",") if v.strip()], overwrite=overwrite)
     for vb in res:
-        click.echo(vb.markdown())
+        click.echo(vb.text())
     click.echo(f"wrote {out}/{BAND_MD}")
 
 

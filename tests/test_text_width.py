@@ -1,7 +1,9 @@
 """What nbsim prints fits a 100-column terminal: the tables of ``nbsim
 compare``, ``nbsim report`` and ``nbsim sweep`` (stacked blocks, wrapped
-row names and headers), their prose lines, and `make demo` with other
-settings writes to its own folder."""
+row names and headers), their prose lines, the output of ``advise``,
+``duel``, ``pool-duels``, ``ladder``, ``band``, ``policies``, ``rules``,
+``score`` and ``replay``, and `make demo` with other settings writes to
+its own folder."""
 from __future__ import annotations
 
 import shutil
@@ -95,3 +97,86 @@ def test_quick_demo_has_its_own_folder():
     assert _make_outs("DEMO_VARIANTS=ninghai ningbo-3baida") == \
         {"runs/demo-ninghai+ningbo-3baida"}
     assert _make_outs("DEMO_DEALS=20000", "DEMO_OUT=/tmp/mine") == {"/tmp/mine"}
+
+
+# ------------------------------------------------ the other commands' terminal output
+ADVISE = ["advise", "ningbo-3baida", "--hand", "123m456p789s1155z3p", "--drawn", "3p",
+          "--indicator", "9m", "--discards", "E:19m", "--discards", "S:9s1z", "--discards",
+          "W:5p", "--discards", "N:2z(7z)", "--melds", "W:pung:777z", "--seed", "1"]
+
+
+@pytest.mark.parametrize("extra", [["--samples", "20"], ["--samples", "120", "--seat", "S"]])
+def test_advise_fits(extra):
+    """The candidates in a main table (what decides) and a detail table
+    (targets, deal-in per opponent, exact own-draw), the legend wrapped."""
+    text = _run([*ADVISE, *extra])
+    assert _too_wide(text) == []
+    main, detail = (line for line in text.splitlines() if line.startswith("move"))
+    assert "E[pay] [95% CI]" in main and "deal-in" in main and "to N" not in main
+    assert "full flush" in detail and "to W" in detail
+
+
+def test_duel_and_pool_duels_fit(tmp_path):
+    args = ["duel", "ningbo-3baida", "--a", "random", "--b", "greedy", "--seating", "1v3",
+            "--among", "value", "--deals", "3", "--seed", "1", "--workers", "1"]
+    text = _run(args)
+    assert _too_wide(text) == [] and "one random seat among value players" in \
+        " ".join(text.split())
+    parts = []
+    for first in (0, 3):
+        parts.append(tmp_path / f"part{first}.json")
+        parts[-1].write_text(_run([*args, "--first", str(first), "--json"]))
+    text = _run(["pool-duels", *map(str, parts)])
+    assert _too_wide(text) == [] and "6 duplicate deals" in text
+
+
+def test_ladder_fits(tmp_path):
+    text = _run(["ladder", "ningbo-3baida", "--policies", "random,greedy,value", "--deals",
+                 "3", "--seed", "1", "--out", str(tmp_path / "ladder.md")])
+    assert _too_wide(text) == [] and "| random | value |" in text
+
+
+def test_band_fits(tmp_path):
+    """Three styles' estimates side by side do not fit: stacked blocks (the
+    markdown file keeps one table per statistic group)."""
+    text = _run(["band", "ninghai", "--styles", "value,defend,defend:caution=0.9", "--deals",
+                 "40", "--duel-deals", "2", "--seed", "1", "--out", str(tmp_path / "band"),
+                 "--workers", "1", "--expert", "greedy", "--expert-deals", "10"])
+    assert _too_wide(text) == []
+    assert "duel against value" in text and "expert vs defend" in text
+    assert "| statistic | value | defend | defend:caution=0.9 |" in \
+        (tmp_path / "band" / "band.md").read_text(encoding="utf-8")
+
+
+def test_policies_fit():
+    text = _run(["policies"])
+    assert _too_wide(text) == [] and "defend (default)" in text
+
+
+@pytest.mark.parametrize("args", [["ningbo-3baida-tianyi"], ["ninghai"],
+                                  ["ningbo-tongchengyou"],
+                                  ["ninghai", "--set", "win.min_tai=3"]])
+def test_rules_fit_and_read_back(args):
+    """A long description is a TOML multi-line string: the output still
+    reads back as the rules --json prints."""
+    import json
+    import tomllib
+    text = _run(["rules", *args])
+    assert _too_wide(text) == []
+    assert tomllib.loads(text) == json.loads(_run(["rules", *args, "--json"]))["rules"]
+
+
+def test_score_fits():
+    text = _run(["score", "ninghai", "--hand", "111m999m111p99p11z", "--win-tile", "1z",
+                 "--self-draw"])
+    assert _too_wide(text) == [] and "tui_dao_ba" in text
+
+
+@pytest.mark.parametrize("variant", ["ningbo-3baida", "ningbo-7baida", "ninghai"])
+def test_replay_fits(variant):
+    for deal in (1, 42):
+        text = _run(["replay", variant, "--seed", "1", "--deal", str(deal)])
+        assert _too_wide(text) == [] and "payments:" in text
+    text = _run(["replay", variant, "--seed", "1", "--deal", "1", "--policies",
+                 "defend,value,greedy,random"])
+    assert _too_wide(text) == []

@@ -54,33 +54,51 @@ class VariantBand:
     duels: dict[str, DuelResult] = field(default_factory=dict)
     expert: ExpertReference | None = None
 
+    def tables(self):
+        """The band's tables as polars DataFrames of text cells: the
+        headline and the per-seat statistics ('estimate [low, high]', a
+        column per style), then, with duels, one row per style: its duel
+        against value (points per deal and seat, 95% interval) and the
+        shares of plays won."""
+        import polars as pl
+        comp = self.comparison
+        head = comp.headline
+        rename = dict(zip([c for c in head.columns if c not in ("statistic", "key")],
+                          self.styles, strict=False))
+        out = [t.drop("key", strict=False).rename(rename) for t in (head, comp.seats)]
+        if self.duels:
+            rows = []
+            for s in self.styles:
+                r = self.duels.get(s)
+                rows.append([s, "(is value)", ""] if r is None else
+                            [s, f"{r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] over "
+                                f"{r.deals:,} duplicate deals",
+                             f"{r.win_rate_a:.3f} / {r.win_rate_b:.3f}"])
+            out.append(pl.DataFrame(rows, orient="row", schema=[
+                "style", "duel against value (points per deal and seat)", "plays won"]))
+        return out
+
     def markdown(self) -> str:
         """Headline and per-seat statistics, a column per style, then the duels."""
         from nbsim.analysis.stats import markdown_table
-        comp = self.comparison
-        head = comp.headline
-        seats = comp.seats
         lines = [f"### {self.variant}", ""]
-        rename = dict(zip([c for c in head.columns if c not in ("statistic", "key")],
-                          self.styles, strict=False))
-        lines.append(markdown_table(head.drop("key", strict=False).rename(rename)))
-        lines.append("")
-        lines.append(markdown_table(seats.drop("key", strict=False).rename(rename)))
-        lines.append("")
-        if self.duels:
-            lines += ["| style | duel against value (points per deal and seat) | plays won |",
-                      "|---|---|---|"]
-            for s in self.styles:
-                r = self.duels.get(s)
-                if r is None:
-                    lines.append(f"| {s} | (is value) | |")
-                else:
-                    lines.append(f"| {s} | {r.mean:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] "
-                                 f"over {r.deals:,} duplicate deals | {r.win_rate_a:.3f} / "
-                                 f"{r.win_rate_b:.3f} |")
-            lines.append("")
+        for t in self.tables():
+            lines += [markdown_table(t), ""]
         if self.expert is not None:
             lines.append(self.expert.markdown())
+        return "\n".join(lines)
+
+    def text(self) -> str:
+        """What ``nbsim band`` prints of the variant: ``tables`` as text no
+        wider than ``stats.TEXT_WIDTH`` columns (``stats.text_table``: a
+        wide table is stacked in blocks repeating the statistic), then the
+        expert reference."""
+        from nbsim.analysis.stats import text_table
+        lines = [self.variant, ""]
+        for t in self.tables():
+            lines += [text_table(t), ""]
+        if self.expert is not None:
+            lines.append(self.expert.text())
         return "\n".join(lines)
 
 
@@ -131,24 +149,42 @@ class ExpertReference:
                 "untold": not bool(r["ci_high"] > r["ci_low"])})
         return pl.DataFrame(rows)
 
-    def markdown(self) -> str:
-        """The movement table with a 'moves'/'holds' column, for band.md."""
+    def shown(self, moves: str = "moves"):
+        """The movement table as text cells, with an 'expert vs BASE' column
+        saying ``moves``, 'holds' or that too few deals tell; empty when no
+        headline statistic is in both runs (a polars DataFrame)."""
         import polars as pl
-
-        from nbsim.analysis.stats import markdown_table
         m = self.movement()
         if not m.height:
-            return ""
+            return m
         shown = m.with_columns(
             pl.when(pl.col("untold")).then(pl.lit(UNTOLD))
-            .when(pl.col("moves")).then(pl.lit("**moves**")).otherwise(pl.lit("holds"))
+            .when(pl.col("moves")).then(pl.lit(moves)).otherwise(pl.lit("holds"))
             .alias("expert vs " + self.base)).drop("key", "moves", "untold", "pairing")
-        shown = shown.rename({"difference": f"{self.expert} - {self.base} (paired)"})
-        return "\n".join([
-            f"Expert reference: `{self.expert}` against `{self.base}` on the same "
-            f"{self.deals:,} deals (the first {self.deals:,} walls of the runs above), "
-            "every seat playing the style; the difference is paired deal by deal.", "",
-            markdown_table(shown), ""])
+        return shown.rename({"difference": f"{self.expert} - {self.base} (paired)"})
+
+    def intro(self) -> str:
+        """The sentence above the movement table."""
+        return (f"Expert reference: `{self.expert}` against `{self.base}` on the same "
+                f"{self.deals:,} deals (the first {self.deals:,} walls of the runs above), "
+                "every seat playing the style; the difference is paired deal by deal.")
+
+    def markdown(self) -> str:
+        """The movement table with a 'moves'/'holds' column, for band.md."""
+        from nbsim.analysis.stats import markdown_table
+        shown = self.shown("**moves**")
+        if not shown.height:
+            return ""
+        return "\n".join([self.intro(), "", markdown_table(shown), ""])
+
+    def text(self) -> str:
+        """The movement table for the terminal: the intro wrapped and the
+        table stacked to ``stats.TEXT_WIDTH`` columns."""
+        from nbsim.analysis.stats import fill, text_table
+        shown = self.shown()
+        if not shown.height:
+            return ""
+        return "\n".join([fill(self.intro()), "", text_table(shown), ""])
 
 
 def _folder(style: str) -> str:

@@ -628,7 +628,7 @@ def _long_string(line: str, width: int) -> str:
     if not sep or _columns(line) <= width or not value.endswith('"') or "  " in value:
         return line
     body = value[:-1]
-    parts = fill(body, width - 2).split("\n")
+    parts = fill(body, width - 3).split("\n")     # room for " \\" and the closing """
     text = f'{key} = """\n' + " \\\n".join(parts) + '"""'
     try:
         same = tomllib.loads(text) == tomllib.loads(line)
