@@ -3,9 +3,23 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-DEMO_DEALS ?= 200000
-DEMO_VARIANTS ?= ningbo-3baida ningbo-7baida ninghai
-DEMO_OUT   ?= runs/demo
+DOC_DEMO_DEALS    := 200000
+DOC_DEMO_VARIANTS := ningbo-3baida ningbo-7baida ninghai
+DEMO_DEALS ?= $(DOC_DEMO_DEALS)
+DEMO_VARIANTS ?= $(DOC_DEMO_VARIANTS)
+# the documented demo writes runs/demo; other settings get a folder named by
+# them (runs/demo-20000, runs/demo-20000-ninghai+ningbo-3baida), so a quick
+# demo never replaces the full one
+_empty :=
+_space := $(_empty) $(_empty)
+DEMO_TAG :=
+ifneq ($(strip $(DEMO_DEALS)),$(DOC_DEMO_DEALS))
+DEMO_TAG := $(DEMO_TAG)-$(strip $(DEMO_DEALS))
+endif
+ifneq ($(strip $(DEMO_VARIANTS)),$(DOC_DEMO_VARIANTS))
+DEMO_TAG := $(DEMO_TAG)-$(subst $(_space),+,$(strip $(DEMO_VARIANTS)))
+endif
+DEMO_OUT   ?= runs/demo$(DEMO_TAG)
 # the documented settings of `make ladder` and `make band`: docs/ladder.md and
 # docs/band.md were made with them, and only a run with them replaces those files
 DOC_LADDER_DEALS := 20000

@@ -11,8 +11,16 @@ Public API (see the README and docs/rules.md):
     summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)
     compare(run_dirs, out=None) -> nbsim.analysis.comparison.Comparison
     sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.analysis.sweeps.SweepResult
-    advise(config, position, samples=400, seed=0, base="defend") -> nbsim.play.advice.Advice
-                                                   (discard and claim advice at a table)
+    advise(config, position, samples=None, seed=0, base="defend", budget=None)
+                                  -> nbsim.play.advice.Advice
+                                                   (discard and claim advice at a table: the
+                                                    candidates raced on common sampled deals
+                                                    within budget seconds; .reason says why
+                                                    the best wins)
+    evaluate(config, position, samples=400, seed=0, first=None, budget=None)
+                                  -> nbsim.play.evaluation.Evaluation
+                                                   (the lookahead's rows of every discard;
+                                                    first: raced from a first round)
     Position                                       (one seat's view of a table:
                                                     nbsim.play.advice.position_from_options)
 
@@ -26,8 +34,8 @@ from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
 __version__ = "0.1.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "sweep", "replay", "duel", "pool_duels", "advise", "Position", "RuleSet", "NbsimError",
-           "ConfigError", "TileError", "HandError", "RunError", "__version__"]
+           "sweep", "replay", "duel", "pool_duels", "advise", "evaluate", "Position", "RuleSet",
+           "NbsimError", "ConfigError", "TileError", "HandError", "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "RuleSet": ("nbsim.rules.ruleset", "RuleSet"),
@@ -39,6 +47,7 @@ _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "summarize": ("nbsim.analysis.report", "summarize"),
          "compare": ("nbsim.analysis.comparison", "compare"),
          "sweep": ("nbsim.analysis.sweeps", "sweep"), "advise": ("nbsim.play.advice", "advise"),
+         "evaluate": ("nbsim.play.evaluation", "evaluate"),
          "Position": ("nbsim.play.position", "Position")}
 
 

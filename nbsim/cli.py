@@ -47,16 +47,16 @@ def cli():
 def rules_cmd(config, overrides, as_json):
     """Print the resolved rules of CONFIG (every option, defaults filled in).
 
-    The header line gives the config's source file and content hash; --set
-    overrides are applied and validated first (docs/rules.md §9). With --set
+    The header line gives the config's source file and content hash; for a
+    config that extends another (docs/variants.md), the files it is built on
+    and each option it changes from its base follow. --set overrides are
+    applied and validated first (docs/rules.md §9). With --set
     the shipped description, which may no longer hold, is replaced by one
     naming the overrides.
     """
     import json
 
-    import tomli_w
-
-    from nbsim.rules.ruleset import load_rules
+    from nbsim.rules.ruleset import load_rules, rules_text
 
     rs = load_rules(config, overrides)
     rules = rs.to_dict()
@@ -66,13 +66,11 @@ def rules_cmd(config, overrides, as_json):
                                 f"describe these rules)")
     if as_json:
         click.echo(json.dumps({"source": rs.source, "hash": rs.hash,
+                               "extends": list(rs.extends),
                                "overrides": list(rs.overrides), "rules": rules},
                               ensure_ascii=False, indent=2))
         return
-    click.echo(f"# {rs.name} from {rs.source} (hash {rs.hash})")
-    for ov in rs.overrides:
-        click.echo(f"# --set {ov}")
-    click.echo(tomli_w.dumps(rules), nl=False)
+    click.echo(rules_text(rs, rules), nl=False)
 
 
 @cli.command("simulate")
@@ -177,10 +175,11 @@ def report_cmd(run_dir, out):
     --out) and prints the main table.
     """
     from nbsim.analysis.report import write_report
+    from nbsim.analysis.stats import fill
 
     rep = write_report(run_dir, out)
     click.echo(rep.text)
-    click.echo(f"\nwrote {', '.join(str(p) for p in rep.files)}")
+    click.echo(fill(f"\nwrote {', '.join(str(p) for p in rep.files)}", indent="  "))
 
 
 @cli.command("compare")
@@ -203,11 +202,12 @@ def compare_cmd(run_dirs, out):
     Example: nbsim compare runs/3baida runs/min5 --out runs/cmp
     """
     from nbsim.analysis.comparison import compare
+    from nbsim.analysis.stats import fill
 
     comp = compare(run_dirs, out)
     click.echo(comp.text)
     if comp.files:
-        click.echo(f"\nwrote {', '.join(str(p) for p in comp.files)}")
+        click.echo(fill(f"\nwrote {', '.join(str(p) for p in comp.files)}", indent="  "))
 
 
 @cli.command("sweep")
@@ -243,6 +243,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, overwrite
     replaces it). Example: nbsim sweep ningbo-3baida --vary win.min_tai=3,4,5,6
     --deals 20000 --seed 1 --out runs/min_tai
     """
+    from nbsim.analysis.stats import fill
     from nbsim.analysis.sweeps import sweep
 
     pols = None
@@ -254,7 +255,7 @@ def sweep_cmd(config, vary, mode, deals, seed, out, workers, progress, overwrite
     res = sweep(config, list(vary), deals=deals, seed=seed, out=out, mode=mode, policies=pols,
                 overrides=overrides, workers=workers, progress=progress, overwrite=overwrite)
     click.echo(res.text)
-    click.echo(f"\nwrote {', '.join(str(p) for p in res.files)}")
+    click.echo(fill(f"\nwrote {', '.join(str(p) for p in res.files)}", indent="  "))
 
 
 def _shards(res) -> str:

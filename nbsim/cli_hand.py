@@ -169,9 +169,16 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 @click.option("--state", "state_file", type=click.Path(dir_okay=False), default=None,
               help="The table state as a JSON file (README, 'Advice for players'); the "
                    "options given replace its keys.")
-@click.option("--samples", type=int, default=400, show_default=True,
-              help="Sampled deals per candidate, 0 or 2 .. 100,000 (0: no simulation, ranked by "
-                   "shanten and tile acceptance).")
+@click.option("--samples", type=int, default=None,
+              help="The most sampled deals a candidate is played on, 0 or 2 .. 100,000 (0: no "
+                   "simulation, ranked by shanten toward a legal win and tile acceptance). "
+                   "Given alone, the race runs to it with no clock, so the seed alone decides "
+                   "the answer. [default: 3200 within --budget]")
+@click.option("--budget", type=float, default=None,
+              help="Seconds of computing the race over the candidates may take (the CPU time "
+                   "of the simulation, read between rounds: a busy machine takes longer but "
+                   "plays as many deals; 0: no clock). [default: 2 unless --samples is "
+                   "given]")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled deals: the same seed gives the same advice.")
 @click.option("--base", default="defend", show_default=True,
@@ -190,8 +197,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
               help="Also write a bar chart of each candidate's expected payment with its "
                    "95% interval (the format by the extension: .png, .svg, .pdf, ...).")
 def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_left, flowers,
-               drawn, passed, replacement, offered, offered_from, state_file, samples, seed, base,
-               opponents, overrides, as_json, plot):
+               drawn, passed, replacement, offered, offered_from, state_file, samples, budget,
+               seed, base, opponents, overrides, as_json, plot):
     """Advise a discard, or a claim of an offered discard, at a table of VARIANT.
 
     For each candidate (every discard of a 3k+2-tile hand, a concealed or
@@ -199,18 +206,33 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     pung, kong, chow of --offered, and the win on it when it completes the
     hand; a legal win first, scored as nbsim score scores it) prints the
     shanten and tile acceptance (unseen tiles that lower it) toward the open
-    hand, the flushes and all pungs (docs/rules.md §10.2), and from SAMPLES
-    sampled deals played out by --base: P(win), the expected payment in
-    points per deal for the seat with its 95% interval, the paired
-    difference to the best, the chance of dealing in to each opponent
-    (probabilities per deal), and for a hand left ready the exact chance of
-    completing it by its own draws (no opponents). The recommendation is the
-    best; candidates whose difference interval holds 0 are within the noise.
+    hand, the flushes and all pungs (docs/rules.md §10.2; 0 is ready for a
+    legal win, 0* ready with no legal win, e.g. under the minimum tai), the
+    tiles that complete a legal win (waits; (s) only self-drawn, (d) only
+    on a discard), and from sampled deals played out by --base: P(win),
+    the expected payment in points per deal for the seat with its 95%
+    interval, the paired difference to the best, the chance of dealing in
+    to each opponent (probabilities per deal), and for a hand left ready
+    the exact chance of completing it by its own draws (nobody else wins,
+    claims or kongs; flowers replaced without a turn; Ninghai's reserve never
+    drawn; docs/lookahead.md).
+
+    The candidates race: all of them on a first round of 50 common
+    sampled deals, then on new common deals (as many as all rounds before)
+    only those whose paired 95% interval to the best still reaches 0, until
+    one is left, they reach --samples deals or --budget seconds of computing
+    are spent.
+    The recommendation is the best, with one sentence on why it beats the
+    runner-up (win chance, value when won, or losses such as dealing in);
+    candidates whose difference interval holds 0 are within the noise. The
+    same seed and --samples give the same answer; when the budget ends the
+    race, --samples with the deals it played replays it.
+
     A claim is ranked the same way: pass, pung, kong and each chow played
     out on the same sampled deals (after a claim the seat discards as
-    --base would). A kong the seat may declare at a discard is played out
-    on the discards' sampled deals (kong, replacement draw, then --base's
-    play) and ranked with them. Rules: docs/rules.md §1-§6.
+    --base would). A kong the seat may declare at a discard is raced with
+    the discards (kong, replacement draw, then --base's play). Rules:
+    docs/rules.md §1-§6.
     Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
     --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
     """
@@ -237,7 +259,7 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
                         offered=offered, offered_from=offered_from,
                         replacement=True if replacement else None, passed=passed)
     adv = advise(rs, position_from_state(rs, state), samples=samples, seed=seed, base=base,
-                 opponents=opponents)
+                 opponents=opponents, budget=budget)
     written = plot_advice(adv, plot) if plot else None
     if as_json:
         click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))

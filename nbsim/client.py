@@ -191,11 +191,25 @@ def _umask() -> int:
     return mask
 
 
-def _in_process(argv: list[str]) -> int:
+KERNEL_CALL_THREAD = "nbsim-kernel-call"   # threads of nbsim.run.frames.Pace's kernel calls
+
+
+def run_here(argv: list[str]) -> int:
     """Run the command in this process (``nbsim.cli.run``, imported only
-    now); its exit status."""
+    now); its exit status. A command stopped by a signal may leave a kernel
+    call running in a daemon thread (``nbsim.run.frames.Pace``; its result
+    is not used): the process then ends at once, with its output flushed,
+    rather than after the seconds of the interpreter's clean-up."""
+    import threading
+
     from nbsim.cli import run
-    return run(argv)
+    code = run(argv)
+    if any(t.name == KERNEL_CALL_THREAD and t.is_alive() for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    return code
 
 
 def _server_connection(mode: str) -> socket.socket | None:
@@ -228,7 +242,7 @@ def main() -> None:
         print(f"Error: {e}", file=sys.stderr)
         sys.exit(2)
     if mode == "off" or argv[:1] == ["server"]:
-        sys.exit(_in_process(argv))
+        sys.exit(run_here(argv))
     closed = closed_std_fds()                  # before any socket takes descriptor 0-2
     conn = _server_connection(mode)
     if conn is not None:
@@ -239,4 +253,4 @@ def main() -> None:
             pass
     for fd in closed:                          # as this process started
         os.close(fd)
-    sys.exit(_in_process(argv))
+    sys.exit(run_here(argv))

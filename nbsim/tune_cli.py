@@ -11,7 +11,8 @@ from nbsim.errors import NbsimError
 _FILE_KEYS = {"config": "config", "targets": "target", "vary": "vary", "policy": "policy",
               "overrides": "set", "trials": "trials", "deals": "deals", "seed": "seed",
               "steps": "steps", "confirm_deals": "confirm_deals",
-              "confirm_seed": "confirm_seed", "confirm_top": "confirm_top"}
+              "confirm_seed": "confirm_seed", "confirm_top": "confirm_top",
+              "styles": "styles", "style_deals": "style_deals"}
 
 
 def _is_relative_path(config: str) -> bool:
@@ -32,8 +33,8 @@ def _is_relative_path(config: str) -> bool:
 @click.option("--file", "spec_file", type=click.Path(dir_okay=False), default=None,
               help="The request as a TOML file: config (a relative path is relative to "
                    "the file's folder), target, vary, policy, set, trials, deals, seed, steps, "
-                   "confirm_deals, confirm_seed, confirm_top; options given here replace its "
-                   "keys.")
+                   "confirm_deals, confirm_seed, confirm_top, styles, style_deals; options "
+                   "given here replace its keys.")
 @click.option("--trials", type=int, default=None, help="Finished trials the study should "
                                                        "have, 1 .. 100,000 (default 20).")
 @click.option("--deals", type=int, default=None, help="Deals per trial (default 20,000).")
@@ -50,6 +51,14 @@ def _is_relative_path(config: str) -> bool:
               help="Seed of the confirmation runs (default --seed + 1: fresh deals).")
 @click.option("--confirm-top", "confirm_top", type=int, default=None,
               help="Best settings confirmed (default 3).")
+@click.option("--styles", "styles", default=None, metavar="SPEC[@DEALS],...|none",
+              help="Play styles the recommended settings are checked under, every seat "
+                   "the style, on the confirmation's seed (default "
+                   "value,defend,defend:caution=0.9, the band's; none: the search's style "
+                   "only). A search style needs its deals: lookahead@600 (about one deal "
+                   "per second per core). Robust: meets every target under every style.")
+@click.option("--style-deals", "style_deals", type=int, default=None,
+              help="Deals of each style's check without @DEALS (default --confirm-deals).")
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
               help="Study folder: study.db, runs/, confirm/, tune.md/.json/.html/.png/.toml.")
 @click.option("--workers", type=int, default=None,
@@ -69,8 +78,8 @@ def _is_relative_path(config: str) -> bool:
               help="Override one option in every trial (repeatable; validated like the file).")
 @click.pass_context
 def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy, steps,
-             confirm_deals, confirm_seed, confirm_top, out, workers, cluster, resume,
-             overwrite, progress, overrides):
+             confirm_deals, confirm_seed, confirm_top, styles, style_deals, out, workers,
+             cluster, resume, overwrite, progress, overrides):
     """Search rule options of CONFIG for settings whose statistics meet the
     --target ranges (docs/tune.md; options: docs/rules.md §9).
 
@@ -79,8 +88,11 @@ def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy,
     is clearly outside a target. Prints each trial's statistics with 95%
     intervals and its verdict (meets: the interval inside the range; may
     meet: overlapping it), then the best settings played again on a fresh
-    seed with more deals against the variant's own, and the recommendation
-    (or that the targets are infeasible, with the closest trial). Writes
+    seed with more deals against the variant's own, the recommended settings
+    under each play style of --styles with the styles they hold for (robust:
+    every one), and the recommendation (or, with the closest trial, that no
+    setting tried meets the targets: infeasible only when every setting of
+    the ranges was tried). Writes
     tune.md, tune.json, tune.html, tune.png and tune.toml (a config of the
     recommended settings for `nbsim simulate`) into OUT; the Optuna study is
     OUT/study.db. Example: nbsim tune ningbo-3baida --target
@@ -95,7 +107,8 @@ def tune_cmd(ctx, config, targets, vary, spec_file, trials, deals, seed, policy,
     given = {"config": config, "targets": targets or None, "vary": vary or None,
              "policy": policy, "overrides": overrides or None, "trials": trials,
              "deals": deals, "seed": seed, "steps": steps, "confirm_deals": confirm_deals,
-             "confirm_seed": confirm_seed, "confirm_top": confirm_top}
+             "confirm_seed": confirm_seed, "confirm_top": confirm_top, "styles": styles,
+             "style_deals": style_deals}
     if spec_file:
         data = read_spec_file(spec_file)
         for opt, key in _FILE_KEYS.items():

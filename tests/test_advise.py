@@ -642,7 +642,7 @@ def test_cli_table(runner):
     r = runner.invoke(cli, [*ARGS, "--samples", str(SAMPLES), "--seed", "1"])
     assert r.exit_code == 0, r.output
     assert "12 discard candidates, 32 sampled deals each from seed 1" in r.output
-    assert "played by defend, opponents model 3" in r.output
+    assert "played by defend, opponents model 3" in " ".join(r.output.split())   # wrapped
     assert "E[pay] [95% CI]" in r.output and "recommended: discard" in r.output
     assert "W: melds pung:777z@N  discards 5p" in r.output
 
@@ -848,8 +848,11 @@ def test_a_legal_win_shows_its_certain_payment(rs):
     adv = advise(rs, position_from_options(rs, **KONGED), samples=SAMPLES, seed=1)
     pay = adv.recommended.score.payments["S"]
     text = format_advice(adv)
-    row = next(line for line in text.splitlines() if line.startswith("self-drawn win"))
-    assert f"{pay:+.2f} (certain)" in row and row.split()[-5:] == ["0", "0", "0", "0", "-"]
+    # the main table, then the detail table (deal-in to each opponent, exact own-draw)
+    # (stacked in blocks when it is wider than the terminal)
+    row, *detail = (line for line in text.splitlines() if line.startswith("self-drawn win"))
+    assert f"{pay:+.2f} (certain)" in row and row.split()[-2:] == ["-", "0"]
+    assert detail[0].split()[-3:] == ["0", "0", "0"] and detail[-1].endswith(" -")
     assert f"a legal win ({pay:+.2f} points to the seat, certain)" in text
 
 
@@ -881,3 +884,151 @@ def test_singular_counts_read_as_singular(runner):
                             "--indicator", "9m", "--wall-left", "1", "--samples", "0"])
     assert r.exit_code == 0, r.output
     assert "1 tile left to draw" in r.output and "1 tiles" not in r.output
+
+
+# ---------------------------------------------------------------- legal waits and the race
+PLAIN = dict(hand="123m456p789s34s55z1z", drawn="1z", indicator="9m")   # 1z away: 2s 5s
+
+
+def test_a_ready_hand_without_a_legal_win_is_not_ready(rs):
+    """Discarding 1z leaves 123m456p789s34s55z waiting on 2s 5s (and the wild
+    9m), but every such win is under 3-baida's 4 tai: the open hand shows
+    0*, the waits 'no legal win', and the move ranks as one from ready."""
+    from nbsim.rules.scorer import score_hand
+    pos = position_from_options(rs, **PLAIN)
+    adv = advise(rs, pos, samples=0)
+    one = next(c for c in adv.candidates if c.label == "1z")
+    open_fit = next(f for f in one.targets if f.target == "open")
+    assert open_fit.shanten == 0 and open_fit.legal_ready is False
+    assert open_fit.legal_shanten == 1 and one.legal_waits == ()
+    assert {k for k, _, _ in one.waits} >= {parse_tile("2s"), parse_tile("5s")}
+    for win_by in ("self_draw", "discard"):
+        res = score_hand(rs, "123m456p789s34s55z", "2s", win_by=win_by, indicator="9m",
+                         discarder="S" if win_by == "discard" else None)
+        assert res.complete and not res.win                   # the scorer agrees
+    assert adv.recommended.label != "1z"
+    text = format_advice(adv)
+    row = next(line for line in text.splitlines() if line.startswith("1z "))
+    assert "0*/" in row and row.endswith("no legal win") and "0*: ready, but" in text
+    data = advice_json(adv)
+    c1z = next(c for c in data["candidates"] if c["tile"] == "1z")
+    assert next(t for t in c1z["targets"] if t["target"] == "open")["legal_ready"] is False
+    assert not any(w["self_drawn"] or w["discard"] for w in c1z["waits"])
+
+
+def test_waits_mark_self_drawn_and_discard_wins(rs):
+    """After 3p of the README hand, 1z wins both ways; 5z and the wild 9m only
+    self-drawn (on a discard each is under the minimum or a wild discard the
+    rules refuse): the scorer's decision, shown in the waits column."""
+    from nbsim.rules.scorer import score_hand
+    adv = advise(rs, position_from_options(rs, **READY), samples=0)
+    three = next(c for c in adv.candidates if c.label == "3p")
+    assert set(three.waits) == {(parse_tile("1z"), True, True), (parse_tile("5z"), True, False),
+                                (parse_tile("9m"), True, False)}
+    assert next(f for f in three.targets if f.target == "open").legal_ready is True
+    on_5z = score_hand(rs, "123m456p789s1155z", "5z", win_by="discard", indicator="9m",
+                       discarder="S")
+    assert on_5z.complete and not on_5z.win
+    row = next(line for line in format_advice(adv).splitlines() if line.startswith("3p "))
+    assert row.endswith("9m(s) 1z 5z(s)") and "0/5" in row
+
+
+def test_the_race_drops_clear_losers_on_common_deals(rs):
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, samples=160, first=40, seed=2)
+    assert adv.rounds >= 2 and adv.stopped in ("decided", "samples") and adv.cap == 160
+    sim = [c for c in adv.candidates if c.mean_pay is not None]
+    assert sim[0].deals == adv.samples == (160 if adv.stopped == "samples" else sim[0].deals)
+    dropped = [c for c in sim if c.deals < adv.samples]
+    assert dropped and all(c.deals in (40, 80) and c.dropped in (1, 2) for c in dropped)
+    assert not any(c.within_noise for c in dropped)
+    # a move left the race only once its paired interval to the best lay below 0
+    assert all(c.diff < 0 for c in dropped)
+    assert len(adv.close) < len(sim) - 1
+    again = advise(rs, pos, samples=160, first=40, seed=2)
+    assert format_advice(again) == format_advice(adv)         # same seed, same answer
+    head = next(line for line in format_advice(adv).splitlines() if line.startswith("move"))
+    assert head.split()[:3] == ["move", "waits", "deals"]
+
+
+def test_no_race_when_first_is_the_cap(rs):
+    """first = samples plays every candidate on the same deals (evaluate's
+    default): one round, every row on every deal."""
+    from nbsim.play.evaluation import evaluate
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, samples=SAMPLES, first=SAMPLES, seed=1)
+    assert adv.rounds == 1 and all(c.deals == SAMPLES for c in adv.candidates)
+    ev = evaluate(rs, pos, samples=SAMPLES, seed=1)
+    assert ev.rounds == 1 and all(c.deals == SAMPLES for c in ev.candidates)
+    assert [c.mean_pay for c in ev.candidates] == [c.mean_pay for c in adv.candidates]
+
+
+def test_the_budget_ends_the_race_and_samples_replay_it(rs):
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, budget=1e-6, seed=3, first=40)
+    assert adv.stopped == "budget" and adv.rounds == 1 and adv.samples == 40
+    text = format_advice(adv)
+    assert "budget ended the race: --samples 40" in text
+    replay = advise(rs, pos, samples=adv.samples, seed=3, first=40)
+    assert [(c.label, c.mean_pay) for c in replay.candidates] == \
+        [(c.label, c.mean_pay) for c in adv.candidates]
+    for bad in (-1, float("nan"), "2", True):
+        with pytest.raises(RunError, match="budget .*: seconds, a number >= 0"):
+            advise(rs, pos, budget=bad)
+
+
+def test_the_reason_names_the_largest_part_of_the_gap():
+    from nbsim.play.evaluation import why_best
+
+    def row(mean, p_win, win_pay, p_deal_in):
+        return SimpleNamespace(mean_pay=mean, p_win=p_win, win_pay=win_pay,
+                               p_deal_in=p_deal_in)
+    # more wins of the same value
+    assert "higher chance to win (P(win) 0.600 vs 0.400)" in why_best(
+        row(6.0, 0.6, 10.0, 0.1), row(4.0, 0.4, 10.0, 0.1), "discard 3p", "discard 6p")
+    # the same wins, worth more
+    text = why_best(row(8.0, 0.4, 20.0, 0.1), row(4.0, 0.4, 10.0, 0.1), "a", "b")
+    assert text.startswith("a beats b by +4.00 points per deal") and "more valuable" in text
+    # the same wins, fewer losses
+    text = why_best(row(3.0, 0.4, 10.0, 0.05), row(1.0, 0.4, 10.0, 0.2), "a", "b")
+    assert "smaller losses when it does not win (P(deal in) 0.050 vs 0.200)" in text
+
+
+def test_advice_and_evaluation_carry_the_reason(rs):
+    from nbsim.play.evaluation import evaluate
+    pos = position_from_options(rs, **READY)
+    adv = advise(rs, pos, samples=SAMPLES, seed=1)
+    best, runner = [c for c in adv.candidates if c.mean_pay is not None][:2]
+    assert adv.reason.startswith(f"discard {best.label} beats discard {runner.label} by ")
+    assert f"why: {adv.reason[:40]}" in format_advice(adv).replace("\n  ", " ")
+    data = advice_json(adv)
+    assert data["reason"] == adv.reason and data["rounds"] == 1
+    assert data["candidates"][0]["deals"] == SAMPLES and "win_pay" in data["candidates"][0]
+    ev = evaluate(rs, pos, samples=SAMPLES, seed=1)
+    assert ev.reason.startswith("discard ") and " beats discard " in ev.reason
+    claim = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
+                                  discards=["E:19m"], offered="5z", offered_from="E")
+    adv = advise(rs, claim, samples=SAMPLES, seed=1)
+    assert adv.reason.startswith(("pass beats", "pung 5z, then discard"))
+    assert advise(rs, pos, samples=0).reason.startswith("discard ")
+
+
+def test_cli_budget_and_json(runner):
+    r = runner.invoke(cli, [*ARGS, "--samples", "80", "--budget", "30", "--seed", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["budget"] == 30.0 and data["cap"] == 80 and data["rounds"] >= 1
+    assert data["stopped"] in ("decided", "samples") and data["reason"]
+    r = runner.invoke(cli, [*ARGS, "--budget", "-1"])
+    assert r.exit_code == 2 and "budget -1.0: seconds, a number >= 0" in r.output
+
+
+def test_the_race_plan_of_samples_and_budget():
+    from nbsim.play.advice import DEFAULT_BUDGET, DEFAULT_CAP, race_plan
+    from nbsim.play.evaluation import RACE_FIRST
+    assert race_plan(None, None) == (DEFAULT_CAP, RACE_FIRST, DEFAULT_BUDGET)
+    assert race_plan(400, None) == (400, RACE_FIRST, None)        # no clock: the seed decides
+    assert race_plan(None, 5) == (100_000, RACE_FIRST, 5.0)
+    assert race_plan(None, 0) == (DEFAULT_CAP, RACE_FIRST, None)
+    assert race_plan(32, 1.5) == (32, 32, 1.5)                     # one round: no race
+    assert race_plan(800, None, 800) == (800, 800, None)

@@ -87,7 +87,8 @@ def test_duel_1v3_among_a_third_policy(tables):
     assert res.mean == pytest.approx(a.mean - b.mean, abs=1e-9)
     assert (res.win_rate_a, res.win_rate_b) == (a.win_rate_a, b.win_rate_a)
     assert res.among == "defend" and a.among == ""
-    assert "one value seat among defend players against one greedy seat" in res.text()
+    assert "one value seat among defend players against one greedy seat" in \
+        " ".join(res.text().split())                            # wrapped to 100 columns
     with pytest.raises(RunError, match="--among defend: the other seats' policy applies to "
                                        "--seating 1v3 only"):
         nbsim.duel(rs, "value", "greedy", n, 5, tables=tables, among="defend")

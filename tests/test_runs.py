@@ -188,10 +188,10 @@ def test_bad_config_and_override(tmp_path):
 def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
     real = SIM.run_shard
 
-    def job(task, out, progress=None):
+    def job(task, out, progress=None, **kw):
         if task.index == 2:
             raise KeyboardInterrupt
-        return real(task, out, progress)
+        return real(task, out, progress, **kw)
 
     monkeypatch.setattr(SIM, "run_shard", job)
     out = tmp_path / "run"
@@ -202,13 +202,13 @@ def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
     assert m["status"] == "interrupted"
     files = sorted(p.name for p in out.glob("shard-*"))
     assert files == [s["file"] for s in m["shards"]]          # no temporary files left
-    assert m["deals_done"] == 100 * len(files)
+    assert m["deals_done"] == sum(s["deals"] for s in m["shards"])
     assert "shard-00002.parquet" not in files
     if workers == 1:
         assert files == ["shard-00000.parquet", "shard-00001.parquet"]
     df = _read(out)
     assert df["deal"].to_list() == [d for s in m["shards"]
-                                    for d in range(s["first_deal"], s["first_deal"] + 100)]
+                                    for d in range(s["first_deal"], s["first_deal"] + s["deals"])]
 
 
 def test_scan_run_errors(tmp_path):

@@ -219,8 +219,18 @@ BAD = [
      "a range LOW..HIGH needs a whole-number option, and wilds.wilds is text"),
     (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=3.5..6"],
      "LOW..HIGH or LOW..HIGH:STEP of whole numbers"),
-    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=90..120"],
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=30..120"],
      "the config schema refuses win.min_tai=120"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=30..50"],
+     "the config schema refuses win.min_tai=50: no hand can win: win.min_tai is 50 but the "
+     "most tai any hand can count toward it is 38"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=4..5", "--styles",
+      "lookahead"], "lookahead searches at every decision (about one deal per second per "
+                    "core): give its deals, e.g. lookahead@600"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=4..5", "--styles",
+      "value,value"], "--styles: 'value' is given twice"),
+    (["--target", "win_rate=0.9..0.95", "--vary", "win.min_tai=4..5", "--styles",
+      "value@many"], "the deals after @ must be a whole number"),
     (["--target", "win_rate=0.9..0.95", "--vary", "wilds.wilds=3baida,8baida"],
      "the config schema refuses wilds.wilds=8baida"),
     (["--target", "win_rate=0.9..0.95", "--target", "wall_exhausted_rate=0.2..0.3",
@@ -443,3 +453,86 @@ def test_compile_notice_once(tmp_path, monkeypatch, capsys):
            seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1, confirm_deals=100,
            progress=False)
     assert capsys.readouterr().err.count("compiling the game kernels") == 1
+
+
+def test_untried_settings_are_not_infeasible(tmp_path):
+    """A study that tried 2 of the 4 settings and found none meeting the
+    targets does not call them infeasible: it says how many it tried and
+    how many it did not; resumed to every setting, it does."""
+    kw = dict(deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1,
+              confirm_deals=400)
+    res = T.tune("ningbo-3baida", ["win_rate=0.01..0.02"], ["win.min_tai=5..8"], trials=2, **kw)
+    assert not res.feasible and not res.exhausted
+    assert (res.settings_tried, res.settings_total) == (2, 4)
+    assert "INFEASIBLE" not in res.text
+    assert "none of the 2 settings tried meets or may meet every target" in res.text
+    assert "2 of the 4 settings of the searched ranges not tried (raise --trials to 4" in res.text
+    data = json.loads((tmp_path / "s" / T.TUNE_JSON).read_text())
+    assert data["exhausted"] is False and data["settings_tried"] == 2
+    assert "# NOT FOUND: none of the 2 settings tried" in (tmp_path / "s" / T.TUNE_TOML).read_text()
+    assert res.styles == [] and not res.robust          # nothing to check under other styles
+    res = T.tune("ningbo-3baida", ["win_rate=0.01..0.02"], ["win.min_tai=5..8"], trials=4,
+                 resume=True, **kw)
+    assert res.exhausted and res.settings_tried == 4
+    assert "INFEASIBLE within the searched ranges: every one of the 4 settings was tried" \
+        in res.text
+
+
+def test_own_settings_in_the_ranges_count_as_tried(tmp_path):
+    """The confirmation plays the variant's own settings (min_tai 4): when
+    they lie in the searched ranges they count among the settings tried."""
+    res = T.tune("ningbo-3baida", ["win_rate=0.01..0.02"], ["win.min_tai=3..5"], trials=2,
+                 deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1,
+                 confirm_deals=400)
+    searched = set(res.trials["win.min_tai"].to_list())
+    assert res.settings_tried == len(searched | {"4"}) and res.settings_total == 3
+
+
+def test_styles_parse():
+    from nbsim.play.policy_specs import parse_policy
+    full = [parse_policy(s).full for s in ("value", "defend", "defend:caution=0.9")]
+    assert T.parse_styles(None, None, 800) == (tuple(full), (800, 800, 800))
+    assert T.parse_styles("none", None, 800) == ((), ())
+    assert T.parse_styles("value, lookahead@50", 300, 800) == (
+        (full[0], parse_policy("lookahead").full), (300, 50))
+    with pytest.raises(RunError, match="give its deals, e.g. lookahead:samples=8@600"):
+        T.parse_styles(["value", "lookahead:samples=8"], None, 800)
+
+
+def test_recommendation_checked_under_each_style(tmp_path):
+    """The recommended settings are played under each play style (every
+    seat the style, the confirmation's seed, --style-deals deals), each
+    style's figures with 95% intervals beside the targets; robust only
+    when it meets them under every style, and the verdict names the styles
+    it holds for, in the text, tune.json, tune.md, tune.html and tune.toml."""
+    from nbsim.play.policy_specs import parse_policy
+    out = tmp_path / "s"
+    res = T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=4,5"], trials=2,
+                 deals=400, seed=SEED, out=out, workers=2, confirm_top=1, confirm_deals=400,
+                 styles="value,defend:caution=0.9", style_deals=300)
+    assert [r["style"] for r in res.styles] == ["defend", "value", "defend:caution=0.9"]
+    assert [r["deals"] for r in res.styles] == [400, 300, 300]
+    rec_ovs = T.point_overrides(res.spec.keys, res.recommended) if res.recommended_run else []
+    for r in res.styles[1:]:
+        m = SIM.read_manifest(r["run_dir"])
+        assert m["policies"] == [parse_policy(r["style"]).full] * 4
+        assert m["seed"] == SEED + 1 and m["deals_done"] == 300 and m["overrides"] == rec_ovs
+        e, lo, hi = r["stats"]["win_rate"]
+        assert 0.5 < lo <= e <= hi <= 1 and r["verdicts"] == {"win_rate": T.MEETS}
+    assert res.robust and res.holds_for == ["defend", "value", "defend:caution=0.9"]
+    assert ("robust: meets every target under every play style tried (defend, value, "
+            "defend:caution=0.9)") in res.text
+    assert "Play styles:" in res.text
+    data = json.loads((out / T.TUNE_JSON).read_text())
+    assert data["robust"] is True and len(data["styles"]) == 3
+    assert data["styles"][1]["stats"]["win_rate"] == res.styles[1]["stats"]["win_rate"]
+    assert "## Play styles" in (out / T.TUNE_MD).read_text()
+    assert "Play styles" in (out / T.TUNE_HTML).read_text()
+    assert "# under value (300 deals): win_rate" in (out / T.TUNE_TOML).read_text()
+    # a style that misses: not robust, and the verdict says for which styles it holds
+    res.styles[1] = res.styles[1] | {"verdicts": {"win_rate": T.MISSES}, "meets_all": False}
+    assert not res.robust and res.holds_for == ["defend", "defend:caution=0.9"]
+    from nbsim.analysis.tune_output import _styles_line
+    line = _styles_line(res)[0]
+    assert line.startswith("not robust: meets every target under defend, defend:caution=0.9 "
+                           "only; value misses win_rate")

@@ -40,6 +40,7 @@ from nbsim.analysis.comparison_stats import (
 from nbsim.analysis.report import policy_text
 from nbsim.analysis.stats import (
     PCT,
+    fill,
     interval_cell,
     json_safe,
     markdown_table,
@@ -58,7 +59,8 @@ __all__ = ["compare", "Comparison", "run_stats", "write_comparison", "comparison
            "diff_view", "run_label", "load_runs", "pairable", "Run", "Stat", "STATS",
            "HEADLINE_KEYS", "SEAT_KEYS", "SCORE_KEYS", "SEATS", "newcombe_interval",
            "rate_test", "welch", "wilson", "COMPARE_MD", "COMPARE_JSON", "COMPARE_PNG",
-           "COMPARE_DIFF_PNG", "COMPARE_HTML"]
+           "COMPARE_DIFF_PNG", "COMPARE_HTML", "plot_caption", "diff_units",
+           "diff_text"]
 
 COMPARE_MD = "compare.md"
 COMPARE_JSON = "compare.json"
@@ -133,6 +135,32 @@ def diff_view(diff: pl.DataFrame) -> pl.DataFrame:
         .alias("indep/paired width")))
 
 
+def diff_text(diff: pl.DataFrame, names: dict[str, str] | None = None) -> str:
+    """The differences for the terminal: one table per compared run, titled
+    'run - first run:' (runs shown as ``names[label]``, default their
+    labels), with a row per statistic: the difference and its 95% interval
+    in one cell, 'paired'/'independent', the two-sided p-value and how much
+    wider the independent interval is (``diff_view``); at most
+    ``TEXT_WIDTH`` columns (``text_table``). ``diff``: ``Comparison.diff``."""
+    names = names or {}
+    view = diff_view(diff)
+    blocks = []
+    for run in dict.fromkeys(diff["run"].to_list()):
+        sub = diff.filter(pl.col("run") == run)
+        shown = view.filter(pl.col("run") == run)
+        table = pl.DataFrame({
+            "statistic": sub["statistic"],
+            f"difference [{PCT}% interval]": [
+                interval_cell(d, lo, hi) for d, lo, hi in sub.select("diff", "ci_low", "ci_high")
+                .iter_rows()],
+            "pairing": sub["pairing"], "p_value": shown["p_value"],
+            "indep/paired width": shown["indep/paired width"]})
+        base = sub["base"][0]
+        blocks.append(fill(f"{names.get(run, run)} - {names.get(base, base)}:") + "\n"
+                      + text_table(table))
+    return "\n\n".join(blocks)
+
+
 def _text(runs: list[Run], comp: Comparison) -> str:
     out = [f"Runs ({runs[0].mode} mode):"]
     for i, r in enumerate(runs, 1):
@@ -140,10 +168,10 @@ def _text(runs: list[Run], comp: Comparison) -> str:
         status = shown_status(m.get("status"), r.path)
         inc = "" if status == "complete" else f", INCOMPLETE ({status})"
         unit = m.get("units", "deals")
-        out.append(f"  {i}. {r.label}: {r.path}, seed {m.get('seed')}, "
-                   f"{m.get('deals_done', 0):,} {unit}{inc}")
+        out.append(fill(f"  {i}. {r.label}: {r.path}, seed {m.get('seed')}, "
+                        f"{m.get('deals_done', 0):,} {unit}{inc}", indent="     "))
     for w in comp.warnings:
-        out.append(f"WARNING: {w}")
+        out.append(fill(f"WARNING: {w}", indent="  "))
     out += ["", f"Headline, estimates with {PCT}% intervals (Wilson for rates, t for means):",
             text_table(comp.headline)]
     if comp.seats.height:
@@ -156,9 +184,9 @@ def _text(runs: list[Run], comp: Comparison) -> str:
     if comp.diff.height:
         title = (f"Difference run 2 - run 1 ({runs[1].label} - {runs[0].label})"
                  if len(runs) == 2 else "Differences against run 1 (run k - run 1)")
-        out += ["", f"{title}, {PCT}% interval (paired: same walls deal by deal; "
-                    f"independent: separate samples) and two-sided p-value:",
-                text_table(diff_view(comp.diff))]
+        out += ["", fill(f"{title}, {PCT}% interval (paired: same walls deal by deal; "
+                         f"independent: separate samples) and two-sided p-value:"),
+                diff_text(comp.diff)]
     return "\n".join(out)
 
 
@@ -235,6 +263,21 @@ def comparison_html(comp: Comparison, pngs: dict[str, Path], title: str = "nbsim
                          facts=facts, warnings=comp.warnings, sections=secs, configs=configs)
 
 
+def plot_caption(comp: Comparison) -> str:
+    """The caption of the comparison plots: each run's label, folder,
+    seed and length ('ningbo-3baida: runs/demo/ningbo-3baida, seed 1,
+    200,000 deals; ...')."""
+    return "; ".join(f"{r['label']}: {r['run_dir']}, seed {r['seed']}, "
+                     f"{(r['deals_done'] or 0):,} {r['units']}" for r in comp.runs)
+
+
+def diff_units(comp: Comparison) -> pl.DataFrame:
+    """``comp.diff`` with the unit of each difference (the first run's unit
+    of the statistic: '' for rates, 'tai', 'points', ...) as column unit."""
+    units = comp.stats.select("key", pl.col("run").alias("base"), "unit").unique(["key", "base"])
+    return comp.diff.join(units, on=["key", "base"], how="left")
+
+
 def write_comparison(comp: Comparison, out: str | Path) -> list[Path]:
     """Write compare.md, compare.json, compare.html, compare.png and
     compare_diff.png into ``out`` (created). Raises RunError if ``out`` is a
@@ -248,12 +291,12 @@ def write_comparison(comp: Comparison, out: str | Path) -> list[Path]:
     mode = comp.runs[0]["mode"]
     try:
         out.mkdir(parents=True, exist_ok=True)
+        caption = plot_caption(comp)
         pngs = {"estimates": plots.plot_comparison(comp.stats, labels, out / COMPARE_PNG,
-                                                   keys=HEADLINE_KEYS[mode])}
+                                                   keys=HEADLINE_KEYS[mode], caption=caption)}
         if comp.diff.height:
-            legend = "   ".join(f"{i} = {lab}" for i, lab in enumerate(labels, 1))
-            pngs["diff"] = plots.plot_differences(comp.diff, out / COMPARE_DIFF_PNG,
-                                                  keys=HEADLINE_KEYS[mode], caption=legend)
+            pngs["diff"] = plots.plot_differences(diff_units(comp), out / COMPARE_DIFF_PNG,
+                                                  keys=HEADLINE_KEYS[mode], caption=caption)
         data = {"runs": comp.runs, "warnings": comp.warnings,
                 "stats": [{k: json_safe(v) for k, v in r.items()} for r in comp.stats.to_dicts()],
                 "diff": [{k: json_safe(v) for k, v in r.items()} for r in comp.diff.to_dicts()],

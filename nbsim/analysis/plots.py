@@ -5,7 +5,8 @@ Deal mode: heavenly_by_wilds.png, wilds_per_seat.png, flowers_per_seat.png.
 Game mode (``nbsim.run.files.GAME_PLOT_FILES``): outcomes.png, tai_distribution.png (Ninghai:
 fan_distribution.png), tai_items.png (tai variants), payments.png.
 Comparisons: compare.png (estimates per run), compare_diff.png (differences
-against the first run, "paired" or "independent" beside each interval).
+against the first run, "paired" or "independent" beside each interval), one
+panel per statistic and unit.
 Sweeps: sweep.png (each statistic against the swept value).
 Tune studies: tune.png (every trial against each target and varied key).
 
@@ -17,13 +18,17 @@ Rules every figure follows:
   scale; value labels sit above the interval, never on it;
 - estimate axes start at zero (rates and means of counts), so a small
   difference looks small; differences are drawn on their own axes around
-  a zero line, with their intervals.
+  a zero line, with their intervals;
+- one axis holds one unit: a statistic in tai for some runs and in points
+  for others gets a panel per unit;
+- runs are named by their labels under their points, never numbered;
+- every text stays inside the figure (``fit_texts`` wraps titles, the
+  caption and category labels to their room, measured by drawing).
 """
 from __future__ import annotations
 
 import math
 import re
-import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -79,19 +84,109 @@ def _subplots(nrows: int = 1, ncols: int = 1, **kw):
 
 
 def _save(fig, path: Path, caption: str | None = None) -> Path:
-    """The caption (what produced the figure) under the axes, then save
-    (the figure's constrained layout places everything in one draw)."""
+    """The caption (what produced the figure) under the axes, every text
+    fitted inside the figure (``fit_texts``), then save (the figure's
+    constrained layout places everything)."""
     caption = plain(caption) if caption else caption
     if caption:       # below the axes: the constrained layout keeps the bottom free
-        # about 18 characters of the 7-point caption per inch of width
-        text = textwrap.fill(caption, max(60, int(fig.get_figwidth() * 18)))
-        lines = text.count("\n") + 1
-        h = fig.get_figheight()
-        bottom = min(0.4, (0.12 + 0.13 * lines) / h)
-        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-        fig.text(0.01, 0.01, text, fontsize=7, color="#444", ha="left", va="bottom")
+        fig.text(0.01, 0.01, caption, fontsize=7, color="#444", ha="left", va="bottom",
+                 gid=_CAPTION)
+    fit_texts(fig)
     fig.savefig(path)
     return path
+
+
+_CAPTION = "nbsim-caption"
+_SLACK_PX = 2.0          # rounding of the measured extents
+
+
+_BREAKS = re.compile(r"(?<=[\s.,_/:;-])")      # a line may end after these
+
+
+def _rewrap(original: str, chars: int) -> str:
+    """``original`` wrapped to ``chars`` characters a line, its own line
+    breaks kept: lines end after a space or punctuation ('.', '_', '=',
+    ',', '-', ...), so option names break between their parts; a part
+    longer than a line is split."""
+    chars = max(4, chars)
+    out = []
+    for line in original.split("\n"):
+        cur = ""
+        for part in _BREAKS.split(line):
+            while len(part) > chars:
+                if cur.strip():
+                    out.append(cur.rstrip())
+                    cur = ""
+                out.append(part[:chars])
+                part = part[chars:]
+            if cur and len((cur + part).rstrip()) > chars:
+                out.append(cur.rstrip())
+                cur = part.lstrip()
+            else:
+                cur += part
+        out.append(cur.rstrip())
+    return "\n".join(out)
+
+
+def _longest(text: str) -> int:
+    return max((len(line) for line in text.split("\n")), default=1) or 1
+
+
+def _fixed_ticks(ax) -> bool:
+    from matplotlib.ticker import FixedLocator
+    return isinstance(ax.xaxis.get_major_locator(), FixedLocator)
+
+
+def fit_texts(fig, rounds: int = 6) -> None:
+    """Wrap the texts of ``fig`` until each fits its room, measured by
+    drawing the figure (Agg renderer): the suptitle and the caption within
+    the figure's width, each axes title within its axes' width, and the
+    labels of fixed x ticks (category names) within the space between two
+    ticks. The caption's band under the axes is sized to its wrapped height.
+    Changes the texts in place; returns None."""
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    texts: list[tuple[Text, Axes | None]] = []      # (text, its axes; None: the figure's)
+    if fig._suptitle is not None:        # matplotlib has no public getter of the artist
+        texts.append((fig._suptitle, None))
+    caption = next((t for t in fig.texts if t.get_gid() == _CAPTION), None)
+    if caption is not None:
+        texts.append((caption, None))
+    texts += [(ax.title, ax) for ax in fig.axes if ax.axison and ax.title.get_text()]
+    originals = {id(t): t.get_text() for t, _ in texts}
+    ticks = {id(ax): [t.get_text() for t in ax.get_xticklabels()]
+             for ax in fig.axes if ax.axison and _fixed_ticks(ax)}
+    for _ in range(rounds):
+        if caption is not None:          # the band under the axes holds the caption
+            h = caption.get_window_extent(renderer).y1 + 6
+            fig.get_layout_engine().set(rect=(0, h / fig.bbox.height, 1,
+                                              1 - h / fig.bbox.height))
+        fig.draw(renderer)
+        changed = False
+        for text, axes in texts:
+            width = text.get_window_extent(renderer).width
+            limit = (0.96 * fig.bbox.width if axes is None
+                     else axes.get_window_extent(renderer).width)
+            if width > limit + _SLACK_PX:
+                chars = int(_longest(text.get_text()) * limit / width) - 1
+                text.set_text(_rewrap(originals[id(text)], chars))
+                changed = True
+        for ax in fig.axes:
+            labels = [t for t in ax.get_xticklabels() if t.get_text()]
+            if id(ax) not in ticks or len(labels) < 2:
+                continue
+            room = ax.get_window_extent(renderer).width / len(labels) * 0.94
+            widest = max(labels, key=lambda t: t.get_window_extent(renderer).width)
+            width = widest.get_window_extent(renderer).width
+            if width > room + _SLACK_PX:
+                chars = int(_longest(widest.get_text()) * room / width) - 1
+                ax.set_xticklabels([_rewrap(o, chars) for o in ticks[id(ax)]])
+                changed = True
+        if not changed:
+            return
 
 
 def needs_log(values) -> bool:
@@ -264,10 +359,6 @@ def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) ->
 
 
 # ------------------------------------------------------------------ comparisons
-def _wrap(label: str, width: int = 22) -> str:
-    return "\n".join(textwrap.wrap(label, width)) or label
-
-
 def _panels(n: int, height: float):
     """A figure with n panels, three per row (unused ones switched off)."""
     ncol = min(3, max(1, n))
@@ -287,81 +378,134 @@ def _zero_based_ylim(ax, lows, highs):
     ax.set_ylim(lo - (pad if lo < 0 else 0), hi + pad)
 
 
+def _interval(est, lo, hi):
+    """(est, lo, hi) with a missing end replaced by the estimate; None
+    without an estimate."""
+    if est is None or est != est:
+        return None
+    return (est, est if lo is None or lo != lo else lo, est if hi is None or hi != hi else hi)
+
+
+def unit_panels(stats, keys: list[str], runs: list[str], column: str = "run"):
+    """The panels of a comparison figure: one per statistic and unit, so
+    that runs whose statistic is in different units (a tai variant's mean
+    tai against Ninghai's points) never share an axis.
+
+    Args:
+        stats: long table with key, statistic, ``column`` (the run label)
+            and, optionally, unit ('' or missing: a rate).
+        keys: the statistics wanted, in order (absent ones are skipped).
+        runs: the run labels in order.
+    Returns:
+        list of (key, title, unit, rows) with rows the table's rows of that
+        key and unit in run order; the title names the unit when the
+        statistic is split (e.g. 'mean tai of wins (Ninghai: points), in
+        points (ninghai)').
+    """
+    import polars as pl
+    panels = []
+    units = stats["unit"] if "unit" in stats.columns else pl.Series([""] * stats.height)
+    stats = stats.with_columns(units.fill_null("").alias("_unit"))
+    order = {r: i for i, r in enumerate(runs)}
+    for key in keys:
+        df = stats.filter(pl.col("key") == key)
+        if not df.height:
+            continue
+        df = df.with_columns(pl.col(column).replace_strict(order, default=len(order))
+                             .alias("_order")).sort("_order")
+        found = list(dict.fromkeys(df["_unit"].to_list()))
+        for unit in found:
+            rows = df.filter(pl.col("_unit") == unit)
+            title = plain(rows["statistic"][0])
+            if len(found) > 1:
+                title += f", in {unit}"
+            panels.append((key, title, unit, rows))
+    return panels
+
+
 def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None = None,
                     caption: str | None = None) -> Path:
-    """compare.png: one panel per statistic (``keys``, default all), each
-    run's estimate with its 95% interval; runs named by their labels
-    (variant, overrides, policies); axes include zero so that small
-    differences are not magnified. ``stats``: the long table of
-    ``nbsim.analysis.comparison.Comparison``."""
-    import polars as pl
+    """compare.png: one panel per statistic (``keys``, default all) and unit
+    (``unit_panels``: a statistic in tai for some runs and in points for
+    others gets two panels), each run's estimate with its 95% interval,
+    the runs named under their points by their labels (variant,
+    overrides, policies; the folder name tells apart runs of one variant)
+    and drawn in one colour per run throughout; the y axis gives the unit
+    and includes zero, so that small differences are not magnified.
+    ``stats``: the long table of ``nbsim.analysis.comparison.Comparison``
+    (key, statistic, run, unit, estimate, ci_low, ci_high)."""
     keys = keys or list(dict.fromkeys(stats["key"].to_list()))
-    keys = [k for k in keys if k in set(stats["key"].to_list())]
-    fig, axes = _panels(len(keys), 3.3)
+    panels = unit_panels(stats, keys, labels)
+    fig, axes = _panels(len(panels), 3.4)
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, key in zip(axes.flat, keys, strict=False):
-        df = stats.filter(pl.col("key") == key)
+    for ax, (_key, title, unit, rows) in zip(axes.flat, panels, strict=False):
         lows, highs = [], []
-        for i, lab in enumerate(labels):
-            r = df.filter(pl.col("run") == lab)
-            if not r.height:
+        names: list[str] = []
+        for r in rows.iter_rows(named=True):
+            iv = _interval(r["estimate"], r["ci_low"], r["ci_high"])
+            if iv is None or r["run"] not in labels:
                 continue
-            est, lo, hi = r.select("estimate", "ci_low", "ci_high").row(0)
-            if est is None or math.isnan(est):
-                continue
-            lo = est if lo is None or lo != lo else lo
-            hi = est if hi is None or hi != hi else hi
-            ax.errorbar([i], [est], yerr=[[est - lo], [hi - est]], fmt="o", capsize=4,
-                        color=colors[i % len(colors)])
+            est, lo, hi = iv
+            x = len(names)
+            ax.errorbar([x], [est], yerr=[[est - lo], [hi - est]], fmt="o", capsize=4,
+                        color=colors[labels.index(r["run"]) % len(colors)])
+            names.append(plain(r["run"]))
             lows.append(lo)
             highs.append(hi)
         _zero_based_ylim(ax, lows, highs)
-        ax.set_xticks(range(len(labels)))
-        ax.set_xticklabels([str(i + 1) for i in range(len(labels))])
-        ax.set_xlim(-0.5, len(labels) - 0.5)
-        ax.set_title(plain(df["statistic"][0]), fontsize=9)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, fontsize=8)
+        ax.set_xlim(-0.5, max(len(names), 1) - 0.5)
+        if unit:
+            ax.set_ylabel(unit, fontsize=8)
+        ax.set_title(title, fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    legend = "   ".join(f"{i + 1} = {lab}" for i, lab in enumerate(labels))
     fig.suptitle("Runs compared, 95% intervals", fontsize=10)
-    return _save(fig, path, plain(legend + (f"\n{caption}" if caption else "")))
+    return _save(fig, path, caption)
 
 
 def plot_differences(diff, path: Path, keys: list[str] | None = None,
-                     caption: str | None = None) -> Path:
+                     caption: str | None = None, names: dict[str, str] | None = None) -> Path:
     """compare_diff.png: each run minus the first run, one panel per
-    statistic, with the 95% interval and "paired" or "independent" written
-    beside it; a zero line; the axis spans the intervals and zero only."""
-    import polars as pl
+    statistic and unit, with the 95% interval and "paired" or
+    "independent" written beside it; a zero line; the axis spans the
+    intervals and zero only. Runs are named by ``names[label]`` (default:
+    their labels) under their points, and the first run in the title.
+    ``diff``: ``Comparison.diff`` (key, statistic, run, base, diff, ci_low,
+    ci_high, pairing; optionally unit)."""
     keys = keys or list(dict.fromkeys(diff["key"].to_list()))
-    keys = [k for k in keys if k in set(diff["key"].to_list())]
+    names = names or {}
     runs = list(dict.fromkeys(diff["run"].to_list()))
-    fig, axes = _panels(len(keys), 3.1)
-    for ax, key in zip(axes.flat, keys, strict=False):
-        df = diff.filter(pl.col("key") == key)
+    panels = unit_panels(diff, keys, runs)
+    fig, axes = _panels(len(panels), 3.2)
+    for ax, (_key, title, unit, rows) in zip(axes.flat, panels, strict=False):
         lows, highs = [], []
-        for i, run in enumerate(runs):
-            r = df.filter(pl.col("run") == run)
-            if not r.height:
+        shown: list[str] = []
+        for r in rows.iter_rows(named=True):
+            iv = _interval(r["diff"], r["ci_low"], r["ci_high"])
+            if iv is None:
                 continue
-            d, lo, hi, pairing = r.select("diff", "ci_low", "ci_high", "pairing").row(0)
-            if d is None or d != d:
-                continue
-            lo = d if lo is None or lo != lo else lo
-            hi = d if hi is None or hi != hi else hi
-            ax.errorbar([i], [d], yerr=[[d - lo], [hi - d]], fmt="o", capsize=4,
-                        color="tab:blue" if pairing == "paired" else "tab:orange")
-            ax.annotate(pairing, (i, hi), textcoords="offset points", xytext=(0, 3),
+            d, lo, hi = iv
+            x = len(shown)
+            ax.errorbar([x], [d], yerr=[[d - lo], [hi - d]], fmt="o", capsize=4,
+                        color="tab:blue" if r["pairing"] == "paired" else "tab:orange")
+            ax.annotate(r["pairing"], (x, hi), textcoords="offset points", xytext=(0, 3),
                         ha="center", va="bottom", fontsize=7)
+            shown.append(plain(names.get(r["run"], r["run"])))
             lows.append(lo)
             highs.append(hi)
         ax.axhline(0, color="gray", lw=0.8)
         _zero_based_ylim(ax, lows, highs)
-        ax.set_xticks(range(len(runs)))
-        ax.set_xticklabels([str(i + 2) for i in range(len(runs))])
-        ax.set_xlim(-0.5, len(runs) - 0.5)
-        ax.set_title(plain(df["statistic"][0]) + ": run - run 1", fontsize=9)
+        ax.set_xticks(range(len(shown)))
+        ax.set_xticklabels(shown, fontsize=8)
+        ax.set_xlim(-0.5, max(len(shown), 1) - 0.5)
+        if unit:
+            ax.set_ylabel(f"difference ({unit})", fontsize=8)
+        ax.set_title(title, fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("Differences against run 1, 95% intervals (paired: same walls deal by deal)",
+    bases = list(dict.fromkeys(diff["base"].to_list())) if "base" in diff.columns else []
+    base = plain(names.get(bases[0], bases[0])) if len(bases) == 1 else "the first run"
+    fig.suptitle(f"Differences from {base}, 95% intervals (paired: same walls deal by deal)",
                  fontsize=10)
     return _save(fig, path, caption)
 

@@ -89,6 +89,8 @@ from nbsim.analysis.report_tables import (
 )
 from nbsim.analysis.stats import (
     CONFIDENCE,
+    TEXT_WIDTH,
+    fill,
     fmt,
     json_safe,
     markdown_table,
@@ -189,37 +191,53 @@ def _run_info(manifest: dict, run_dir: Path) -> dict:
     return info
 
 
-def _status_line(run: dict) -> str:
+def _status_parts(run: dict) -> list[str]:
+    """The run's status line in its parts: config, hash, seed and length;
+    who played; how much of an incomplete run is done."""
     ov = f" --set {' --set '.join(run['overrides'])}" if run["overrides"] else ""
     unit = run.get("units", "deals")
-    line = (f"{run['config']}{ov} (hash {run['config_hash']}), seed {run['seed']}: "
-            f"{run['deals_done']:,} {unit}")
+    parts = [f"{run['config']}{ov} (hash {run['config_hash']}), seed {run['seed']}: "
+             f"{run['deals_done']:,} {unit}"]
     if run["mode"] == "game":
         pol = run.get("policies") or []
         who = ("players" if run.get("game_format") == "matches" else "seats E S W N")
         pols = (f"policy {pol[0]}" if pol and len(set(pol)) == 1
                 else f"policies by {who}: {', '.join(pol)}")
-        line += f" played out ({pols})"
+        parts.append(f"played out ({pols})")
     if run["status"] != "complete":
-        line += (f" -- INCOMPLETE run ({run['status']}): {run['deals_done']:,} of "
-                 f"{run['deals']:,} {unit} done")
-    return line
+        parts.append(f"-- INCOMPLETE run ({run['status']}): {run['deals_done']:,} of "
+                     f"{run['deals']:,} {unit} done")
+    return parts
+
+
+def _status_line(run: dict) -> str:
+    return " ".join(_status_parts(run))
+
+
+def _status_text(run: dict) -> str:
+    """The status line for the terminal: one line when it fits in
+    ``TEXT_WIDTH`` columns, else one line per part (each wrapped)."""
+    line = _status_line(run)
+    if len(line) <= TEXT_WIDTH:
+        return line
+    return "\n".join(fill(part if i == 0 else "  " + part, indent="  ")
+                     for i, part in enumerate(_status_parts(run)))
 
 
 def _main_text_deal(rep: Report) -> str:
     h = rep.tables["heavenly"].df.row(0, named=True)
-    out = [_status_line(rep.run), "",
-           f"heavenly hand (dealer complete): {h['complete']:,} / {h['deals']:,} = "
-           f"{fmt(h['p'])}  (95% Wilson CI {fmt(h['ci_low'])} .. {fmt(h['ci_high'])}; "
-           f"se {fmt(h['se'])})"]
+    out = [_status_text(rep.run), "",
+           fill(f"heavenly hand (dealer complete): {h['complete']:,} / {h['deals']:,} = "
+                f"{fmt(h['p'])}  (95% Wilson CI {fmt(h['ci_low'])} .. {fmt(h['ci_high'])}; "
+                f"se {fmt(h['se'])})", indent="  ")]
     for name in ("wilds_per_seat", "flowers_per_seat"):
         t = rep.tables[name]
-        out += ["", t.title, text_table(t.df), t.note]
+        out += ["", fill(t.title), text_table(t.df), fill(t.note)]
     return "\n".join(out)
 
 
 def _main_text_game(rep: Report) -> str:
-    out = [_status_line(rep.run)]
+    out = [_status_text(rep.run)]
     shown = ["main", "pay_per_seat"]
     if rep.tables["pay_by_policy"].df.height > 1:
         shown.append("pay_by_policy")
@@ -240,7 +258,8 @@ def _main_text_game(rep: Report) -> str:
             fam = name[:-6]
             df = df.select("chinese", "item", fam, "wins", "p", "ci_low", "ci_high",
                            f"mean_{fam}")
-        out += ["", t.title, text_table(df), t.note]
+        keep = 2 if name in ("tai_items", "fan_items", "fu_items") else 1
+        out += ["", fill(t.title), text_table(df, keep=keep), fill(t.note)]
     return "\n".join(out)
 
 

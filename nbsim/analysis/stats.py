@@ -22,8 +22,9 @@ Every estimate comes with a 95% interval (``CONFIDENCE``):
                              method on the per-deal linearised values, normal interval
                              (``scipy.stats.norm``)
 
-Formatting: ``fmt`` (one number), ``markdown_table``, ``text_table``,
-``json_safe``, ``p_text``.
+Formatting: ``fmt`` (one number), ``markdown_table``, ``text_table`` (at
+most ``TEXT_WIDTH`` columns), ``fill`` (prose to that width), ``json_safe``,
+``p_text``.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ WILSON_NOTE = f"{PCT}% Wilson score intervals (scipy.stats.binomtest)"
 T_NOTE = (f"{PCT}% t intervals: mean +- t(0.975, n-1) x sd / sqrt(n) "
           f"(scipy.stats.t)")
 MIN_EXPECTED = 5            # below this expected count the rate test is Fisher's exact
+TEXT_WIDTH = 100            # terminal columns of the printed tables and prose
 
 
 # ------------------------------------------------------------------ one sample
@@ -215,13 +217,119 @@ def _columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def text_table(df: pl.DataFrame) -> str:
+def text_table(df: pl.DataFrame, width: int | None = None, keep: int = 1,
+               left: bool = False) -> str:
     """A DataFrame as right-aligned plain-text columns (cells through
-    ``fmt``; Chinese text counted two columns a character)."""
-    cells = [list(df.columns)] + [[fmt(v) for v in row] for row in df.iter_rows()]
-    widths = [max(_columns(r[i]) for r in cells) for i in range(len(df.columns))]
-    return "\n".join("  ".join(" " * (w - _columns(c)) + c for c, w in zip(r, widths, strict=False))
-                     for r in cells)
+    ``fmt``; Chinese text counted two columns a character) no wider than
+    ``width`` terminal columns (default ``TEXT_WIDTH``). A wider table
+    first wraps the headers longer than their cells (down to
+    ``HEADER_MIN`` columns), then its first ``keep`` columns (the row
+    names, down to ``KEEP_MIN``) over several lines; if it is still too
+    wide, its columns are split into
+    blocks stacked one under the other (a blank line between), each
+    repeating the first ``keep`` columns. ``left``: the first ``keep``
+    columns are left-aligned (labels read from their start)."""
+    width = TEXT_WIDTH if width is None else width
+    cells = [[str(c) for c in df.columns]] + [[fmt(v) for v in row] for row in df.iter_rows()]
+    n = len(df.columns)
+    keep = min(keep, n)
+    room = [_room(cells, j, j < keep) for j in range(n)]
+    blocks: list[list[int]] = []
+    for j in range(keep, n):
+        if blocks and sum(room[i] for i in blocks[-1] + [j]) + 2 * len(blocks[-1]) <= width:
+            blocks[-1].append(j)
+        else:
+            blocks.append(list(range(keep)) + [j])
+    return "\n\n".join(_block_text(cells, b, keep, width, keep if left else 0)
+                       for b in blocks or [list(range(n))])
+
+
+KEEP_MIN = 24                # the row-name columns are wrapped down to this many columns
+HEADER_MIN = 12              # a header longer than its cells is wrapped down to this
+
+
+def _room(cells: list[list[str]], j: int, is_key: bool) -> int:
+    """The columns column ``j`` needs once its header (or, for a row-name
+    column, its cells) are wrapped as far as ``text_table`` wraps them."""
+    body = max((_columns(r[j]) for r in cells[1:]), default=0)
+    head = _columns(cells[0][j])
+    if is_key:
+        return min(max(body, head), KEEP_MIN)
+    return max(body, min(head, max(body, HEADER_MIN)))
+
+
+def _wrap_columns(line: str, target: int) -> list[str]:
+    """``line`` wrapped into lines of at most ``target`` terminal columns
+    (a Chinese character counts two)."""
+    import textwrap
+    for chars in range(max(target, 4), 3, -1):
+        parts = textwrap.wrap(line, chars) or [""]
+        if max(_columns(p) for p in parts) <= target:
+            return parts
+    return parts
+
+
+def _block_text(cells: list[list[str]], cols: list[int], keep: int, width: int,
+                left: int = 0) -> str:
+    """The columns ``cols`` of ``cells`` as text, wrapped to fit ``width``:
+    headers longer than their cells first, then the row-name columns, then
+    (last resort) the widest column; the first ``left`` columns
+    left-aligned, the others right-aligned."""
+    rows = [[[r[i]] for i in cols] for r in cells]          # each cell: its lines
+
+    def col_width(j: int, first: int = 0) -> int:
+        return max((_columns(line) for r in rows[first:] for line in r[j]), default=0)
+
+    def excess() -> int:
+        return sum(col_width(j) for j in range(len(cols))) + 2 * (len(cols) - 1) - width
+
+    def wrap(j: int, target: int, header_only: bool = False) -> None:
+        for r in rows[:1] if header_only else rows:
+            r[j] = [w for line in r[j] for w in _wrap_columns(line, target)]
+
+    for j in range(len(cols)):
+        if excess() > 0 and cols[j] >= keep and col_width(j) > col_width(j, 1):
+            wrap(j, max(HEADER_MIN, col_width(j, 1), col_width(j) - excess()), True)
+    for j in range(len(cols)):
+        if excess() > 0 and cols[j] < keep:
+            wrap(j, max(KEEP_MIN, col_width(j) - excess()))
+    for _ in range(4 * len(cols)):
+        over = excess()
+        if over <= 0:
+            break
+        j = max(range(len(cols)), key=col_width)
+        if col_width(j) - over < 8:
+            break
+        wrap(j, col_width(j) - over)
+    widths = [col_width(j) for j in range(len(cols))]
+    out = []
+    for r in rows:
+        for k in range(max(len(c) for c in r)):
+            parts = [c[k] if k < len(c) else "" for c in r]
+            out.append("  ".join(p + " " * (w - _columns(p)) if j < left
+                                 else " " * (w - _columns(p)) + p
+                                 for j, (p, w) in enumerate(zip(parts, widths, strict=True)))
+                       .rstrip())
+    return "\n".join(out)
+
+
+def fill(text: str, width: int | None = None, indent: str = "") -> str:
+    """Prose for the terminal: each line of ``text`` wrapped to ``width``
+    columns (default ``TEXT_WIDTH``), continuation lines indented by
+    ``indent`` plus the line's own leading spaces; long words (paths)
+    are kept whole; a Chinese character counts two columns."""
+    import textwrap
+    width = TEXT_WIDTH if width is None else width
+    out = []
+    for line in text.split("\n"):
+        lead = line[:len(line) - len(line.lstrip())]
+        for chars in range(width, max(width // 2, 1) - 1, -1):
+            wrapped = textwrap.fill(line, chars, subsequent_indent=lead + indent,
+                                    break_long_words=False, break_on_hyphens=False) or line
+            if all(_columns(w) <= width for w in wrapped.split("\n")):
+                break
+        out.append(wrapped)
+    return "\n".join(out)
 
 
 def json_safe(x):

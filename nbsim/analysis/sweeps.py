@@ -198,9 +198,15 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         another request in a point's folder without ``overwrite``).
     """
     from nbsim.analysis import plots
-    from nbsim.analysis.comparison import HEADLINE_KEYS, compare, diff_view
+    from nbsim.analysis.comparison import (
+        HEADLINE_KEYS,
+        compare,
+        diff_text,
+        diff_units,
+        diff_view,
+    )
     from nbsim.analysis.report import policy_text
-    from nbsim.analysis.stats import markdown_table, text_table
+    from nbsim.analysis.stats import fill, markdown_table, text_table
     from nbsim.rules.ruleset import load_rules
     from nbsim.run.simulate import simulate
 
@@ -260,14 +266,18 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
             + (f", policies {policy_text(pols)}" if pols else "")]
     for p in points:
         head.append(f"  {p['point']}: {p['run_dir']} ({p['status']})")
+    shown_head = [fill(line, indent="    ") for line in head]
     shown = _display(table)
     dv = diff_view(comp.diff.filter(pl.col("key").is_in(SWEEP_KEYS[mode]))) \
         if comp.diff.height else comp.diff
-    res.text = "\n".join(head + [*(f"WARNING: {w}" for w in comp.warnings), "",
-                                 "Statistics against the swept value (95% intervals):",
-                                 text_table(shown), "",
-                                 f"Differences from {points[0]['point']} (same walls: paired):",
-                                 text_table(dv) if dv.height else "(one point: none)"])
+    res.text = "\n".join(shown_head + [
+        *(fill(f"WARNING: {w}", indent="  ") for w in comp.warnings), "",
+        "Statistics against the swept value (95% intervals):",
+        text_table(shown, keep=len(keys)), "",
+        fill(f"Differences from {points[0]['point']} (same walls: paired):"),
+        diff_text(comp.diff.filter(pl.col("key").is_in(SWEEP_KEYS[mode])),
+                  names={p["label"]: p["point"] for p in points})
+        if dv.height else "(one point: none)"])
     try:
         out.mkdir(parents=True, exist_ok=True)
         x_values = [p["values"][keys[0]] for p in points]
@@ -278,9 +288,10 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
                                                                  deals))
         pngs = {"sweep": png}
         if comp.diff.height:
-            legend = "   ".join(f"{i} = {p['point']}" for i, p in enumerate(points, 1))
-            pngs["diff"] = plots.plot_differences(comp.diff, out / "compare_diff.png",
-                                                  keys=HEADLINE_KEYS[mode], caption=legend)
+            pngs["diff"] = plots.plot_differences(
+                diff_units(comp), out / "compare_diff.png", keys=HEADLINE_KEYS[mode],
+                caption=_caption(config, overrides, pols, seed, deals),
+                names={p["label"]: p["point"] for p in points})
         data = {"keys": keys, "points": points, "seed": seed, "deals": deals, "mode": mode,
                 "policies": list(pols) if pols else None, "overrides": list(overrides),
                 "table": table.to_dicts(), "diff": comp.diff.to_dicts(),

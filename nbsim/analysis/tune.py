@@ -25,12 +25,20 @@ How it searches (docs/tune.md):
       settings are then played again on a fresh seed with more deals
       (``confirm_deals``), and only those runs are reported: the search's
       best estimate of a setting is biased towards the targets (the
-      winner's curse), the confirmation's is not.
+      winner's curse), the confirmation's is not;
+    * the recommended settings are then played under each play style of
+      ``styles`` (by default the band's: value, defend, defend:caution=0.9;
+      the expert ``lookahead`` on request) on the confirmation's seed: a
+      setting is called robust only when it meets every target under every
+      style tried.
 
 Verdicts (per target and trial): "meets" when the 95% interval lies
 inside the range, "may meet" when it overlaps it, "misses" otherwise. When
 no trial meets or may meet every target, the targets are said to be
-infeasible within the searched ranges, and the closest trial is named.
+infeasible within the searched ranges only when every setting of the
+ranges was tried (the search's trials and the confirmation's runs);
+otherwise the study says how many settings it tried and how many it did
+not. The closest trial is named either way.
 
 Layout of the study folder ``OUT``:
     OUT/study.db                  the Optuna study (every trial's settings,
@@ -38,6 +46,9 @@ Layout of the study folder ``OUT``:
     OUT/runs/<key=value,...>/     one run folder per setting tried
     OUT/confirm/own/              the variant's own settings, fresh seed
     OUT/confirm/<key=value,...>/  the best settings, fresh seed
+    OUT/styles/<setting>/<style>/ the recommended settings under each play
+                                  style (the search's own style reuses its
+                                  confirmation run)
     OUT/tune.md, tune.json        the trials, the confirmation, the verdicts
     OUT/tune.html, tune.png       the same, self-contained; trials against
                                   each target and each varied key
@@ -76,6 +87,7 @@ from nbsim.analysis.tune_spec import (
     TuneSpec,
     make_spec,
     parse_search,
+    parse_styles,
     point_overrides,
     read_spec_file,
     setting_name,
@@ -109,9 +121,11 @@ __all__ = ["tune", "CONFIRM_DIR", "CONFIRM_CHUNKS", "OWN", "STUDY_LOCK", "STUDY_
            "TUNE_HTML", "TUNE_PNG", "TUNE_TOML", "MEETS", "MAY_MEET", "MISSES", "SPEC_KEYS",
            "Target", "parse_targets", "evaluate", "prune_gap", "prune_interval", "SearchKey",
            "parse_search", "point_overrides", "TuneSpec", "read_spec_file", "make_spec",
+           "parse_styles", "STYLES_DIR",
            "TuneResult", "trials_view", "confirmation_view", "recommended_toml"]
 
 CONFIRM_DIR = "confirm"
+STYLES_DIR = "styles"
 OWN = "own"
 STUDY_LOCK = ".nbsim-tune.lock"      # the study's writer lock (nbsim.run.lock)
 
@@ -123,9 +137,13 @@ def _feasible(row: dict, spec: TuneSpec) -> bool:
 CONFIRM_CHUNKS = 8            # a new confirmation run is played in this many shards
 
 
-def _play(jobs: list[tuple[Path, list[str]]], spec: TuneSpec, workers: int,
-          cluster: str | None, out: Path) -> None:
-    """The confirmation runs (fresh seed, ``confirm_deals``), reused when
+Job = tuple[Path, list[str], tuple[str, ...], int]   # folder, overrides, policies, deals
+
+
+def _play(jobs: list[Job], spec: TuneSpec, workers: int, cluster: str | None,
+          out: Path) -> None:
+    """The confirmation runs (fresh seed; each job: its folder, overrides,
+    policy specs and deals), reused when
     finished, completed when partial: ``workers`` runs at a time locally
     (the main thread plays one too), one at a time on a cluster. Each run
     is extended shard by shard, so that Ctrl-C stops every run at its next
@@ -139,10 +157,9 @@ def _play(jobs: list[tuple[Path, list[str]]], spec: TuneSpec, workers: int,
     todo, guard = list(jobs), threading.Lock()
     errors: list[BaseException] = []
 
-    def one(folder: Path, ovs: list[str]) -> None:
-        cd = spec.confirm_deals
+    def one(folder: Path, ovs: list[str], policies: tuple[str, ...], cd: int) -> None:
         kw: dict[str, Any] = dict(deals=cd, seed=spec.confirm_seed, out=folder, mode="game",
-                                  overrides=ovs, policies=spec.policies)
+                                  overrides=ovs, policies=policies)
         status = run_status(spec.config, **kw)
         if status == "complete":
             return
@@ -214,7 +231,8 @@ def _check_confirm_deals(spec: TuneSpec, conf: Path) -> None:
 
 def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
          policy=None, overrides=(), steps: int = 4, confirm_deals: int | None = None,
-         confirm_seed: int | None = None, confirm_top: int = 3, workers: int | None = None,
+         confirm_seed: int | None = None, confirm_top: int = 3, styles=None,
+         style_deals: int | None = None, workers: int | None = None,
          cluster: str | None = None, resume: bool = False, overwrite: bool = False,
          progress: bool | None = None) -> TuneResult:
     """Search the rule options ``vary`` for settings whose statistics meet
@@ -241,6 +259,14 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
             the first steps - 1 (deals / steps deals each).
         confirm_deals (default 4 x deals), confirm_seed (default seed + 1),
             confirm_top (default 3): the confirmation of the best settings.
+        styles: the play styles the recommended settings are checked under
+            (policy specs, optionally ``SPEC@DEALS``; a comma-separated
+            string or a list; None: value, defend, defend:caution=0.9;
+            "none": the search's style only), each on ``style_deals``
+            deals (default ``confirm_deals``) of the confirmation's seed
+            (``parse_styles``; a search style such as lookahead needs its
+            deals given). Skipped when no setting meets or may meet the
+            targets.
         workers: trials played at once on local threads (default: every
             core); with ``cluster`` ('local' or 'tcp://HOST:PORT', as
             ``nbsim simulate``) the trials run one at a time and each look's
@@ -267,7 +293,7 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
     spec = make_spec(config, targets, vary, trials=trials, deals=deals, seed=seed,
                      policy=policy, overrides=overrides, steps=steps,
                      confirm_deals=confirm_deals, confirm_seed=confirm_seed,
-                     confirm_top=confirm_top)
+                     confirm_top=confirm_top, styles=styles, style_deals=style_deals)
     from nbsim.args import whole_number
     workers = default_workers() if workers is None else whole_number(
         workers, "--workers", 1, MAX_WORKERS, RunError)
@@ -310,9 +336,10 @@ def _tune_locked(spec: TuneSpec, out: Path, workers: int, cluster: str | None, r
     cands = cands[:spec.confirm_top]      # the own settings are played once, as "own"
     cvals = [{k.key: r[k.key] for k in spec.keys} for r in cands]
     conf = out / CONFIRM_DIR
-    jobs = [(conf / OWN, list(spec.overrides))]
-    jobs += [(conf / setting_name(spec.keys, v), [*spec.overrides,
-                                                  *point_overrides(spec.keys, v)]) for v in cvals]
+    jobs: list[Job] = [(conf / OWN, list(spec.overrides), spec.policies, spec.confirm_deals)]
+    jobs += [(conf / setting_name(spec.keys, v),
+              [*spec.overrides, *point_overrides(spec.keys, v)], spec.policies,
+              spec.confirm_deals) for v in cvals]
     _play(jobs, spec, workers, cluster, out)
     from nbsim.analysis.comparison import compare, run_stats
     comp = compare([j[0] for j in jobs])
@@ -321,11 +348,70 @@ def _tune_locked(spec: TuneSpec, out: Path, workers: int, cluster: str | None, r
     evs = [evaluate(run_stats(j[0]), spec.targets) for j in jobs]
     best = min(range(len(jobs)), key=lambda i: (evs[i]["objective"], evs[i]["centre"], i))
     feasible = feasible or any(all(v != MISSES for v in e["verdicts"].values()) for e in evs)
+    tried = _settings_tried(spec, table, own)
     res = TuneResult(spec=spec, trials=table, feasible=feasible, candidates=cvals,
                      recommended=own if best == 0 else cvals[best - 1], confirmation=comp,
                      verdicts=evs[best]["verdicts"],
                      closest=(cands or ranked)[0] if ranked else {},
-                     n_trials=n_trials(study), recommended_run=best)
+                     n_trials=n_trials(study), recommended_run=best,
+                     settings_tried=tried, settings_total=spec.space_size)
+    if feasible:
+        res.styles = _style_checks(spec, out, workers, cluster, jobs[best], evs[best])
     res.text = tune_text(res, evs, best)
     res.files = write_tune(res, out, evs, best)
     return res
+
+
+def _settings_tried(spec: TuneSpec, table, own: dict) -> int:
+    """Settings of the searched ranges the study has played: its trials'
+    and, when the variant's own settings lie in the ranges, those (the
+    confirmation plays them)."""
+    seen = {tuple(r[k.key] for k in spec.keys) for r in table.iter_rows(named=True)}
+    if all(own[k.key] in k.values for k in spec.keys):
+        seen.add(tuple(own[k.key] for k in spec.keys))
+    return len(seen)
+
+
+def _style_checks(spec: TuneSpec, out: Path, workers: int, cluster: str | None,
+                  rec_job: Job, rec_ev: dict) -> list[dict]:
+    """The recommended settings under each style of ``spec.styles`` (the
+    confirmation's seed, every seat the style): one dict per style with
+    ``style`` (its short spec), ``policy`` (full), ``deals``, ``run_dir``,
+    ``stats`` {target: [estimate, low, high]}, ``verdicts`` {target:
+    verdict} and ``meets_all``. The search's own style is first, from the
+    confirmation run itself when it plays the same deals."""
+    from nbsim.analysis.comparison import run_stats
+    from nbsim.play.policy_specs import parse_policy
+    folder, ovs, _, _ = rec_job
+    name = folder.name
+    checks: list[tuple[str, Path, int, dict | None]] = []
+    search = spec.search_style
+    if search is not None:
+        checks.append((search, folder, spec.confirm_deals, rec_ev))
+    jobs: list[Job] = []
+    for style, n in zip(spec.styles, spec.style_deals, strict=True):
+        if style == search and n == spec.confirm_deals:
+            continue
+        if style == search:
+            checks = [c for c in checks if c[0] != search]
+        run = out / STYLES_DIR / name / _style_folder(style)
+        jobs.append((run, ovs, (style,) * 4, n))
+        checks.append((style, run, n, None))
+    if jobs:
+        _play(jobs, spec, workers, cluster, out)
+    rows = []
+    for style, run, n, ev in checks:
+        ev = ev or evaluate(run_stats(run), spec.targets)
+        rows.append({"style": parse_policy(style).spec, "policy": style, "deals": n,
+                     "seed": spec.confirm_seed, "run_dir": str(run), "stats": ev["stats"],
+                     "verdicts": ev["verdicts"],
+                     "meets_all": all(v == MEETS for v in ev["verdicts"].values())})
+    return rows
+
+
+def _style_folder(style: str) -> str:
+    """A style's folder name: its short spec, other characters as '-'."""
+    import re
+
+    from nbsim.play.policy_specs import parse_policy
+    return re.sub(r"[^A-Za-z0-9.=]+", "-", parse_policy(style).spec).strip("-")

@@ -1,6 +1,6 @@
 """What ``nbsim tune`` found, and its files (docs/tune.md): ``TuneResult``,
-the trials and the confirmation as tables (``trials_view``,
-``confirmation_view``), the verdict and the text as printed
+the trials, the confirmation and the play styles as tables (``trials_view``,
+``confirmation_view``, ``styles_view``), the verdict and the text as printed
 (``tune_text``), the recommended config (``recommended_toml``) and the
 study folder's tune.md, tune.json, tune.html, tune.png and tune.toml
 (``write_tune``).
@@ -20,7 +20,8 @@ from nbsim.analysis.tune_targets import MAY_MEET, MEETS, MISSES, as_float
 from nbsim.errors import RunError
 
 __all__ = ["TUNE_MD", "TUNE_JSON", "TUNE_HTML", "TUNE_PNG", "TUNE_TOML", "TuneResult",
-           "trials_view", "confirmation_view", "tune_text", "recommended_toml", "write_tune"]
+           "trials_view", "confirmation_view", "styles_view", "tune_text", "recommended_toml",
+           "write_tune"]
 
 TUNE_MD = "tune.md"
 TUNE_JSON = "tune.json"
@@ -49,7 +50,14 @@ class TuneResult:
     and the candidates on the fresh seed. verdicts: target key -> verdict of
     the recommended settings in the confirmation. n_trials: the study's
     finished trials, repeats of a setting included (``trials`` has one row
-    per setting). text: as printed; files: written."""
+    per setting). settings_tried / settings_total: the settings of the
+    searched ranges played (trials and confirmation) / that the ranges
+    hold; ``exhausted`` when every one was played. styles: the recommended
+    settings under each play style (``tune._style_checks``: style, policy,
+    deals, seed, run_dir, stats, verdicts, meets_all), the search's style
+    first; empty when no setting meets or may meet the targets.
+    ``robust``: it meets every target under every style tried. text: as
+    printed; files: written."""
     spec: TuneSpec
     trials: pl.DataFrame
     feasible: bool
@@ -60,8 +68,26 @@ class TuneResult:
     closest: dict = field(default_factory=dict)
     n_trials: int = 0
     recommended_run: int = 1
+    settings_tried: int = 0
+    settings_total: int = 0
+    styles: list[dict] = field(default_factory=list)
     text: str = ""
     files: list[Path] = field(default_factory=list)
+
+    @property
+    def exhausted(self) -> bool:
+        """Every setting of the searched ranges was played."""
+        return self.settings_tried >= self.settings_total
+
+    @property
+    def robust(self) -> bool:
+        """The recommended settings meet every target under every style tried."""
+        return bool(self.styles) and all(r["meets_all"] for r in self.styles)
+
+    @property
+    def holds_for(self) -> list[str]:
+        """The styles under which the recommended settings meet every target."""
+        return [r["style"] for r in self.styles if r["meets_all"]]
 
 
 def _settings_label(values: dict, spec: TuneSpec) -> str:
@@ -126,6 +152,69 @@ def confirmation_view(res: TuneResult, evs: list[dict]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={c: pl.String for c in ["", "target", *labels]})
 
 
+def styles_view(res: TuneResult) -> pl.DataFrame:
+    """The recommended settings under each play style: one row for the
+    deals, one per target (estimate [95% interval] and verdict) and the
+    style's verdict; columns: the target range, then each style."""
+    from nbsim.analysis.stats import interval_cell
+    labels = [r["style"] for r in res.styles]
+    rows: list[dict] = [{"": "deals", "target": "",
+                         **{lab: f"{r['deals']:,}" for lab, r in zip(labels, res.styles,
+                                                                     strict=True)}}]
+    for tg in res.spec.targets:
+        row = {"": tg.key, "target": tg.text().split(" ", 1)[1]}
+        for lab, r in zip(labels, res.styles, strict=True):
+            e, lo, hi = r["stats"][tg.key]
+            row[lab] = f"{interval_cell(e, lo, hi)} {r['verdicts'][tg.key]}"
+        rows.append(row)
+    rows.append({"": "verdict", "target": "",
+                 **{lab: _style_verdict(r) for lab, r in zip(labels, res.styles, strict=True)}})
+    return pl.DataFrame(rows, schema={c: pl.String for c in ["", "target", *labels]})
+
+
+def _style_verdict(row: dict) -> str:
+    v = row["verdicts"]
+    if row["meets_all"]:
+        return "meets every target"
+    miss = [k for k, x in v.items() if x == MISSES]
+    may = [k for k, x in v.items() if x == MAY_MEET]
+    return "; ".join(([f"misses {', '.join(miss)}"] if miss else [])
+                     + ([f"may meet {', '.join(may)}"] if may else []))
+
+
+def _styles_line(res: TuneResult) -> list[str]:
+    """Which play styles the recommended settings hold for."""
+    if not res.styles:
+        return []
+    names = [r["style"] for r in res.styles]
+    if res.robust:
+        return [f"robust: meets every target under every play style tried "
+                f"({', '.join(names)})."]
+    held = res.holds_for
+    others = [f"{r['style']} {_style_verdict(r)}" for r in res.styles if not r["meets_all"]]
+    return [f"not robust: meets every target under {', '.join(held) if held else 'no style'}"
+            f"{' only' if held else ''}; {'; '.join(others)} (styles tried: "
+            f"{', '.join(names)})."]
+
+
+def _not_found_line(res: TuneResult) -> str:
+    """The verdict when no setting meets or may meet every target:
+    infeasible only when every setting of the ranges was played."""
+    spec = res.spec
+    c = res.closest
+    miss = [t.text() for t in spec.targets if c[f"{t.key}_verdict"] == MISSES]
+    closest = f"{', '.join(miss)} missed even by the closest"
+    if res.exhausted:
+        return (f"INFEASIBLE within the searched ranges: every one of the "
+                f"{res.settings_total} settings was tried and no trial nor confirmation run "
+                f"meets or may meet every target ({closest}).")
+    left = res.settings_total - res.settings_tried
+    return (f"none of the {res.settings_tried} settings tried meets or may meet every target "
+            f"({closest}); {left} of the {res.settings_total} settings of the searched "
+            f"ranges not tried (raise --trials to {res.settings_total} and --resume to try "
+            f"them all): the targets may still be met.")
+
+
 def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
     spec = res.spec
     rec = _recommended_label(res)
@@ -133,9 +222,7 @@ def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
     cd = f"{spec.confirm_deals:,} fresh deals (seed {spec.confirm_seed})"
     if not res.feasible:
         c = res.closest
-        miss = [t.text() for t in spec.targets if c[f"{t.key}_verdict"] == MISSES]
-        return [f"INFEASIBLE within the searched ranges: no trial nor confirmation run meets or "
-                f"may meet every target ({', '.join(miss)} missed even by the closest).",
+        return [_not_found_line(res),
                 f"closest in the search: trial {c['trial']} ({_settings_label(c, spec)}, "
                 f"{c['state']}), objective {c['objective']:.3g}; closest on {cd}: {rec}."]
     if all(x == MEETS for x in v.values()):
@@ -149,7 +236,7 @@ def _verdict_line(res: TuneResult, evs: list[dict], best: int) -> list[str]:
         head = (f"recommended: {rec}: looked close in the search, but misses "
                 f"{', '.join(miss)} on {cd}: the search's estimate was lucky (winner's "
                 f"curse); treat the targets as not met.")
-    return [head]
+    return [head, *_styles_line(res)]
 
 
 def tune_text(res: TuneResult, evs: list[dict], best: int) -> str:
@@ -174,6 +261,9 @@ def tune_text(res: TuneResult, evs: list[dict], best: int) -> str:
             f"Confirmation on {spec.confirm_deals:,} fresh deals, seed {spec.confirm_seed} "
             f"(own = the variant's own settings):",
             text_table(confirmation_view(res, evs)), ""]
+    if res.styles:
+        head += [f"Play styles: {_recommended_label(res)} with every seat playing each style, "
+                 f"seed {spec.confirm_seed} (95% intervals):", text_table(styles_view(res)), ""]
     return "\n".join(head + _verdict_line(res, evs, best))
 
 
@@ -206,8 +296,17 @@ def recommended_toml(res: TuneResult) -> str:
         e, lo, hi = m.select("estimate", "ci_low", "ci_high").row(0)
         lines.append(f"#   {t.text()}: {e:.4g} [{lo:.4g}, {hi:.4g}] "
                      f"{res.verdicts[t.key]}")
+    for r in res.styles:
+        lines.append(f"# under {r['style']} ({r['deals']:,} deals): "
+                     + "; ".join(f"{k} {e:.4g} [{lo:.4g}, {hi:.4g}] {r['verdicts'][k]}"
+                                 for k, (e, lo, hi) in r["stats"].items()))
+    lines += [f"# {x}" for x in _styles_line(res)]
     if not res.feasible:
-        lines.append("# INFEASIBLE: no trial met the targets; these are the closest settings")
+        lines.append("# INFEASIBLE: every setting was tried and none met the targets; these "
+                     "are the closest settings" if res.exhausted else
+                     f"# NOT FOUND: none of the {res.settings_tried} settings tried met the "
+                     f"targets ({res.settings_total - res.settings_tried} not tried); these "
+                     f"are the closest")
     return "\n".join(lines) + "\n" + tomli_w.dumps(data)
 
 
@@ -234,8 +333,14 @@ def write_tune(res: TuneResult, out: Path, evs: list[dict], best: int) -> list[P
         data = {"spec": {**spec.identity(), "trials": spec.trials,
                          "confirm_deals": spec.confirm_deals,
                          "confirm_seed": spec.confirm_seed, "confirm_top": spec.confirm_top},
-                "feasible": res.feasible, "recommended": res.recommended,
+                "feasible": res.feasible, "exhausted": res.exhausted,
+                "settings_tried": res.settings_tried, "settings_total": res.settings_total,
+                "recommended": res.recommended,
                 "candidates": res.candidates, "verdicts": res.verdicts, "summary": verdict,
+                "robust": res.robust, "holds_for": res.holds_for,
+                "styles": [r | {"stats": {k: [json_safe(x) for x in v]
+                                          for k, v in r["stats"].items()}}
+                           for r in res.styles],
                 "trials": [{k: json_safe(v) for k, v in r.items()}
                            for r in res.trials.to_dicts()],
                 "confirmation": [{k: json_safe(v) for k, v in r.items()}
@@ -245,7 +350,10 @@ def write_tune(res: TuneResult, out: Path, evs: list[dict], best: int) -> list[P
         md = [f"# nbsim tune: {', '.join(k.key for k in spec.keys)}", "",
               *res.text.split("\n\n", 1)[0].splitlines(), "", *verdict, "",
               "## Confirmation: the best settings against the variant's own", "",
-              markdown_table(cv), "", "## Trials", "", markdown_table(tv), "",
+              markdown_table(cv), "",
+              *(["## Play styles: the recommended settings under each style", "",
+                 markdown_table(styles_view(res)), ""] if res.styles else []),
+              "## Trials", "", markdown_table(tv), "",
               f"![tune]({TUNE_PNG})", "",
               f"Recommended config: `{TUNE_TOML}` (`nbsim simulate {out / TUNE_TOML} --mode "
               f"game ...`). Study: `{STUDY_DB}` (Optuna, SQLite)."]
@@ -257,6 +365,10 @@ def write_tune(res: TuneResult, out: Path, evs: list[dict], best: int) -> list[P
         extra = [H.section("verdict", "Recommendation", None, targets + " ".join(verdict)),
                  H.section("confirm", "Confirmation: the best settings against the variant's "
                            "own (fresh seed)", cv, note),
+                 *([H.section("styles", "Play styles: the recommended settings under each "
+                              "style (every seat the style, the confirmation's seed)",
+                              styles_view(res), note + " Robust: meets every target under "
+                              "every style.")] if res.styles else []),
                  H.section("trials", "Trials (same seed: the same walls in every trial)", tv,
                            note + " A pruned trial stopped early, its interval clearly "
                            "outside a target range; its row shows its partial run.", [png])]

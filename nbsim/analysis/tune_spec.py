@@ -18,10 +18,10 @@ from nbsim.analysis.tune_targets import Target, parse_targets
 from nbsim.errors import ConfigError, RunError
 
 __all__ = ["SPEC_KEYS", "SearchKey", "parse_search", "point_overrides", "setting_name",
-           "TuneSpec", "read_spec_file", "make_spec"]
+           "TuneSpec", "read_spec_file", "make_spec", "parse_styles"]
 
 SPEC_KEYS = ("config", "target", "vary", "policy", "set", "trials", "deals", "seed",
-             "steps", "confirm_deals", "confirm_seed", "confirm_top")
+             "steps", "confirm_deals", "confirm_seed", "confirm_top", "styles", "style_deals")
 _RANGE = re.compile(r"^\s*(?P<lo>[^.]*?)\s*\.\.\s*(?P<hi>[^.:]*?)\s*(?::\s*(?P<step>\S+))?\s*$")
 
 
@@ -213,6 +213,14 @@ class TuneSpec:
     confirm_deals: int
     confirm_seed: int
     confirm_top: int
+    styles: tuple[str, ...] = ()          # play styles the recommendation is checked under
+    style_deals: tuple[int, ...] = ()     # deals of each style's check
+
+    @property
+    def search_style(self) -> str | None:
+        """The policy spec every seat plays in the search (None when the
+        seats play different styles)."""
+        return self.policies[0] if len(set(self.policies)) == 1 else None
 
     def identity(self) -> dict:
         """The keys that decide the trials' rows and objective (stored in the
@@ -259,7 +267,8 @@ def read_spec_file(path) -> dict:
 
 
 def make_spec(config, targets, vary, *, trials, deals, seed=1, policy=None, overrides=(),
-              steps=4, confirm_deals=None, confirm_seed=None, confirm_top=3) -> TuneSpec:
+              steps=4, confirm_deals=None, confirm_seed=None, confirm_top=3, styles=None,
+              style_deals=None) -> TuneSpec:
     """Validate a tune request (see ``tune``). Raises ConfigError / RunError."""
     from nbsim.args import config_name, text_items, whole_number
     from nbsim.play.policy_specs import as_policies
@@ -289,6 +298,61 @@ def make_spec(config, targets, vary, *, trials, deals, seed=1, policy=None, over
         raise RunError(f"--confirm-seed {cs} is the search's --seed: the confirmation needs "
                        f"fresh deals (another seed)")
     top = whole_number(confirm_top, "--confirm-top", 1, 20, RunError)
+    st, sd = parse_styles(styles, style_deals, cd)
     return TuneSpec(config, tg, keys, pols, tuple(overrides), trials, deals, seed, steps, cd,
-                    cs, top)
+                    cs, top, st, sd)
+
+
+def parse_styles(styles, style_deals, confirm_deals: int) -> tuple[tuple[str, ...],
+                                                                   tuple[int, ...]]:
+    """The play styles the recommendation is checked under and the deals of
+    each: ``styles`` is None (the band's styles, ``nbsim.play.band.DEFAULT_STYLES``:
+    value, defend, defend:caution=0.9), ``"none"`` or an empty list (no
+    check beyond the search's own style), a comma-separated string or a
+    list of policy specs, each optionally ``SPEC@DEALS``
+    (``lookahead@600``). A style without ``@DEALS`` plays ``style_deals``
+    deals (default ``confirm_deals``); a search style (``lookahead``, about
+    one deal per second per core) needs its deals given, by ``@DEALS`` or
+    ``style_deals``. Returns (full policy specs, deals), in the order
+    given, each style once. Raises RunError: an unknown policy or bad
+    parameter, a bad deal count, a search style without deals, a style
+    given twice."""
+    from nbsim.args import whole_number
+    from nbsim.play.band import DEFAULT_STYLES
+    from nbsim.play.policy_specs import SEARCH, parse_policy
+    from nbsim.run.files import MAX_DEALS
+
+    if styles is None:
+        items = list(DEFAULT_STYLES)
+    elif isinstance(styles, str):
+        items = [] if styles.strip().lower() in ("", "none") else styles.split(",")
+    else:
+        items = [str(x) for x in styles]
+    default = None if style_deals is None else whole_number(
+        style_deals, "--style-deals", 2, MAX_DEALS, RunError)
+    specs: list[str] = []
+    deals: list[int] = []
+    for item in (x.strip() for x in items):
+        text, _, n = item.partition("@")
+        pol = parse_policy(text)
+        if pol.full in specs:
+            raise RunError(f"--styles: {text!r} is given twice; give each style once")
+        if n:
+            try:
+                count = int(n)
+            except ValueError:
+                raise RunError(f"--styles {item!r}: the deals after @ must be a whole number, "
+                               f"e.g. {text}@600") from None
+            count = whole_number(count, f"--styles {item}: deals", 2, MAX_DEALS, RunError)
+        elif default is not None:
+            count = default
+        elif pol.name in SEARCH:
+            raise RunError(f"--styles {item!r}: {pol.name} searches at every decision (about "
+                           f"one deal per second per core): give its deals, e.g. "
+                           f"{text}@600, or --style-deals")
+        else:
+            count = confirm_deals
+        specs.append(pol.full)
+        deals.append(count)
+    return tuple(specs), tuple(deals)
 

@@ -33,6 +33,8 @@ tai with its base points, Ninghai points), probabilities are per deal.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,10 +69,12 @@ from nbsim.play.advice_types import (
     CandidateAdvice,
     TargetFit,
     best_target,
+    fit_key,
 )
 from nbsim.play.advice_wins import (
     chow_just_made,
     chow_swap,
+    hand_waits,
     just_claimed,
     score_command,
     win_on_offered,
@@ -82,6 +86,7 @@ from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
 
 __all__ = ["Advice", "CandidateAdvice", "TargetFit", "STATE_KEYS", "TARGETS", "advise",
+           "DEFAULT_BUDGET", "DEFAULT_CAP", "race_plan",
            "advice_json", "build_advice", "format_advice", "plot_advice", "plot_path",
            "position_from_json", "position_from_options", "position_from_state",
            "position_to_state", "read_state", "check_position",
@@ -127,6 +132,17 @@ class _Fitter:
         self.unseen = np.maximum(limit - seen, 0)
         self.wild_kinds = [k for k in range(C.N_KINDS) if self.wild[k] and self.unseen[k] > 0]
         self.wild_unseen = int(sum(self.unseen[k] for k in self.wild_kinds))
+        self.pos = pos
+        self._waits: dict[bytes, tuple[tuple[int, bool, bool], ...]] = {}
+
+    def waits(self, hand: np.ndarray, melds: np.ndarray,
+              n_melds: int) -> tuple[tuple[int, bool, bool], ...]:
+        """``advice_wins.hand_waits`` of a 3k + 1 ``hand`` beside ``melds``
+        (kept per hand and melds)."""
+        key = hand.tobytes() + np.asarray(melds, np.int8).tobytes() + bytes([n_melds])
+        if key not in self._waits:
+            self._waits[key] = hand_waits(self.rs, self.pos, self, hand, melds, n_melds)
+        return self._waits[key]
 
     def split(self, hand: np.ndarray) -> tuple[np.ndarray, int]:
         nat = np.where(self.wild[:C.N_PLAY], 0, hand[:C.N_PLAY]).astype(np.int8)
@@ -135,10 +151,12 @@ class _Fitter:
     def fits(self, hand: np.ndarray, melds: np.ndarray, n_melds: int) -> list[TargetFit]:
         """Every target compatible with the declared ``melds`` (int8[4, 3]):
         its shanten for the concealed ``hand`` (int8[42], 3k + 1 tiles) and
-        the acceptance."""
+        the acceptance; a ready target (shanten 0) also tells whether one of
+        the tiles it accepts makes a legal win (``waits``)."""
         cm = self.cm
         nat, w = self.split(hand)
         out = []
+        legal: set[int] | None = None
         for name, t in TARGETS:
             if not cm.target_ok(t, melds, n_melds):
                 continue
@@ -158,7 +176,13 @@ class _Fitter:
                 if s2 < s:
                     accepted.append(d)
                     n += int(self.unseen[d])
-            out.append(TargetFit(name, s, n, tuple(sorted(accepted)), _allowed(self.rs, t)))
+            ready = None
+            if s == 0:
+                if legal is None:
+                    legal = {k for k, sd, dc in self.waits(hand, melds, n_melds) if sd or dc}
+                ready = bool(legal.intersection(accepted))
+            out.append(TargetFit(name, s, n, tuple(sorted(accepted)), _allowed(self.rs, t),
+                                 legal_ready=ready))
         return out
 
     def best_after_discard(self, hand: np.ndarray, melds: np.ndarray, n_melds: int,
@@ -172,9 +196,8 @@ class _Fitter:
             hand[k] -= 1
             for f in self.fits(hand, melds, n_melds):
                 b = best.get(f.target)
-                if b is None or (f.shanten, -f.acceptance) < (b.shanten, -b.acceptance):
-                    best[f.target] = TargetFit(f.target, f.shanten, f.acceptance, f.accepted,
-                                               f.allowed, k)
+                if b is None or fit_key(f) < fit_key(b):
+                    best[f.target] = dataclasses.replace(f, then_discard=k)
             hand[k] += 1
         return [best[n] for n, _ in TARGETS if n in best]
 
@@ -182,11 +205,8 @@ class _Fitter:
 def _key(fits: Sequence[TargetFit]) -> tuple[int, int]:
     """Rank of a candidate by its targets alone: the lowest shanten toward
     an allowed target, then the most acceptance toward it."""
-    pool = [f for f in fits if f.allowed] or list(fits)
-    if not pool:
-        return (99, 0)
-    f = min(pool, key=lambda f: (f.shanten, -f.acceptance))
-    return (f.shanten, -f.acceptance)
+    f = best_target(fits)
+    return (99, 0) if f is None else fit_key(f)
 
 
 # ================================================================ the advice
@@ -224,14 +244,16 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
                 continue
             hand[k] -= 1
             label = KIND_NAMES[k] + (" (wild)" if fit.wild[k] else "")
-            out.append(CandidateAdvice("discard", k, k, label, tuple(fit.fits(hand, own, n))))
+            out.append(CandidateAdvice("discard", k, k, label, tuple(fit.fits(hand, own, n)),
+                                       waits=fit.waits(hand, own, n)))
             hand[k] += 1
         return out + _own_kongs(rs, pos, fit)
     d = int(pos.offered)
     win = win_on_offered(rs, pos, fit)
     if win is not None:
         out.append(win)
-    out.append(CandidateAdvice("pass", d, _CLAIM_PASS, "pass", tuple(fit.fits(hand, own, n))))
+    out.append(CandidateAdvice("pass", d, _CLAIM_PASS, "pass", tuple(fit.fits(hand, own, n)),
+                               waits=fit.waits(hand, own, n)))
     if fit.wild[d] or d >= C.N_PLAY or n >= C.MAX_MELDS:
         return out               # a wild (or a flower) is never claimed (docs/rules.md §3)
     name = KIND_NAMES[d]
@@ -243,14 +265,17 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
     if hand[d] >= 2:
         h = hand.copy()
         h[d] -= 2
-        fits = fit.best_after_discard(h, with_meld(C.MELD_PUNG, d), n + 1)
+        m = with_meld(C.MELD_PUNG, d)
+        fits = fit.best_after_discard(h, m, n + 1)
         out.append(CandidateAdvice("pung", d, _CLAIM_PUNG, f"pung {name}", tuple(fits),
-                                   then_discard=_then(fits)))
+                                   then_discard=_then(fits),
+                                   waits=_then_waits(fit, h, m, n + 1, _then(fits))))
     if hand[d] == 3 and pos.tiles_left - 2 * rs.config.wall.reserve_stacks_per_kong > 0:
         h = hand.copy()
         h[d] -= 3
+        m = with_meld(C.MELD_KONG, d)
         out.append(CandidateAdvice("kong", d, _CLAIM_KONG, f"kong {name}",
-                                   tuple(fit.fits(h, with_meld(C.MELD_KONG, d), n + 1))))
+                                   tuple(fit.fits(h, m, n + 1)), waits=fit.waits(h, m, n + 1)))
     if (rs.config.claims.allow_chow and d < C.HONOR0 and me == (pos.to_play + 1) % 4):
         r = d % 9
         for j in range(3):
@@ -265,10 +290,12 @@ def _candidates(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvic
                 h[k] -= 1
             forbid = (chow_swap(lo, d, int(h.sum()), fit.wild)
                       if rs.config.claims.forbid_chow_swap else ())
-            fits = fit.best_after_discard(h, with_meld(C.MELD_CHOW, lo), n + 1, forbid)
+            m = with_meld(C.MELD_CHOW, lo)
+            fits = fit.best_after_discard(h, m, n + 1, forbid)
             out.append(CandidateAdvice("chow", d, _CLAIM_CHOW + j,
                                        f"chow {format_tiles([lo, lo + 1, lo + 2])}",
-                                       tuple(fits), chow=lo, then_discard=_then(fits)))
+                                       tuple(fits), chow=lo, then_discard=_then(fits),
+                                       waits=_then_waits(fit, h, m, n + 1, _then(fits))))
     return out
 
 
@@ -295,7 +322,7 @@ def _own_kongs(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice
             m[n] = (C.MELD_CKONG, k, -1)
             out.append(CandidateAdvice("kong", k, KONG_CONCEALED_CODE,
                                        f"concealed kong {KIND_NAMES[k]}",
-                                       tuple(fit.fits(h, m, n + 1))))
+                                       tuple(fit.fits(h, m, n + 1)), waits=fit.waits(h, m, n + 1)))
         for i in range(n):
             if int(own[i, 0]) == C.MELD_PUNG and int(own[i, 1]) == k and pos.hand[k] >= 1:
                 h = pos.hand.copy()
@@ -304,8 +331,19 @@ def _own_kongs(rs: RuleSet, pos: Position, fit: _Fitter) -> list[CandidateAdvice
                 m[i, 0] = C.MELD_KONG
                 out.append(CandidateAdvice("kong", k, KONG_ADDED_CODE,
                                            f"add kong {KIND_NAMES[k]}",
-                                           tuple(fit.fits(h, m, n))))
+                                           tuple(fit.fits(h, m, n)), waits=fit.waits(h, m, n)))
     return out
+
+
+def _then_waits(fit: _Fitter, hand: np.ndarray, melds: np.ndarray, n_melds: int,
+                then: int) -> tuple[tuple[int, bool, bool], ...]:
+    """The waits after a claim's meld (``hand``: 3k + 2 tiles) and its
+    discard ``then`` (none when it is -1)."""
+    if then < 0:
+        return ()
+    h = hand.copy()
+    h[then] -= 1
+    return fit.waits(h, melds, n_melds)
 
 
 def _then(fits: Sequence[TargetFit]) -> int:
@@ -375,7 +413,11 @@ def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
         mean_pay=mean, se_pay=se, pay_low=mean - Z95 * se, pay_high=mean + Z95 * se,
         p_win=float(v.p_win), se_win=float(v.se_win), p_deal_in=float(v.p_deal_in),
         p_deal_in_to=tuple(float(x) for x in v.p_deal_in_to),
-        p_exhausted=float(v.p_exhausted))
+        p_exhausted=float(v.p_exhausted), deals=int(getattr(v, "deals", 0) or v.n),
+        dropped=int(getattr(v, "dropped", 0)))
+    w = getattr(v, "win_pay", None)
+    if w is not None and math.isfinite(float(w)):
+        kw["win_pay"] = float(w)
     if paired:
         diff, dse = float(v.diff), float(v.diff_se)
         kw.update(diff=diff, diff_se=dse, diff_low=diff - Z95 * dse,
@@ -386,7 +428,7 @@ def _value_fields(v: Any, paired: bool) -> dict[str, Any]:
 def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = None,
                  exact: Mapping[int, Any] | None = None, *, samples: int = 0,
                  seed: int = 0, base: str = "",
-                 opponents: int = ADVICE_OPPONENTS) -> Advice:
+                 opponents: int = ADVICE_OPPONENTS, budget: float | None = None) -> Advice:
     """The ``Advice`` of a Position from the lookahead's answers.
 
     evaluation: the lookahead's ``Evaluation`` (best first), which ranks the
@@ -396,8 +438,10 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     pass, pung, kong, each chow); None: the
     candidates are ranked by shanten and acceptance only. exact:
     ``nbsim.play.evaluation.exact_own_draws`` (discard kind -> .p_win,
-    .draws). samples, seed, base, opponents: the settings, when
-    ``evaluation`` does not carry them."""
+    .draws). samples, seed, base, opponents, budget: the settings, when
+    ``evaluation`` does not carry them (its race: rounds, stopped, budget,
+    cap). The Advice's ``reason`` says why the first candidate beats the
+    next one (``evaluation.why_best`` for two simulated moves)."""
     rs = as_rules(rules)
     fit = _Fitter(rs, pos)
     cands = _candidates(rs, pos, fit)
@@ -405,12 +449,17 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
     exact = dict(exact or {})
     by_code: dict[Any, Any] = {}
     ranked: dict[Any, int] = {}
+    race: dict[str, Any] = dict(rounds=0, stopped="", budget=budget, cap=int(samples))
     if evaluation is not None:
         by_code = {_value_key(c): c for c in evaluation.candidates}
         ranked = {_value_key(c): i for i, c in enumerate(evaluation.candidates)}
         samples, seed, base = int(evaluation.samples), int(evaluation.seed), \
             str(evaluation.base)
         opponents = int(evaluation.opponents)
+        race = dict(rounds=int(getattr(evaluation, "rounds", 1)),
+                    stopped=str(getattr(evaluation, "stopped", "samples")),
+                    budget=getattr(evaluation, "budget", None),
+                    cap=int(getattr(evaluation, "cap", 0) or samples))
     rows = []
     for c in cands:
         kw: dict[str, Any] = {}
@@ -426,8 +475,9 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
         # within the noise of the best simulated candidate (a legal win ranks
         # above it and is not simulated)
         top = next(i for i, c in enumerate(rows) if c.action != "win" and _key_of(c) in ranked)
+        # a move the race dropped was clearly behind the leader then: not within the noise
         rows = rows[:top + 1] + [_replace(c, within_noise=c.diff_low is not None
-                                          and c.diff_high is not None
+                                          and c.diff_high is not None and not c.dropped
                                           and c.diff_low <= 0.0 <= c.diff_high)
                                  for c in rows[top + 1:]]
     if pos.offered >= 0 and ranked:
@@ -439,7 +489,50 @@ def build_advice(rules: RuleSet | str | Path, pos: Position, evaluation: Any = N
                   decision="claim" if pos.offered >= 0 else "discard",
                   wilds=tuple(wild_kinds(rs.array, pos.indicator)), candidates=tuple(rows),
                   samples=int(samples), seed=int(seed), base=str(base), notes=tuple(notes),
-                  ranked_by="lookahead" if ranked else "shanten", opponents=int(opponents))
+                  ranked_by="lookahead" if ranked else "shanten", opponents=int(opponents),
+                  reason=_reason(rs, pos, rows), **race)
+
+
+def _reason(rs: RuleSet, pos: Position, rows: Sequence[CandidateAdvice]) -> str:
+    """Why the first of ``rows`` is recommended, in one sentence: a legal
+    win is certain; between two simulated moves, ``evaluation.why_best``
+    (win chance, value when won, losses); else their targets."""
+    from nbsim.play.advice_text import _move
+    from nbsim.play.evaluation import why_best
+    if not rows:
+        return ""
+    best = rows[0]
+    if best.action == "win" and best.score is not None and best.score.win:
+        pay = (best.score.payments or {}).get(SEATS[pos.seat], 0)
+        return (f"{_move(best)} is a legal win: {pay:+d} points to the seat now, certain, "
+                f"where every other move risks the deal")
+    runner = next((c for c in rows[1:] if c.mean_pay is not None), None)
+    if best.mean_pay is not None and runner is not None:
+        text = why_best(best, runner, _move(best), _move(runner))
+        if runner.within_noise:
+            text = text[:-1] + ", though within the noise of the sampled deals."
+        return text
+    runner = next((c for c in rows[1:] if c.action != "win"), None)
+    b = best.best_target
+    if b is None or runner is None:
+        return ""
+    r = runner.best_target
+    if r is not None and fit_key(r) == fit_key(b):
+        return (f"{_move(best)} leaves the hand {_closeness(b)}, as {_move(runner)} does: "
+                f"shanten and acceptance do not tell them apart")
+    return (f"{_move(best)} leaves the hand {_closeness(b)}"
+            + (f", {_move(runner)} {_closeness(r)}" if r is not None else "") + ".")
+
+
+def _closeness(f: TargetFit) -> str:
+    """'ready for a legal win with 8 tiles accepted (open hand)' and the like."""
+    from nbsim.play.advice_text import _target_label
+    where = f"({_target_label(f.target)})"
+    if f.shanten == 0 and f.legal_ready is False:
+        return f"ready but with no legal win {where}"
+    if f.shanten <= 0:
+        return f"ready for a legal win on {f.acceptance} tiles {where}"
+    return f"{f.shanten} from ready with {f.acceptance} tiles accepted {where}"
 
 
 def _key_of(c: CandidateAdvice) -> Any:
@@ -468,7 +561,6 @@ def _rank(c: CandidateAdvice, ranked: Mapping[Any, int]) -> tuple[int, int, int]
 
 
 def _replace(c: CandidateAdvice, **kw) -> CandidateAdvice:
-    import dataclasses
     return dataclasses.replace(c, **kw) if kw else c
 
 
@@ -495,51 +587,94 @@ def after_claim(pos: Position, action: str, kind: int, chow: int = -1) -> Positi
     n_melds[me] += 1
     flags = pos.pond_flags.copy()
     flags[pos.to_play, int(pos.n_pond[pos.to_play]) - 1] |= POND_CLAIMED
-    import dataclasses
     return dataclasses.replace(pos, to_play=me, hand=hand, melds=melds, n_melds=n_melds,
                                pond_flags=flags, drawn=-1, offered=-1)
 
 
-def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, seed: int = 0,
-           base: str = "defend", opponents: int = ADVICE_OPPONENTS) -> Advice:
+DEFAULT_BUDGET = 2.0        # seconds of a race when neither samples nor budget is given
+DEFAULT_CAP = 3200          # deals per candidate at most, then
+
+
+def race_plan(samples: int | None, budget: float | None,
+              first: int | None = None) -> tuple[int, int, float | None]:
+    """(cap, first, budget) of ``advise``'s race from its ``samples`` and
+    ``budget`` (checked by the caller): neither given, ``DEFAULT_CAP`` deals
+    and ``DEFAULT_BUDGET`` seconds; ``samples`` alone, the race runs to
+    ``samples`` deals for the candidates left, with no clock; ``budget``
+    alone, the clock (0: none) with ``DEFAULT_CAP`` deals, or 100,000 with
+    a clock; both, whichever ends first. The first round plays ``first``
+    deals (default ``evaluation.RACE_FIRST``; all of them when the cap is
+    smaller or equal: no race, every candidate on every deal)."""
+    from nbsim.play.evaluation import RACE_FIRST
+    if samples is None and budget is None:
+        cap, budget = DEFAULT_CAP, DEFAULT_BUDGET
+    elif samples is None:
+        cap = 100_000 if budget else DEFAULT_CAP
+    else:
+        cap = int(samples)
+    first = RACE_FIRST if first is None else int(first)
+    return cap, min(first, cap), (float(budget) or None) if budget is not None else None
+
+
+def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int | None = None,
+           seed: int = 0, base: str = "defend", opponents: int = ADVICE_OPPONENTS,
+           budget: float | None = None, first: int | None = None) -> Advice:
     """Advice for the deciding seat of ``pos``.
 
-    Every legal candidate with its targets' shanten and acceptance and,
-    from the lookahead (``nbsim.play.evaluation.evaluate``: ``samples`` sampled
-    deals per candidate from ``seed``, the rest of the deal played by the
-    policy ``base``: greedy, value or defend; the others' hidden hands
-    dealt by the opponent model ``opponents``, ``worlds.OPPONENT_MODELS``:
-    the default 3 gives forecasts that agree with real deals,
-    docs/lookahead.md "Calibration of the worlds"), its P(win), expected payment
-    (points per deal, 95% interval), deal-in chance per opponent and the
-    paired difference to the best; for a ready hand the exact chance of
-    completing it with its own draws (``exact_own_draws``). Both decisions
-    are ranked by the lookahead: a discard by ``evaluate``, a claim (pass,
-    pung, kong, each chow: ``evaluate_claims``, on the same worlds) after a
-    legal win on the offered tile, which is not simulated; at a discard the
-    own-turn kongs are played out on the discards' worlds (``evaluate``'s
-    ``kongs``). ``samples=0``: no
-    simulation, everything ranked by shanten and acceptance. Raises NbsimError
+    Every legal candidate with its targets' shanten and acceptance, the
+    tiles that would complete a legal win after it (``waits``, the scorer's
+    decision: the variant's minimum met, self-drawn and on a discard) and,
+    from the lookahead (``nbsim.play.evaluation.evaluate``: sampled deals
+    from ``seed``, the rest of the deal played by the policy ``base``:
+    greedy, value or defend; the others' hidden hands dealt by the opponent
+    model ``opponents``, ``worlds.OPPONENT_MODELS``: the default 3 gives
+    forecasts that agree with real deals, docs/lookahead.md "Calibration of
+    the worlds"), its P(win), expected payment (points per deal, 95%
+    interval), deal-in chance per opponent and the paired difference to the
+    best; for a ready hand the exact chance of completing it with its own
+    draws (``exact_own_draws``).
+
+    The candidates are raced (``evaluate``'s ``first``): all of them on a
+    first round of common sampled deals, then, round by round on new
+    common deals, only those whose paired 95% interval to the best still
+    reaches 0, until one is left, they reach the cap of deals or the
+    ``budget`` (seconds of computing: the CPU time of the simulation) is
+    spent (``race_plan``: ``samples`` alone caps the
+    deals with no clock, the same seed then giving the same answer;
+    ``budget`` alone or neither, a clock; 0: no clock). ``first``: the
+    first round's deals (default ``evaluation.RACE_FIRST``, 50; ``first``
+    = ``samples``: no race, every candidate on the same ``samples`` deals,
+    as ``evaluate`` plays them by default). The Advice's
+    ``reason`` says in one sentence why the best beats the runner-up.
+    Both decisions are ranked by the lookahead: a discard by ``evaluate``,
+    a claim (pass, pung, kong, each chow: ``evaluate_claims``, on the same
+    worlds) after a legal win on the offered tile, which is not simulated;
+    at a discard the own-turn kongs are raced with the discards
+    (``evaluate``'s ``kongs``). ``samples=0``: no simulation, everything
+    ranked by shanten toward a legal win and acceptance. Raises NbsimError
     subclasses (HandError for a ``pos`` that is not a Position or breaks
     this variant's rules, e.g. one built for another variant:
     ``check_position``; RunError for a position the engine cannot continue
-    from or one with no tile left to draw, bad samples, seed, base or
-    opponents)."""
+    from or one with no tile left to draw, bad samples, budget, seed, base
+    or opponents)."""
     from nbsim.args import whole_number
-    from nbsim.play.evaluation import PLAYOUT_POLICIES
+    from nbsim.play.evaluation import PLAYOUT_POLICIES, check_race
     from nbsim.play.worlds import check_opponents
     rs = as_rules(rules)
     check_position(rs, pos)
     opponents = check_opponents(opponents)
-    samples = whole_number(samples, "samples", 0, 100_000, RunError)
-    if samples == 1:
-        raise RunError("samples 1: an interval needs two sampled deals or more; give 0 (no "
-                       "simulation, ranked by shanten and acceptance) or 2..100000")
+    if samples is not None:
+        samples = whole_number(samples, "samples", 0, 100_000, RunError)
+        if samples == 1:
+            raise RunError("samples 1: an interval needs two sampled deals or more; give 0 "
+                           "(no simulation, ranked by shanten and acceptance) or 2..100000")
+    check_race(first, budget)
     seed = whole_number(seed, "seed", 0, 2**64 - 1, RunError)
     if not isinstance(base, str) or base not in PLAYOUT_POLICIES:
         raise RunError(f"base policy {base!r}: allowed {', '.join(PLAYOUT_POLICIES)}")
     if samples == 0:
         return build_advice(rs, pos, samples=0, seed=seed, base=base, opponents=opponents)
+    cap, first, clock = race_plan(samples, budget, first)
     if pos.tiles_left < 1:
         from nbsim.play.advice_state import max_wall_left
         raise RunError(f"wall_left {pos.tiles_left}: the lookahead simulates the rest of the "
@@ -553,9 +688,11 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, se
     if pos.offered < 0:
         kinds = [c.kind for c in cands if c.action == "discard"]
         kongs = [c.kind for c in cands if c.action == "kong"]
-        return build_advice(rs, pos, evaluate(rs, pos, samples=samples, seed=seed, base=base,
-                                              kinds=kinds, kongs=kongs, opponents=opponents),
+        return build_advice(rs, pos, evaluate(rs, pos, kinds=kinds, kongs=kongs, samples=cap,
+                                              seed=seed, base=base, opponents=opponents,
+                                              first=first, budget=clock),
                             exact_own_draws(rs, pos))
     answers = [c.code for c in cands if c.action != "win"]
-    return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=samples, seed=seed,
-                                                 base=base, opponents=opponents))
+    return build_advice(rs, pos, evaluate_claims(rs, pos, answers, samples=cap, seed=seed,
+                                                 base=base, opponents=opponents, first=first,
+                                                 budget=clock))

@@ -75,7 +75,7 @@ from nbsim.rules.tiles import KIND_NAMES, format_tiles, parse_tiles
 
 __all__ = ["STATE_KEYS", "table_state", "read_state", "position_from_state",
            "position_from_options", "position_from_json", "position_to_state", "seen_copies",
-           "max_wall_left"]
+           "max_wall_left", "wall_tiles"]
 
 STATE_KEYS = ("seat", "round", "indicator", "wall_left", "hand", "drawn", "replacement",
               "offered", "from", "melds", "discards", "flowers", "passed")
@@ -192,9 +192,12 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
     everything visible (hand, melds, discards, flowers, indicator), a flower
     held or discarded that is not wild, a wild flower or the indicator set
     aside, a pond longer than MAX_POND, a passed kind no other seat
-    discarded (or added to a kong) or given twice, and a wall_left that is
-    negative or more than the unseen tiles can hold (docs/rules.md
-    §1-§4)."""
+    discarded (or added to a kong) or given twice, more tiles on the table
+    than a set holds, more unseen flowers than the wall's tiles can hold (a
+    drawn flower is set aside at once, so none is in a hand), a face-down
+    kong of another seat with no kind (not a wild) out of sight to make it,
+    and a wall_left that is negative or more than the unseen tiles can hold
+    (docs/rules.md §1-§4)."""
     rs = as_rules(rules)
     if not isinstance(state, Mapping):
         raise HandError(f"table state: expected an object with keys {', '.join(STATE_KEYS)}, "
@@ -365,6 +368,8 @@ def position_from_state(rules: RuleSet | str | Path, state: Mapping[str, Any]) -
         raise HandError(f"the table as given holds {C.N_TILES - most} tiles, more than the "
                         f"{C.N_TILES} of a set (the other players' concealed tiles, 13 - 3 x "
                         f"melds each, included); check the discards and melds")
+    _check_hidden(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind, wild,
+                  most)
     wall_left = state.get("wall_left")
     if wall_left is None:
         wall_left = most
@@ -486,9 +491,46 @@ def _check_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -
                             f"{'tile' if limit == 4 else 'flower'} (docs/rules.md §1)")
 
 
+def _check_hidden(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind, wild,
+                  most: int) -> None:
+    """What the seat does not see must fit where it can be (docs/rules.md
+    §2-§3): a non-wild flower is set aside when drawn, so the unseen ones
+    lie among the wall's tiles (drawable, reserve, or gone unlisted), never
+    in a hand; and another seat's face-down kong needs a kind (not a wild)
+    of which the seat sees no copy. HandError otherwise."""
+    parts = seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
+    seen = np.sum(list(parts.values()), axis=0)
+    gone = [k for k in range(C.FLOWER0, C.N_KINDS) if not wild[k] and seen[k] == 0]
+    room = most + _reserve(rs, _n_kongs(marr, n_melds))
+    if len(gone) > room:
+        reserve = " and its reserve" if _reserve(rs, 0) else ""
+        raise HandError(
+            f"{len(gone)} flowers unseen ({format_tiles(gone)}), but a drawn flower is set "
+            f"aside at once, so they can only be among the wall's tiles{reserve}, and the "
+            f"table leaves {room} tile{'' if room == 1 else 's'} there (the {C.N_TILES} less "
+            f"the tiles in sight and the others' concealed tiles, 13 - 3 x melds each): give "
+            f"the flowers set aside (--flowers), or fewer discards and melds")
+    face_down = sum(1 for s in range(4) if s != me for i in range(int(n_melds[s]))
+                    if int(marr[s, i, 0]) == C.MELD_CKONG and int(marr[s, i, 1]) < 0)
+    free = [k for k in range(C.N_PLAY) if not wild[k] and seen[k] == 0]
+    if face_down > len(free):
+        raise HandError(
+            f"{face_down} face-down kong{'' if face_down == 1 else 's'} of the other seats, "
+            f"but only {len(free)} kind{'' if len(free) == 1 else 's'} (not a wild) "
+            f"with no copy in sight{': ' + format_tiles(free) if free else ''}; a concealed "
+            f"kong holds all four copies of one kind: check the ckong melds and the tiles "
+            f"shown")
+
+
 def _reserve(rs: RuleSet, n_kongs: int) -> int:
     w = rs.config.wall
     return 2 * (w.reserve_stacks + w.reserve_stacks_per_kong * n_kongs)
+
+
+def _n_kongs(marr, n_melds) -> int:
+    """Kongs declared at the table (exposed, added and concealed)."""
+    return sum(int(marr[s, i, 0]) in (C.MELD_KONG, C.MELD_CKONG)
+               for s in range(4) for i in range(int(n_melds[s])))
 
 
 def max_wall_left(rules: RuleSet | str | Path, pos: Position) -> int:
@@ -498,22 +540,29 @@ def max_wall_left(rules: RuleSet | str | Path, pos: Position) -> int:
                           pos.pond, pos.pond_flags, pos.n_pond, pos.flowers, pos.indicator)
 
 
+def wall_tiles(rules: RuleSet | str | Path, pos: Position) -> int:
+    """The tiles at the table of ``pos`` that are neither seen by the seat
+    nor in another seat's hand or face-down kong: the wall's drawable
+    tiles, its reserve (never drawn; docs/rules.md §2) and the tiles that
+    left it unlisted (``max_wall_left`` less ``tiles_left``). Unseen
+    non-wild flowers lie among them, never in a hand."""
+    rs = as_rules(rules)
+    return max_wall_left(rs, pos) + _reserve(rs, _n_kongs(pos.melds, pos.n_melds))
+
+
 def _max_wall_left(rs, me, hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind) -> int:
     """Tiles that can still be drawn at most: the set less everything out of
     the wall (the tiles seen, the others' concealed tiles, face-down kongs)
     less the reserve (docs/rules.md §2)."""
     parts = seen_copies(hand, marr, n_melds, pond, pond_flags, n_pond, flowers, ind)
     out = int(sum(int(a.sum()) for a in parts.values()))
-    n_kongs = 0
     for s in range(4):
         if s != me:
             out += 13 - 3 * int(n_melds[s])
         for i in range(int(n_melds[s])):
-            typ = int(marr[s, i, 0])
-            n_kongs += typ in (C.MELD_KONG, C.MELD_CKONG)
-            if typ == C.MELD_CKONG and int(marr[s, i, 1]) < 0:
+            if int(marr[s, i, 0]) == C.MELD_CKONG and int(marr[s, i, 1]) < 0:
                 out += 4
-    return C.N_TILES - out - _reserve(rs, n_kongs)
+    return C.N_TILES - out - _reserve(rs, _n_kongs(marr, n_melds))
 
 
 def position_from_options(rules: RuleSet | str | Path, *, hand: str,
@@ -548,20 +597,72 @@ def check_position(rules: RuleSet | str | Path, pos: Position) -> Position:
     under these rules when given the position's own table state
     (``position_to_state``). A position built by the functions above for
     this variant always passes. Raises HandError when ``pos`` is not a
-    Position, or when it breaks these rules, e.g. one built for another
-    variant: an indicator where this variant has no wilds, more tiles left
-    than its wall holds, a meld it forbids (the message names the rule)."""
+    Position, when a field is not as ``Position`` gives it (a seat outside
+    0..3, a kind outside -1..41, a negative or fractional tile count, an
+    array of another shape or a non-integer dtype: the message names the
+    field and what is allowed), or when it breaks these rules, e.g. one
+    built for another variant: an indicator where this variant has no wilds,
+    more tiles left than its wall holds, a meld it forbids, a table that
+    cannot exist (``position_from_state``'s checks; the message names the
+    rule)."""
     rs = as_rules(rules)
     if not isinstance(pos, Position):
         raise HandError(f"position: expected a Position (position_from_options, "
                         f"position_from_state or position_from_json), got "
                         f"{type(pos).__name__}")
+    _check_fields(pos)
     try:
         position_from_state(rs, position_to_state(pos))
     except (ValueError, TypeError, IndexError, KeyError) as e:   # NbsimError is a ValueError
         raise HandError(f"the position does not fit {rs.name}: {e} (was it built for "
                         f"another variant?)") from None
     return pos
+
+
+_SEAT = "a whole number 0..3 (E S W N)"
+_KIND = f"a kind 0..{C.N_KINDS - 1}, or -1 for none"
+_SCALARS = (("seat", 0, 3, _SEAT), ("to_play", 0, 3, _SEAT), ("round_wind", 0, 3, _SEAT),
+            ("indicator", -1, C.N_KINDS - 1, _KIND),
+            ("tiles_left", 0, C.N_TILES, f"a whole number of tiles 0..{C.N_TILES}"),
+            ("drawn", -1, C.N_KINDS - 1, _KIND), ("offered", -1, C.N_KINDS - 1, _KIND))
+_ARRAYS = (("hand", (C.N_KINDS,), 0, 4, "copies held by kind"),
+           ("melds", (4, C.MAX_MELDS, 3), -1, C.N_KINDS - 1, "(type, kind, from seat) rows"),
+           ("n_melds", (4,), 0, C.MAX_MELDS, "melds per seat"),
+           ("flowers", (4,), 0, 255, "flower bits per seat"),
+           ("pond", (4, MAX_POND), -1, C.N_KINDS - 1, "discarded kinds per seat"),
+           ("pond_flags", (4, MAX_POND), 0, 127, "flags per discard"),
+           ("n_pond", (4,), 0, MAX_POND, "discards per seat"))
+
+
+def _check_fields(pos: Position) -> None:
+    """The Position's fields as its docstring gives them (whole numbers in
+    range, arrays of integers of the right shape); HandError naming the
+    field and what is allowed otherwise, before the table is read."""
+    for name, lo, hi, allowed in _SCALARS:
+        v = getattr(pos, name)
+        if (isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                or not lo <= int(v) <= hi):
+            raise HandError(f"position: {name} {v!r}: allowed {allowed}")
+    if not isinstance(pos.replacement, (bool, np.bool_)):
+        raise HandError(f"position: replacement {pos.replacement!r}: allowed True or False")
+    for name, shape, lo, hi, what in _ARRAYS:
+        a = getattr(pos, name)
+        if (not isinstance(a, np.ndarray) or a.shape != shape
+                or not np.issubdtype(a.dtype, np.integer)):
+            got = (f"{a.dtype} array of shape {a.shape}" if isinstance(a, np.ndarray)
+                   else type(a).__name__)
+            raise HandError(f"position: {name} ({what}): allowed an integer array of shape "
+                            f"{shape}, got {got}")
+        if a.size and not (lo <= int(a.min()) and int(a.max()) <= hi):
+            raise HandError(f"position: {name} ({what}) holds {int(a.min())} .. "
+                            f"{int(a.max())}: allowed {lo} .. {hi}")
+    p = pos.passed
+    if p is not None and (not isinstance(p, np.ndarray) or p.shape != (4, C.N_KINDS)
+                          or p.dtype != np.bool_):
+        got = (f"{p.dtype} array of shape {p.shape}" if isinstance(p, np.ndarray)
+               else type(p).__name__)
+        raise HandError(f"position: passed: allowed None or a bool array of shape "
+                        f"(4, {C.N_KINDS}), got {got}")
 
 
 def position_to_state(pos: Position) -> dict[str, Any]:

@@ -12,14 +12,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from nbsim.analysis.stats import fill
 from nbsim.args import writable_file
 from nbsim.errors import RunError
 from nbsim.play.advice_notation import SEATS
-from nbsim.play.advice_types import TARGET_LABELS, Advice, CandidateAdvice, TargetFit
-from nbsim.rules.scorer import display_width
+from nbsim.play.advice_types import (
+    TARGET_LABELS,
+    Advice,
+    CandidateAdvice,
+    TargetFit,
+    fit_key,
+)
 from nbsim.rules.tiles import KIND_NAMES, format_tiles
 
-__all__ = ["describe_position", "format_advice", "advice_json", "plot_advice"]
+__all__ = ["describe_position", "format_advice", "advice_json", "plot_advice", "waits_cell",
+           "race_line"]
 
 
 def _fit_cell(fits: Sequence[TargetFit], family: str) -> str:
@@ -29,21 +36,97 @@ def _fit_cell(fits: Sequence[TargetFit], family: str) -> str:
     pool = [f for f in fits if f.target == family or f.target.startswith(family + "_")]
     if not pool:
         return "-"
-    f = min(pool, key=lambda f: (f.shanten, -f.acceptance))
+    f = min(pool, key=fit_key)
     suit = f.target[-1] + " " if f.target != family else ""
-    return f"{suit}{f.shanten}/{f.acceptance}{'' if f.allowed else 'x'}"
+    star = "*" if f.shanten == 0 and f.legal_ready is False else ""
+    return f"{suit}{f.shanten}{star}/{f.acceptance}{'' if f.allowed else 'x'}"
 
 
-def _table(header: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(display_width(r[i]) for r in [header, *rows]) for i in range(len(header))]
+def waits_cell(c: CandidateAdvice) -> str:
+    """The legal waits of a move ('1z 5z 9m'; '(s)' a legal win only
+    self-drawn, '(d)' only on a discard), 'no legal win' when tiles complete
+    the hand but none into a legal win, '-' when none completes it."""
+    if not c.waits:
+        return "-"
+    legal = [KIND_NAMES[k] + ("" if sd and dc else "(s)" if sd else "(d)")
+             for k, sd, dc in c.waits if sd or dc]
+    return " ".join(legal) if legal else "no legal win"
 
-    def line(r):
-        cells = []
-        for i, c in enumerate(r):
-            pad = " " * (widths[i] - display_width(c))
-            cells.append(c + pad if i < left else pad + c)
-        return "  ".join(cells).rstrip()
-    return [line(header)] + [line(r) for r in rows]
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Rows under ``header`` as text columns (``stats.text_table``: the move
+    left-aligned, blocks stacked when wider than the terminal)."""
+    import polars as pl
+
+    from nbsim.analysis.stats import text_table
+    cols = [f"{i}" for i in range(len(header))]
+    df = pl.DataFrame([dict(zip(cols, r, strict=True)) for r in rows], schema=cols,
+                      orient="row").rename(dict(zip(cols, header, strict=True)))
+    return text_table(df, left=True).split("\n")
+
+
+def _candidate_tables(adv: Advice, raced: bool) -> list[str]:
+    """The candidates' rows, best first. Simulated: a main table of what
+    decides (move, waits, deals, P(win), E[pay] with its interval, vs best,
+    deal-in), then a second of the detail (shanten/acceptance per target,
+    deal-in to each opponent, exact own-draw P(win)); else one table of the
+    targets and waits."""
+    me = adv.position.seat
+    opp = [s for s in range(4) if s != me]
+    sim = adv.simulated
+    paired = adv.ranked_by == "lookahead"
+    has_exact = any(c.exact_p_win is not None for c in adv.candidates)
+    targets = ["open", "full flush", "half flush", "all pungs"]
+    main = ["move", "waits", *(["deals"] if raced else [])]
+    detail = ["move", *targets]
+    if sim:
+        main += ["P(win)", "E[pay] [95% CI]", *(["vs best [95% CI]"] if paired else []),
+                 "deal-in"]
+        detail += [f"to {SEATS[s]}" for s in opp]
+    if has_exact:
+        detail.append("exact own-draw P(win)")
+    # the first simulated row is the reference of "vs best" (a legal win,
+    # not simulated, may stand above it)
+    top = next((c for c in adv.candidates if c.mean_pay is not None), None)
+    rows_main, rows_detail = [], []
+    for c in adv.candidates:
+        label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
+        m = [label, "" if c.action == "win" else waits_cell(c)]
+        d = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
+                        else _fit_cell(c.targets, fam))
+                       for fam in ("open", "full_flush", "half_flush", "all_pungs")]
+        if raced:
+            m.append("-" if c.deals is None else str(c.deals))
+        if sim:
+            won = _won(c, me)
+            if won is not None:
+                # a legal win ends the deal: its payment is certain, not sampled
+                m += ["1", f"{won:+.2f} (certain)"] + ["-"] * paired + ["0"]
+                d += ["0"] * len(opp)
+            elif c.mean_pay is None:
+                m += ["-"] * (3 + paired)
+                d += ["-"] * len(opp)
+            else:
+                m += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
+                      f"{c.pay_high:+.2f}]"]
+                if paired:
+                    m.append(("best" if c is adv.recommended else "best simulated")
+                             if c is top else
+                             f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
+                             + (" ~" if c.within_noise else ""))
+                m.append(f"{c.p_deal_in:.3f}")
+                d += [f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp]
+        if has_exact:
+            d.append("-" if c.exact_p_win is None else
+                     f"{c.exact_p_win:.3f} ({c.exact_draws} "
+                     f"draw{'' if c.exact_draws == 1 else 's'})")
+        rows_main.append(m)
+        rows_detail.append(d)
+    if not sim:
+        # not simulated: the targets and the waits in one table
+        return _table([*detail, *main[1:]],
+                      [d + m[1:] for d, m in zip(rows_detail, rows_main, strict=True)])
+    return [*_table(main, rows_main), "", *_table(detail, rows_detail)]
 
 
 def describe_position(adv: Advice) -> list[str]:
@@ -89,12 +172,15 @@ def _won(c: CandidateAdvice, me: int) -> float | None:
 
 
 def format_advice(adv: Advice) -> str:
-    """The advice as an aligned text table: one row per candidate, best
-    first, with shanten/acceptance per target, P(win), the expected payment
-    with its 95% interval, the paired difference to the best, the deal-in
-    chance in total and per opponent, and the exact own-draw P(win); then the
-    recommendation and a legend (units: points per deal, probabilities).
-    Raises RunError when ``adv`` is not an Advice."""
+    """The advice as text no wider than ``stats.TEXT_WIDTH`` columns: one
+    row per candidate, best first, in a main table (the waits, the deals
+    played, P(win), the expected payment with its 95% interval, the paired
+    difference to the best and the deal-in chance) and a detail table
+    (shanten/acceptance per target, the deal-in chance to each opponent and
+    the exact own-draw P(win)); then the recommendation and a legend
+    (units: points per deal, probabilities). Unsimulated advice shows the
+    targets and the waits in one table. Raises RunError when ``adv`` is
+    not an Advice."""
     lines = describe_position(_advice(adv, "format_advice"))
     if adv.decision == "discard":
         n = sum(c.action == "discard" for c in adv.candidates)
@@ -106,68 +192,38 @@ def format_advice(adv: Advice) -> str:
         n = len(adv.candidates)
         what = "claim candidate" + ("s" if n != 1 else "")
     sim = adv.simulated
-    if sim:
+    raced = sim and adv.rounds > 1
+    if raced:
+        lines.append(f"{n} {what}, raced on sampled deals from seed {adv.seed} "
+                     f"({race_line(adv)}), the rest of the deal played by {adv.base}, "
+                     f"opponents model {adv.opponents}")
+    elif sim:
         lines.append(f"{n} {what}, {adv.samples} sampled deals each from seed "
                      f"{adv.seed}, the rest of the deal played by {adv.base}, opponents "
                      f"model {adv.opponents}")
     else:
         lines.append(f"{n} {what}, ranked by shanten and tile acceptance "
                      f"(not simulated: --samples 0)")
+    lines = [fill(line, indent="    ") for line in lines]
+    lines.append("")
+    lines += _candidate_tables(adv, raced)
     lines.append("")
     me = adv.position.seat
-    opp = [s for s in range(4) if s != me]
     paired = adv.ranked_by == "lookahead"
-    header = ["move", "open", "full flush", "half flush", "all pungs"]
-    if sim:
-        header += ["P(win)", "E[pay] [95% CI]", *(["vs best [95% CI]"] if paired else []),
-                   "deal-in", *(f"to {SEATS[s]}" for s in opp)]
     has_exact = any(c.exact_p_win is not None for c in adv.candidates)
-    if has_exact:
-        header.append("exact own-draw P(win)")
-    rows = []
-    # the first simulated row is the reference of "vs best" (a legal win,
-    # not simulated, may stand above it)
-    top = next((c for c in adv.candidates if c.mean_pay is not None), None)
-    for c in adv.candidates:
-        label = c.label + (f" then {KIND_NAMES[c.then_discard]}" if c.then_discard >= 0 else "")
-        r = [label] + [(("complete" if fam == "open" else "") if c.action == "win"
-                        else _fit_cell(c.targets, fam))
-                       for fam in ("open", "full_flush", "half_flush", "all_pungs")]
-        if sim:
-            won = _won(c, me)
-            if won is not None:
-                # a legal win ends the deal: its payment is certain, not sampled
-                r += ["1", f"{won:+.2f} (certain)"] + ["-"] * paired + ["0"] * (1 + len(opp))
-            elif c.mean_pay is None:
-                r += ["-"] * (3 + paired + len(opp))
-            else:
-                r += [f"{c.p_win:.3f}", f"{c.mean_pay:+.2f} [{c.pay_low:+.2f}, "
-                      f"{c.pay_high:+.2f}]"]
-                if paired:
-                    r.append(("best" if c is adv.recommended else "best simulated")
-                             if c is top else
-                             f"{c.diff:+.2f} [{c.diff_low:+.2f}, {c.diff_high:+.2f}]"
-                             + (" ~" if c.within_noise else ""))
-                r += [f"{c.p_deal_in:.3f}",
-                      *(f"{(c.p_deal_in_to or (0.0,) * 4)[s]:.3f}" for s in opp)]
-        if has_exact:
-            r.append("-" if c.exact_p_win is None else
-                     f"{c.exact_p_win:.3f} ({c.exact_draws} "
-                     f"draw{'' if c.exact_draws == 1 else 's'})")
-        rows.append(r)
-    lines += _table(header, rows)
-    lines.append("")
     best = adv.recommended
     rec: list[str] = []
     if paired and best.mean_pay is not None:
         rec.append(f"recommended: {_move(best)} (expected {best.mean_pay:+.2f} points per "
                      f"deal [{best.pay_low:+.2f}, {best.pay_high:+.2f}], P(win) "
                      f"{best.p_win:.3f}, P(deal in) {best.p_deal_in:.3f})")
+        if adv.reason:
+            rec.append(f"why: {adv.reason}")
         close = adv.close
         if close:
             rec.append("within the noise of it (the paired 95% interval of the difference "
                          "holds 0): " + ", ".join(_move(c) for c in close)
-                         + "; more --samples would tell them apart")
+                         + "; more --samples or --budget would tell them apart")
         else:
             # the next simulated move (an illegal win is listed but not played)
             runner = next((c for c in adv.candidates
@@ -175,20 +231,36 @@ def format_advice(adv: Advice) -> str:
             if runner is not None:
                 rec.append(f"the runner-up, {_move(runner)}, is behind by more than the noise "
                            f"(its paired 95% interval lies below 0)")
+        if adv.stopped == "budget":
+            rec.append(f"the {adv.budget:g} s budget ended the race: --samples {adv.samples} "
+                       f"with this seed gives this answer again")
     elif _won(best, me) is not None:
         rec.append(f"recommended: {_move(best)}, a legal win ({_won(best, me):+.2f} points "
                    f"to the seat, certain)")
     else:
         b = best.best_target
         rec.append(f"recommended by shanten and acceptance: {_move(best)}"
-                     + (f" ({_target_label(b.target)}: {b.shanten} from ready, "
+                     + (f" ({_target_label(b.target)}: {b.shanten}"
+                        f"{'*' if b.legal_shanten != b.shanten else ''} from ready, "
                         f"{b.acceptance} tiles accepted)" if b is not None else ""))
+        if adv.reason:
+            rec.append(f"why: {adv.reason}")
     rec += [f"note: {note}" for note in adv.notes]
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in rec]
+    lines += [fill(t, indent="  ") for t in rec]
     legend = ["open / full flush / half flush / all pungs: shanten/acceptance toward the target "
-              "(0 = ready; acceptance = unseen tiles that lower the shanten; a flush shows its "
-              "best suit; x: not a winning pattern in this variant; -: ruled out by the melds; "
-              "docs/rules.md §10.2)"]
+              "(0 = ready for a legal win; 0*: ready, but every hand its waits complete is not "
+              "a legal win, e.g. under the variant's minimum tai, so it ranks as 1 from ready; "
+              "acceptance = unseen tiles that lower the shanten; a flush shows its best suit; "
+              "x: not a winning pattern in this variant; -: ruled out by the melds; "
+              "docs/rules.md §10.2)",
+              "waits: the tiles that complete the hand after the move into a legal win, "
+              "self-drawn and on a discard ((s): only self-drawn, (d): only on a discard); "
+              "no legal win: tiles complete it, none into a legal win; -: not ready"]
+    if raced:
+        legend.append("deals: the sampled deals a move was played on; the race drops a move "
+                      "once its paired 95% interval to the leader lies below 0 and plays the "
+                      "rest on new common deals; a dropped move is never within the noise (its "
+                      "vs best is to the final best on its own deals)")
     if sim:
         legend.append("E[pay]: mean payment to the seat in points per deal, 95% interval mean "
                       "+- 1.96 se; P(win), deal-in (in total and to each opponent): "
@@ -197,11 +269,24 @@ def format_advice(adv: Advice) -> str:
                          "the noise" if paired else ""))
     if has_exact:
         legend.append("exact own-draw P(win): exact (own draws, no opponents): the chance that "
-                      "the seat's own remaining draws (every fourth tile left) complete the "
-                      "ready hand, if nobody else wins or claims")
+                      "the seat's own remaining draws complete the ready hand if nobody else "
+                      "wins, claims or declares a kong and the seat keeps its hand; a flower "
+                      "drawn by any seat is replaced from the tiles left without a turn, and "
+                      "Ninghai's reserve is never drawn (docs/lookahead.md); (n draws): the "
+                      "most own draws, every fourth tile left")
     lines.append("")
-    lines += [textwrap.fill(t, 100, subsequent_indent="  ", break_on_hyphens=False) for t in legend]
+    lines += [fill(t, indent="  ") for t in legend]
     return "\n".join(lines)
+
+
+def race_line(adv: Advice) -> str:
+    """'3 rounds, 800 deals for the best, decided: one move left' and the
+    like: how the race over the candidates went and why it ended."""
+    why = {"decided": "ended with one move left",
+           "samples": f"ended at its cap of {adv.cap} deals",
+           "budget": f"ended by the {adv.budget:g} s budget" if adv.budget else "ended"}
+    return (f"{adv.rounds} round{'' if adv.rounds == 1 else 's'}, {adv.samples} deals for "
+            f"the best, {why.get(adv.stopped, 'ended')}")
 
 
 def _move(c: CandidateAdvice) -> str:
@@ -245,6 +330,7 @@ def advice_json(adv: Advice) -> dict[str, Any]:
             "then_discard": KIND_NAMES[c.then_discard] if c.then_discard >= 0 else None,
             "targets": [{"target": f.target, "shanten": f.shanten, "acceptance": f.acceptance,
                          "accepted": format_tiles(f.accepted), "allowed": f.allowed,
+                         "legal_ready": f.legal_ready,
                          **({"then_discard": KIND_NAMES[f.then_discard]}
                             if f.then_discard >= 0 else {})}
                         for f in c.targets]}
@@ -255,6 +341,11 @@ def advice_json(adv: Advice) -> dict[str, Any]:
         d["p_deal_in_to"] = ({SEATS[s]: _json_num(v) for s, v in enumerate(c.p_deal_in_to)}
                              if c.p_deal_in_to is not None else None)
         d["within_noise"] = c.within_noise
+        d["deals"] = c.deals
+        d["dropped"] = c.dropped
+        d["win_pay"] = _json_num(c.win_pay)
+        d["waits"] = [{"tile": KIND_NAMES[k], "self_drawn": sd, "discard": dc}
+                      for k, sd, dc in c.waits]
         if c.score is not None:
             d["win"] = {"legal": c.score.win, "why": c.score.why, "tai": c.score.tai,
                         "fan": c.score.fan, "payments": c.score.payments}
@@ -262,7 +353,9 @@ def advice_json(adv: Advice) -> dict[str, Any]:
     return {"variant": adv.variant, "state": adv.state, "decision": adv.decision,
             "wilds": format_tiles(adv.wilds) if adv.wilds else "",
             "ranked_by": adv.ranked_by, "simulated": adv.simulated,
-            "samples": adv.samples, "seed": adv.seed,
+            "samples": adv.samples, "seed": adv.seed, "budget": adv.budget,
+            "cap": adv.cap, "rounds": adv.rounds, "stopped": adv.stopped or None,
+            "reason": adv.reason,
             "base": adv.base, "opponents": adv.opponents,
             "units": {"pay": "points per deal for the seat",
                       "p": "probability per deal",

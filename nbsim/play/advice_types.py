@@ -20,8 +20,8 @@ from nbsim.play.worlds import ADVICE_OPPONENTS
 if TYPE_CHECKING:
     from nbsim.rules.scorer import ScoreResult
 
-__all__ = ["TARGETS", "TARGET_LABELS", "Z95", "TargetFit", "best_target", "CandidateAdvice",
-           "Advice"]
+__all__ = ["TARGETS", "TARGET_LABELS", "Z95", "TargetFit", "best_target", "fit_key",
+           "CandidateAdvice", "Advice"]
 
 Z95 = 1.959963984540054          # the normal 97.5% quantile: a 95% interval is +- Z95 x se
 
@@ -42,19 +42,38 @@ class TargetFit:
     lowers it, wild tiles included; accepted: those kinds; allowed: the
     variant lets a win of this target count (``win.allowed_patterns``);
     then_discard: for a claim, the discard after it that reaches this
-    (-1: none, a kong draws instead)."""
+    (-1: none, a kong draws instead); legal_ready: for a ready target
+    (shanten 0), whether a tile it accepts completes a legal win (the
+    variant's minimum met, self-drawn or on a discard: ``advice_wins.
+    hand_waits``), None when not ready. A ready target with no legal win
+    (legal_ready False, shown "0*") ranks as one tile further away
+    (``fit_key``): the hand must still change a tile to win."""
     target: str
     shanten: int
     acceptance: int
     accepted: tuple[int, ...]
     allowed: bool
     then_discard: int = -1
+    legal_ready: bool | None = None
+
+    @property
+    def legal_shanten(self) -> int:
+        """The shanten counted toward a legal win: ``shanten``, or 1 for a
+        ready target none of whose waits makes a legal win."""
+        return 1 if self.shanten == 0 and self.legal_ready is False else self.shanten
+
+
+def fit_key(f: TargetFit) -> tuple[int, int]:
+    """Sort key of a target: the lowest shanten toward a legal win
+    (``TargetFit.legal_shanten``), then the most acceptance."""
+    return (f.legal_shanten, -f.acceptance)
 
 
 def best_target(fits: Sequence[TargetFit]) -> TargetFit | None:
-    """The allowed target with the lowest shanten, then the most acceptance."""
+    """The allowed target with the lowest shanten toward a legal win, then
+    the most acceptance (``fit_key``)."""
     pool = [f for f in fits if f.allowed] or list(fits)
-    return min(pool, key=lambda f: (f.shanten, -f.acceptance)) if pool else None
+    return min(pool, key=fit_key) if pool else None
 
 
 @dataclass(frozen=True)
@@ -76,9 +95,19 @@ class CandidateAdvice:
     seat E S W N, 0 for the seat itself), p_exhausted, diff / diff_se /
     diff_low / diff_high (paired difference to the best candidate, common
     random numbers, and its 95% interval), within_noise (that interval
-    holds 0). exact_p_win / exact_draws: for a discard leaving the hand
+    holds 0; never for a move the race dropped), deals (the sampled deals
+    it was played on: fewer than the best's when the race dropped it),
+    dropped (the round after which the race dropped it, its paired 95%
+    interval to the leader then below 0; 0: raced to the end), win_pay
+    (its mean payment in the deals it won, points; None when it won
+    none). waits: the kinds that complete the hand the move leaves (3k + 1
+    tiles: after a discard, a kong, a pass, or a pung or chow and its
+    ``then_discard``), each (kind, a legal self-drawn win, a legal win on a
+    discard), ``advice_wins.hand_waits``;
+    () when no tile completes it. exact_p_win / exact_draws: for a discard leaving the hand
     ready, the exact chance of completing it with the seat's own draws
-    alone (no opponents) and the draws it has. score: for a "win" on the
+    alone (no opponents; ``exact_own_draws`` gives the model) and the most
+    own draws it has. score: for a "win" on the
     offered tile or a self-drawn one, the scored win (``ScoreResult``:
     legal or not and why, tai or fan, the payments); None for the other
     moves."""
@@ -106,6 +135,16 @@ class CandidateAdvice:
     exact_p_win: float | None = None
     exact_draws: int | None = None
     score: ScoreResult | None = None
+    waits: tuple[tuple[int, bool, bool], ...] = ()
+    deals: int | None = None
+    win_pay: float | None = None
+    dropped: int = 0
+
+    @property
+    def legal_waits(self) -> tuple[int, ...]:
+        """The kinds of ``waits`` that make a legal win, self-drawn or on a
+        discard."""
+        return tuple(k for k, sd, dc in self.waits if sd or dc)
 
     @property
     def best_target(self) -> TargetFit | None:
@@ -124,10 +163,17 @@ class Advice:
     shanten toward an allowed target, then the most acceptance: claims, or
     no simulation); recommended: the first; close: the other candidates
     within the noise of it; samples, seed, base, opponents: the lookahead's
-    (samples 0: not simulated; opponents: the worlds' opponent model,
-    ``nbsim.play.worlds.OPPONENT_MODELS``); notes: remarks for the player
-    (a complete hand, a possible win on the offered tile, what the advice
-    leaves out)."""
+    (samples: the sampled deals the best was played on, 0: not simulated;
+    opponents: the worlds' opponent model,
+    ``nbsim.play.worlds.OPPONENT_MODELS``); rounds, stopped, budget, cap:
+    the race over the candidates (``nbsim.play.evaluation.evaluate``:
+    rounds of common sampled deals played, why it ended: "decided" one
+    candidate left, "samples" the cap of deals reached, "budget" the time
+    budget in seconds spent; cap: the most deals a candidate could get);
+    reason: one sentence on why the recommendation beats the runner-up
+    (win chance, value when won or losses such as dealing in); notes:
+    remarks for the player (a complete hand, a possible win on the offered
+    tile, what the advice leaves out)."""
     variant: str
     position: Position
     state: dict[str, Any]
@@ -140,6 +186,11 @@ class Advice:
     notes: tuple[str, ...] = ()
     ranked_by: str = "shanten"
     opponents: int = ADVICE_OPPONENTS
+    rounds: int = 0
+    stopped: str = ""
+    budget: float | None = None
+    cap: int = 0
+    reason: str = ""
 
     @property
     def simulated(self) -> bool:

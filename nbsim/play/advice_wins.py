@@ -28,6 +28,8 @@ kong).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from nbsim.errors import NbsimError
@@ -39,7 +41,8 @@ from nbsim.play.position import Position
 from nbsim.rules.ruleset import RuleSet
 from nbsim.rules.tiles import KIND_NAMES
 
-__all__ = ["WIN_CODE", "win_on_offered", "win_self_drawn", "just_claimed", "chow_just_made",
+__all__ = ["WIN_CODE", "hand_waits", "win_on_offered", "win_self_drawn", "just_claimed",
+           "chow_just_made",
            "chow_swap", "score_command"]
 
 WIN_CODE = -1                       # the candidate code of a win (never a discard kind)
@@ -274,3 +277,59 @@ def score_command(rs: RuleSet, pos: Position, c: CandidateAdvice) -> str:
     parts += [f"--fed-by-winner {SEATS[s]}={int(fed_by_winner[s])}" for s in range(4)
               if fed_by_winner[s]]
     return " ".join(parts)
+
+
+def hand_waits(rs: RuleSet, pos: Position, fit, hand: np.ndarray, melds: np.ndarray,
+               n_melds: int) -> tuple[tuple[int, bool, bool], ...]:
+    """The waits of the seat's concealed ``hand`` (int8[42], 3k + 1 tiles)
+    beside its ``melds`` (int8[4, 3], ``n_melds`` of them), as the scorer
+    decides them (``nbsim.rules.scorer.score_counts``; docs/rules.md §5):
+    (kind, legal self-drawn, legal on a discard) for every kind the seat
+    may still get (an unseen copy; a flower only when wild) that completes
+    the hand. A win counts as legal on a discard when one of the other
+    seats' discards of it makes a legal win (the payments differ by
+    discarder, the minimum rarely does). No special context (a replacement
+    draw, the last tile) is assumed. () when no kind completes the hand."""
+    from nbsim.kernels import hand as H
+    from nbsim.rules.scorer import score_counts
+    me = pos.seat
+    all_melds = pos.melds.copy()
+    all_melds[me] = melds
+    fed, fed_by_winner = _fed(dataclasses.replace(pos, melds=all_melds,
+                                                  n_melds=_with(pos.n_melds, me, n_melds)))
+    nat, w = fit.split(hand)
+    flowers = _flowers(pos)
+    out = []
+    for t in range(C.N_KINDS):
+        if fit.unseen[t] <= 0 or not (t < C.FLOWER0 or fit.wild[t]):
+            continue
+        if fit.wild[t]:
+            done = bool(H.is_complete(nat, w + 1, fit.tables))
+        else:
+            nat[t] += 1
+            done = bool(H.is_complete(nat, w, fit.tables))
+            nat[t] -= 1
+        if not done:
+            continue
+        legal = []
+        for win_by, discarders in ((C.WIN_SELF_DRAW, (-1,)),
+                                   (C.WIN_DISCARD, tuple(s for s in range(4) if s != me))):
+            ok = False
+            for d in discarders:
+                try:
+                    res = score_counts(rs, hand, melds, n_melds, flowers, t, win_by, 0, me,
+                                       pos.round_wind, pos.indicator, d, fed, fed_by_winner)
+                except NbsimError:
+                    continue
+                if res.win:
+                    ok = True
+                    break
+            legal.append(ok)
+        out.append((t, legal[0], legal[1]))
+    return tuple(out)
+
+
+def _with(a: np.ndarray, i: int, v: int) -> np.ndarray:
+    b = a.copy()
+    b[i] = v
+    return b

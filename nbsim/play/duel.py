@@ -111,7 +111,10 @@ class DuelResult:
         return ""
 
     def text(self) -> str:
-        """The three lines ``nbsim duel`` prints (points per deal and seat)."""
+        """What ``nbsim duel`` prints (points per deal and seat): the duel,
+        A minus B and the shares of plays won, each wrapped to
+        ``stats.TEXT_WIDTH`` columns."""
+        from nbsim.analysis.stats import fill
         if self.seating == "1v3":
             head = (f"{self.deals:,} duplicate deals{self.where()}, one {self.a} seat among "
                     f"{self.among or self.b} players"
@@ -122,10 +125,11 @@ class DuelResult:
             head = f"{self.deals:,} duplicate deals{self.where()}"
             wins = (f"share of plays won (each policy holds 2 of the 4 seats): "
                     f"{self.a} {self.win_rate_a:.4f}, {self.b} {self.win_rate_b:.4f}")
-        return (f"{self.config}: {self.a} vs {self.b}, {head}\n"
-                f"mean payment per deal and seat, {self.a} minus {self.b}: "
-                f"{self.mean:+.3f} points (95% CI {self.ci_low:+.3f} .. {self.ci_high:+.3f}, "
-                f"se {self.se:.3f}, {_p_text(self.p_value)})\n" + wins)
+        return fill(f"{self.config}: {self.a} vs {self.b}, {head}\n"
+                    f"mean payment per deal and seat, {self.a} minus {self.b}: "
+                    f"{self.mean:+.3f} points (95% CI {self.ci_low:+.3f} .. "
+                    f"{self.ci_high:+.3f}, se {self.se:.3f}, {_p_text(self.p_value)})\n" + wins,
+                    indent="  ")
 
 
 def _p_text(p: float) -> str:

@@ -39,11 +39,15 @@ class Ladder:
                               "win_rate_b": r.win_rate_b} for r in self.results])
 
     def markdown(self) -> str:
-        """The ladder as markdown: one table per variant, a row per pair."""
-        lines = [f"Duels of {self.deals:,} duplicate deals each, seed {self.seed} "
-                 f"(`nbsim duel VARIANT --a A --b B --deals {self.deals} --seed {self.seed}`). "
-                 "A - B is the mean payment per deal and seat in points, with its 95% "
-                 "interval; an interval above zero means A is stronger.", ""]
+        """The ladder as markdown: one table per variant, a row per pair; the
+        prose wrapped to ``stats.TEXT_WIDTH`` columns (``nbsim ladder``
+        prints it)."""
+        from nbsim.analysis.stats import fill
+        lines = [fill(f"Duels of {self.deals:,} duplicate deals each, seed {self.seed} "
+                      f"(`nbsim duel VARIANT --a A --b B --deals {self.deals} --seed "
+                      f"{self.seed}`). A - B is the mean payment per deal and seat in points, "
+                      "with its 95% interval; an interval above zero means A is stronger."),
+                 ""]
         by_variant: dict[str, list[DuelResult]] = {}
         for r in self.results:
             by_variant.setdefault(r.config, []).append(r)

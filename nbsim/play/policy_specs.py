@@ -211,7 +211,9 @@ def kernel_arrays(pols: Sequence[Policy]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def describe() -> str:
-    """The policies and their parameters as text (``--help`` and docs)."""
+    """The policies and their parameters as text (``nbsim policies``),
+    each line wrapped to ``stats.TEXT_WIDTH`` columns."""
+    from nbsim.analysis.stats import fill
     lines = []
     for spec in POLICY_TABLE:
         mark = " (default)" if spec.name == DEFAULT_POLICY else ""
@@ -220,7 +222,7 @@ def describe() -> str:
             lines.append(f"    {p.name} = {_num(p.default)} "
                          f"({'whole number ' if p.whole else ''}{_num(p.lo)} .. "
                          f"{_num(p.hi)}): {p.doc}")
-    return "\n".join(lines)
+    return fill("\n".join(lines), indent="  ")
 
 
 def label(pols: Sequence[Policy | str]) -> str:

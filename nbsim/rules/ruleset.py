@@ -6,6 +6,13 @@ option come from docs/rules.md §9; unknown keys, wrong types and
 out-of-range values are refused with one ``ConfigError`` naming the file, the
 key and what is allowed. ``--set table.key=value`` overrides are applied to the
 parsed TOML before validation, so they are checked the same way.
+
+A config may start from another (``extends = "ningbo-3baida"``: a shipped
+name or a path relative to the file) and change a few keys: the two are
+merged table by table, a value the file gives (a number, a text, a list)
+replacing the base's whole (``merge_tables``); ``name`` and ``description``
+are the file's own (docs/variants.md). A config under which no hand can reach
+``win.min_tai`` is refused (``min_tai_bound``).
 """
 from __future__ import annotations
 
@@ -194,12 +201,15 @@ class RuleSet:
         array: the flat int64[R_LEN] array the kernels read (``codes.R_*``).
         hash: sha256 hex digest of the resolved rules (16 chars), stable
             across runs and machines.
+        extends: the files the config was built on (``extends``), nearest
+            first; empty for a config that extends none.
     """
     config: RuleConfig
     source: str
     overrides: tuple[str, ...] = ()
     array: np.ndarray = field(repr=False, compare=False, default=None)  # type: ignore[arg-type]
     hash: str = ""
+    extends: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -387,18 +397,260 @@ def build_array(cfg: RuleConfig) -> np.ndarray:
     return a
 
 
-def from_dict(data: dict, source: str = "<dict>", overrides=()) -> RuleSet:
-    """Validate parsed config data into a RuleSet. Raises ConfigError."""
+# ---------------------------------------------------------------- reaching the minimum
+_WAIT_ITEMS = ("chicken_hand", "all_chows", "edge_wait", "closed_wait", "single_wait",
+               "dual_pung_wait")
+_SHAPE_ITEMS = ("full_flush", "half_flush", "all_honors")
+_FLOWER_ITEMS = ("seat_flower", "flower_set", "all_flowers")
+_FIRST_ITEMS = ("heavenly_hand", "earthly_hand")
+_NOT_FOR_MIN = ("three_wilds",)
+_GROUPED = set(_WAIT_ITEMS + _SHAPE_ITEMS + _FLOWER_ITEMS + _FIRST_ITEMS + _NOT_FOR_MIN
+               + ("big_single_wait", "dragon_pung"))
+
+
+def _flower_bound(cfg: RuleConfig, seat_value: int, set_value: int) -> int:
+    """Most a winner's flowers can give under the seat-flower and
+    flower-set values: for each seat, each group of four flowers (1f-4f,
+    5f-8f) gives its flower set or its seat flowers, whichever is more."""
+    best = 0
+    for tiles in cfg.flowers.seat_flowers.values():
+        kinds = [parse_tiles(t)[0] - C.FLOWER0 for t in tiles]
+        groups = (sum(k < 4 for k in kinds), sum(k >= 4 for k in kinds))
+        best = max(best, sum(max(set_value, seat_value * n) for n in groups))
+    return best
+
+
+def min_tai_bound(cfg: RuleConfig) -> tuple[int, list[str]]:
+    """The most tai (fan under ``scoring.system = "fan_fu"``) any winning
+    hand can count toward ``win.min_tai`` under ``cfg``, as an upper bound,
+    and the terms it adds up ("item x count" texts, docs/rules.md §5, §6, §8).
+
+    Method: every item the config lists is taken at its value as if it
+    applied, except where the rules make items exclude each other or count
+    a bounded number of times, which only lowers the bound where no hand
+    could do better: one wait item at most (the largest of ``chicken_hand``
+    .. ``dual_pung_wait``) plus ``big_single_wait``; one of ``full_flush``,
+    ``half_flush``, ``all_honors``; one of ``heavenly_hand`` (the dealer) and
+    ``earthly_hand`` (a non-dealer); three dragon pungs at most; the flowers
+    as the best seat's two groups of four, each giving its flower set or its
+    seat flowers, or ``all_flowers``; ``three_wilds`` does not count toward
+    the minimum (§5). Any other item counts once. Fan are capped at
+    ``scoring.points.fan_cap``. No hand can score more, so a minimum above
+    the bound is out of every hand's reach; a minimum at or below it may
+    still be hard to reach (the bound adds items that rarely meet)."""
+    sc = cfg.scoring
+    terms: list[str] = []
+
+    def add(label: str, value: int) -> int:
+        if value > 0:
+            terms.append(f"{label} {value}")
+        return value
+
+    if sc.system == "fan_fu":
+        f = sc.fan
+        total = add("flowers", _flower_bound(cfg, f.get("seat_flower", 0),
+                                             f.get("flower_set", 0)))
+        total += add("dragon_pung x 3", 3 * f.get("dragon_pung", 0))
+        total += add("one of full_flush/half_flush/all_honors",
+                     max(f.get(k, 0) for k in _SHAPE_ITEMS))
+        total += add("all_pungs", f.get("all_pungs", 0))
+        if total > sc.points.fan_cap:
+            terms.append(f"capped at fan_cap {sc.points.fan_cap}")
+        return min(total, sc.points.fan_cap), terms
+    t = sc.tai
+    total = add("one wait item", max(t.get(k, 0) for k in _WAIT_ITEMS))
+    total += add("big_single_wait", t.get("big_single_wait", 0))
+    total += add("one of full_flush/half_flush/all_honors",
+                 max(t.get(k, 0) for k in _SHAPE_ITEMS))
+    total += add("one of heavenly_hand/earthly_hand", max(t.get(k, 0) for k in _FIRST_ITEMS))
+    total += add("dragon_pung x 3", 3 * t.get("dragon_pung", 0))
+    total += add("flowers", max(t.get("all_flowers", 0), _flower_bound(
+        cfg, t.get("seat_flower", 0), t.get("flower_set", 0))))
+    for k in C.TAI_ITEMS:
+        if k not in _GROUPED:
+            total += add(k, t.get(k, 0))
+    return total, terms
+
+
+def _check_reachable(cfg: RuleConfig, source: str, overrides=()) -> None:
+    """Raise ConfigError when ``win.min_tai`` is above ``min_tai_bound``:
+    no hand could ever win, every deal would run to the end of the wall."""
+    need = cfg.win.min_tai
+    if need == 0:
+        return
+    bound, terms = min_tai_bound(cfg)
+    if need <= bound:
+        return
+    unit, table, sec = ("fan", "scoring.fan", "§5, §8") if cfg.scoring.system == "fan_fu" \
+        else ("tai", "scoring.tai", "§5, §6")
+    ov = _override_of("win.min_tai", overrides)
+    where = f"--set {ov!r}: " if ov else ""
+    if not terms:
+        why = f"[{table}] lists no item worth more than 0 {unit}"
+    else:
+        why = (f"the most {unit} any hand can count toward it is {bound} "
+               f"({' + '.join(terms)})")
+    raise ConfigError(f"{source}: {where}no hand can win: win.min_tai is {need} but {why} "
+                      f"(docs/rules.md {sec}); lower win.min_tai or give [{table}] items "
+                      f"(docs/variants.md)")
+
+
+# ---------------------------------------------------------------- extends
+EXTENDS = "extends"
+_OWN_KEYS = ("name", "description")     # a file's own: never taken from its base
+
+
+def merge_tables(base: dict, changes: dict) -> dict:
+    """``changes`` laid over ``base`` (neither changed): a table in both is
+    merged key by key (recursively); any other value of ``changes`` (a
+    number, text, boolean or list) replaces the base's value whole, so a
+    list is given in full, never appended to."""
+    out = dict(base)
+    for k, v in changes.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = merge_tables(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: TOML syntax error: {e}") from None
+
+
+def _base_path(ref: Any, source: str, folder: Path | None) -> Path:
+    """The file ``extends = ref`` names: a path relative to ``folder`` (the
+    extending file's folder), else a shipped config's name."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise ConfigError(f"{source}: {EXTENDS} must be the name of a shipped config or a "
+                          f"path relative to this file, e.g. {EXTENDS} = \"ningbo-3baida\" "
+                          f"(got {ref!r})")
+    if folder is not None and (folder / ref).is_file():
+        return (folder / ref).resolve()
+    named = CONFIG_DIR / f"{ref}.toml"
+    if "/" not in ref and named.is_file():
+        return named
+    raise ConfigError(f"{source}: {EXTENDS} = {ref!r}: no such file"
+                      f"{f' in {folder}' if folder is not None else ''} nor shipped config; "
+                      f"shipped configs: {', '.join(shipped_configs())}")
+
+
+def _expand(data: dict, source: str, folder: Path | None,
+            chain: tuple[Path, ...] = ()) -> tuple[dict, tuple[str, ...]]:
+    """Config data with its ``extends`` resolved (the bases validated
+    first, each under its own name): (merged data, the base files nearest
+    first). Raises ConfigError: a bad or missing base, a loop of
+    ``extends``, a file without its own name."""
+    if EXTENDS not in data:
+        return data, ()
+    data = dict(data)
+    path = _base_path(data.pop(EXTENDS), source, folder)
+    if path in chain:
+        loop = " -> ".join(str(p) for p in (*chain, path))
+        raise ConfigError(f"{source}: {EXTENDS} makes a loop: {loop}")
+    if "name" not in data:
+        raise ConfigError(f"{source}: a config that extends another needs its own name "
+                          f"(name = \"...\"), so that its runs are not taken for "
+                          f"{path.stem}'s")
+    base, bases = _expand(_read_toml(path), str(path), path.parent, (*chain, path))
+    try:
+        RuleConfig.model_validate(base)
+    except ValidationError as e:
+        raise ConfigError(_format_validation_error(e, str(path))) from None
+    base = {k: v for k, v in base.items() if k not in _OWN_KEYS}
+    return merge_tables(base, data), (str(path), *bases)
+
+
+def from_dict(data: dict, source: str = "<dict>", overrides=(),
+              folder: str | Path | None = None) -> RuleSet:
+    """Validate parsed config data into a RuleSet. ``extends`` (a shipped
+    name, or a path relative to ``folder``) is merged first
+    (``merge_tables``). Raises ConfigError: as ``load_rules``."""
     overrides = _overrides(overrides)
+    data, bases = _expand(data, source, None if folder is None else Path(folder))
     data = apply_overrides(json.loads(json.dumps(data)), overrides, source="--set")
     try:
         cfg = RuleConfig.model_validate(data)
     except ValidationError as e:
         raise ConfigError(_format_validation_error(e, source, overrides)) from None
+    _check_reachable(cfg, source, overrides)
     canon = json.dumps(cfg.model_dump(), sort_keys=True, ensure_ascii=False)
     digest = hashlib.sha256(canon.encode()).hexdigest()[:16]
     return RuleSet(config=cfg, source=source, overrides=tuple(overrides),
-                   array=build_array(cfg), hash=digest)
+                   array=build_array(cfg), hash=digest, extends=bases)
+
+
+def origin_lines(rs: RuleSet) -> list[str]:
+    """Where a config's rules come from, as comment lines for ``nbsim rules``:
+    the files it extends and every option it changes from the nearest one
+    ("win.min_tai = 5 (ningbo-3baida: 4)"). Empty for a config that extends
+    none."""
+    if not rs.extends:
+        return []
+    base = load_rules(rs.extends[0])
+    lines = [f"# extends {' <- '.join(rs.extends)}"]
+    for key, was, now in _differences(base.to_dict(), rs.to_dict()):
+        if key not in _OWN_KEYS:
+            lines.append(f"#   {key} = {now} ({base.name}: {was})")
+    return lines
+
+
+def rules_text(rs: RuleSet, rules: dict[str, Any]) -> str:
+    """What ``nbsim rules`` prints for ``rs``: comment lines (its name,
+    source file and hash, ``origin_lines``, its --set overrides), then
+    ``rules`` (``rs.to_dict()``, the description possibly replaced) as TOML.
+    Every line fits ``stats.TEXT_WIDTH`` columns where it can: comments are
+    wrapped, and a longer string value is written as a multi-line TOML
+    string whose line-ending backslashes join its lines, so the TOML reads
+    back as ``rules`` (a long word, e.g. a path, is kept whole)."""
+    from nbsim.analysis.stats import TEXT_WIDTH, fill
+    comments = [f"{rs.name} from {rs.source} (hash {rs.hash})",
+                *(line[2:] for line in origin_lines(rs)),
+                *(f"--set {ov}" for ov in rs.overrides)]
+    out = ["# " + line for c in comments
+           for line in fill(c, TEXT_WIDTH - 2, indent="    ").split("\n")]
+    for line in tomli_w.dumps(rules).splitlines():
+        out.append(_long_string(line, TEXT_WIDTH))
+    return "\n".join(out) + "\n"
+
+
+def _long_string(line: str, width: int) -> str:
+    """A TOML line ``key = "long value"`` wider than ``width`` columns as a
+    multi-line basic string cut at single spaces (each line ends in a backslash,
+    which TOML joins with the next line's text); any other line as it is."""
+    from nbsim.analysis.stats import _columns, fill
+    key, sep, value = line.partition(' = "')
+    if not sep or _columns(line) <= width or not value.endswith('"') or "  " in value:
+        return line
+    body = value[:-1]
+    parts = fill(body, width - 2).split("\n")
+    text = f'{key} = """\n' + " \\\n".join(parts) + '"""'
+    try:
+        same = tomllib.loads(text) == tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        same = False
+    return text if same else line
+
+
+def _differences(a: dict, b: dict, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(dotted key, value in a, value in b) for every leaf that differs."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if isinstance(x, dict) and isinstance(y, dict):
+            out += _differences(x, y, f"{prefix}{k}.")
+        elif x != y:
+            out.append((f"{prefix}{k}", _value_text(x), _value_text(y)))
+    return out
+
+
+def _value_text(v: Any) -> str:
+    return "(absent)" if v is None else json.dumps(v, ensure_ascii=False)   # TOML-alike
 
 
 def _overrides(overrides) -> tuple[str, ...]:
@@ -411,23 +663,22 @@ def load_rules(config: str | Path, overrides=()) -> RuleSet:
     """Load a variant config by path or shipped name, apply ``--set``
     overrides (``"win.min_tai=5"``, ...), validate, and flatten.
 
+    A file with ``extends = "NAME-OR-PATH"`` is merged over that config
+    first (``merge_tables``; docs/variants.md).
+
     Returns:
         RuleSet with ``.array`` (int64[R_LEN]) for the kernels.
     Raises:
         ConfigError: bad path, TOML syntax error, unknown key, wrong type or
-        out-of-range value; the message names the file, key and what is allowed.
+        out-of-range value, a bad ``extends``, or a ``win.min_tai`` no hand
+        can reach (``min_tai_bound``); the message names the file, key and
+        what is allowed.
         ``overrides`` is a list of strings; one string is one override.
     """
     overrides = _overrides(overrides)
     path = resolve_path(config)
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: TOML syntax error: {e}") from None
-    return from_dict(data, source=str(path), overrides=tuple(overrides))
+    return from_dict(_read_toml(path), source=str(path), overrides=tuple(overrides),
+                     folder=path.parent)
 
 
 def as_rules(config: RuleSet | str | Path, overrides=()) -> RuleSet:

@@ -15,6 +15,8 @@ arguments made from them by ``nbsim.play.policy_specs.kernel_arrays``.
 from __future__ import annotations
 
 import functools
+import threading
+import time
 
 import numpy as np
 import polars as pl
@@ -70,6 +72,93 @@ def _cached_lookup_tables(key: bytes):
     return ind, wild, flowers
 
 
+CALL_S = 0.2     # seconds a kernel call aims at: a stop request waits about this long
+
+
+class Pace:
+    """Cuts a range of deals (or matches) into kernel calls of about
+    ``CALL_S`` seconds each, sized from the rate of the calls so far: the
+    first call takes one unit, each next one at most 8 times as many as the
+    last, never more than ``limit``. Between calls it reports progress and
+    asks whether to stop. The cut changes no row: a deal depends on the
+    seed and its index only (docs/rules.md §2). One Pace serves the
+    successive chunks of one range.
+
+    With a ``halt`` function, each kernel call runs in a daemon thread of
+    its own while the caller watches ``halt`` every ``POLL_S`` seconds: a
+    stop request is answered at once, even in the middle of a long call
+    (one deal of a search policy can take seconds); the call is then left
+    to finish unseen, writing only past the units kept."""
+
+    def __init__(self, limit: int):
+        self.limit = max(1, int(limit))
+        self.size = 1
+
+    def run(self, n: int, call, commit=None, progress=None, halt=None) -> int:
+        """Do units ``0 .. n - 1``: ``call(i, k)`` computes units i .. i + k - 1
+        (writing only there) and returns a value for ``commit(value)``, run
+        by this thread, which returns the units done (k; 0 to call again with
+        the same units; None commit: k). ``progress(k)`` follows each commit;
+        once ``halt()`` is true no call starts and a running one is
+        abandoned. Returns the units done and committed."""
+        i = 0
+        while i < n:
+            if halt is not None and halt():
+                break
+            k = min(self.size, n - i)
+            t0 = time.perf_counter()
+            if halt is None:
+                value = call(i, k)
+            else:
+                box = _Call(call, i, k)
+                if not box.wait(halt):
+                    break
+                value = box.value
+            done = k if commit is None else commit(value)
+            dt = time.perf_counter() - t0
+            if not done:
+                continue
+            i += done
+            if progress is not None:
+                progress(done)
+            fit = int(done * CALL_S / dt) if dt > 0 else self.limit
+            self.size = max(1, min(self.limit, 8 * done, fit))
+        return i
+
+
+POLL_S = 0.02    # how often a caller waiting for a kernel call asks ``halt``
+KERNEL_CALL_THREAD = "nbsim-kernel-call"   # the name nbsim.client.run_here looks for
+
+
+class _Call:
+    """``fn(*args)`` running in a daemon thread (``Pace``)."""
+
+    def __init__(self, fn, *args):
+        self.value = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+        def target():
+            try:
+                self.value = fn(*args)
+            except BaseException as e:     # noqa: BLE001 - raised by wait()
+                self.error = e
+            finally:
+                self.done.set()
+
+        threading.Thread(target=target, daemon=True, name=KERNEL_CALL_THREAD).start()
+
+    def wait(self, halt) -> bool:
+        """Wait for the call; False if ``halt()`` came first. Raises the
+        call's error."""
+        while not self.done.wait(POLL_S):
+            if halt():
+                return False
+        if self.error is not None:
+            raise self.error
+        return True
+
+
 def deal_columns(arr: np.ndarray, seed: int, start: int, hands, flowers, wilds, dice, ind,
                  comp) -> dict[str, pl.Series]:
     """The deal-mode columns (``nbsim.run.schema``) from the deal kernel's arrays
@@ -112,10 +201,13 @@ def hand_text(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return data, offsets, used
 
 
-def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables) -> tuple:
+def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables, pace=None,
+                halt=None, progress=None) -> tuple:
     """The deal kernel's arrays for deals ``start .. stop - 1`` of ``seed``
     (the arguments of ``deal_columns`` after ``start``): hands, flowers, wilds,
     dice, ind, comp. No polars: the warm server calls it before it forks.
+    pace, halt, progress: as ``game_arrays`` (the arrays hold the deals
+    done before ``halt()`` said stop: ``start .. start + len(ind) - 1``).
     Raises RunError if the kernel reports a failure (a bug)."""
     n = stop - start
     hands = np.empty((n, 4, C.N_KINDS), np.int8)
@@ -124,25 +216,35 @@ def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables) -> tu
     dice = np.empty((n, 4), np.uint8)
     ind = np.empty(n, np.int8)
     comp = np.empty(n, np.bool_)
-    res = KB.deal_batch(arr, np.uint64(seed), np.int64(start), tables, hands, flowers,
-                        wilds, dice, ind, comp)
-    if res < 0:  # pragma: no cover - a 144-tile wall always suffices
-        raise RunError(f"deal kernel failed in deals {start}..{stop - 1}")
-    return hands, flowers, wilds, dice, ind, comp
+    out = (hands, flowers, wilds, dice, ind, comp)
+
+    def call(i, k):
+        res = KB.deal_batch(arr, np.uint64(seed), np.int64(start + i), tables,
+                            *(x[i:i + k] for x in out))
+        if res < 0:  # pragma: no cover - a 144-tile wall always suffices
+            raise RunError(f"deal kernel failed in deals {start + i}..{start + i + k - 1}")
+        return k
+
+    done = (pace or Pace(n)).run(n, call, None, progress, halt)
+    return tuple(x[:done] for x in out)
 
 
 def deal_frame(rules: RuleSet | np.ndarray, seed: int, start: int, stop: int,
-               tables=None) -> pl.DataFrame:
+               tables=None, progress=None, halt=None) -> pl.DataFrame:
     """Deals ``start .. stop - 1`` of ``seed`` as a DataFrame in the deal-mode
     schema (``nbsim.run.schema``; docs/rules.md §2, §3, §5).
 
     rules: a RuleSet or its int64[R_LEN] array; seed: 0 .. 2**64 - 1;
-    tables: ``nbsim.rules.lookups.load_tables()`` (loaded if None)."""
+    tables: ``nbsim.rules.lookups.load_tables()`` (loaded if None);
+    progress: called with the number of deals after each kernel call;
+    halt: a function, true when the work should stop: the frame then holds
+    the deals done before (``start .. start + height - 1``, maybe none)."""
     arr = rules.array if isinstance(rules, RuleSet) else rules
     if tables is None:
         from nbsim.rules.lookups import load_tables
         tables = load_tables()
-    cols = deal_columns(arr, seed, start, *deal_arrays(arr, seed, start, stop, tables))
+    arrays = deal_arrays(arr, seed, start, stop, tables, None, halt, progress)
+    cols = deal_columns(arr, seed, start, *arrays)
     df = pl.DataFrame([cols[c] for c in S.column_order("deal")])
     return df.cast(pl.Schema(S.schema("deal")))
 
@@ -333,27 +435,40 @@ MATCH_CHUNK = 50          # matches per kernel call
 
 
 def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[str, ...],
-               policy_args: tuple, tables, with_events: bool = False, progress=None):
+               policy_args: tuple, tables, with_events: bool = False, progress=None,
+               halt=None):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out.
 
     policies: the 4 policy specs by seat (strings, written to the policy_*
     columns); policy_args: the kernel's policy arguments for them
     (``nbsim.play.policy_specs.kernel_arrays``: codes, params); tables: ``load_tables()``;
-    progress: called with the number of deals after each kernel chunk.
-    Returns (DataFrame in the game schema of ``rs``, events DataFrame or None).
-    Deal i has the same wall as deal mode's deal i (docs/rules.md §2). The
-    kernel runs in chunks so that memory stays bounded for any range.
+    progress: called with the number of deals after each kernel call;
+    halt: a function, true when the work should stop (checked between
+    kernel calls of about ``CALL_S`` seconds, ``Pace``).
+    Returns (DataFrame in the game schema of ``rs``, events DataFrame or
+    None): the deals ``start .. start + height - 1``, all of them unless
+    ``halt`` stopped the work, or (None, None) when it stopped before the
+    first deal. Deal i has the same wall as deal mode's deal i (docs/rules.md
+    §2). The frames are built per chunk of ``PLAIN_CHUNK`` deals
+    (``EVENT_CHUNK`` with events) so that memory stays bounded for any range.
     Raises RunError if the engine reports an error (a bug)."""
     chunk = EVENT_CHUNK if with_events else PLAIN_CHUNK
+    pace = Pace(chunk)
     frames, events = [], []
     for a in range(start, stop, chunk):
         b = min(a + chunk, stop)
-        df, ev = _game_chunk(rs, seed, a, b, policies, policy_args, tables, with_events)
-        frames.append(df)
-        if ev is not None:
-            events.append(ev)
-        if progress is not None:
-            progress(b - a)
+        arrays, n_ev = game_arrays(rs.array, seed, a, b, policy_args, tables, with_events,
+                                   pace, halt, progress)
+        done = arrays["out"].shape[0]
+        if done:
+            df, ev = _game_chunk(rs, seed, a, arrays, n_ev, policies, with_events)
+            frames.append(df)
+            if ev is not None:
+                events.append(ev)
+        if done < b - a:
+            break
+    if not frames:
+        return None, None
     df = frames[0] if len(frames) == 1 else pl.concat(frames)
     ev = None
     if with_events:
@@ -362,21 +477,44 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
 
 def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: tuple,
-                tables, with_events: bool) -> tuple[dict, int]:
+                tables, with_events: bool, pace=None, halt=None,
+                progress=None) -> tuple[dict, int]:
     """The game kernel's arrays for deals ``start .. stop - 1`` of ``seed``
     played out (``_alloc``'s dict, filled) and the number of event rows. No
-    polars: the warm server calls it before it forks."""
+    polars: the warm server calls it before it forks.
+
+    The kernel is called in pieces that ``pace`` (a ``Pace``; None: a new
+    one) sizes; ``progress(n)`` is called after each and ``halt()`` asked
+    before each: once it is true the work stops, and every array holds the
+    deals done so far (``out.shape[0]`` of them, maybe 0)."""
     from nbsim.kernels import games as KG
-    a = _alloc(stop - start, with_events)
-    n_ev = KG.game_batch(arr, tables, np.uint64(seed), np.int64(start),
-                         *policy_args, with_events, a["out"], a["melds"],
-                         a["round_winds"], a["hands"], a["flowers"], a["wilds"], a["dice"],
-                         a["ind"], a["comp"], a["events"], a["event_deal"], a["event_step"])
-    return a, int(n_ev)
+    n = stop - start
+    a = _alloc(n, with_events)
+    per_deal = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
+                "comp")
+    per_event = ("events", "event_deal", "event_step")
+    n_ev = 0
+
+    def call(i, k):
+        return k, int(KG.game_batch(arr, tables, np.uint64(seed), np.int64(start + i),
+                                    *policy_args, with_events,
+                                    *(a[key][i:i + k] for key in per_deal),
+                                    *(a[key][n_ev:] for key in per_event)))
+
+    def commit(value):
+        nonlocal n_ev
+        n_ev += value[1]
+        return value[0]
+
+    done = (pace or Pace(n)).run(n, call, commit, progress, halt)
+    if done < n:
+        a.update({key: a[key][:done] for key in per_deal})
+    return a, n_ev
 
 
-def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_events):
-    a, n_ev = game_arrays(rs.array, seed, start, stop, policy_args, tables, with_events)
+def _game_chunk(rs, seed, start, a, n_ev, policies, with_events):
+    """The game frame (and events frame) of ``game_arrays``' arrays ``a``
+    for deals ``start ..``."""
     cols = deal_columns(rs.array, seed, start, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])
     cols.update(game_columns(rs, a["out"], a["melds"], a["round_winds"], tuple(policies)))
@@ -390,48 +528,97 @@ def _game_chunk(rs, seed, start, stop, policies, policy_args, tables, with_event
 
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
                 player_policies: tuple[str, ...], policy_args: tuple, tables,
-                with_events: bool = False, progress=None):
+                with_events: bool = False, progress=None, halt=None):
     """Whole matches ``m_start .. m_stop - 1`` (docs/rules.md §2 and §4).
 
     player_policies: the 4 players' policy specs; policy_args: the kernel's
     policy arguments for them (``nbsim.play.policy_specs.kernel_arrays``); progress: called with
-    the number of matches after each kernel chunk.
+    the number of matches after each kernel call; halt: a function, true
+    when the work should stop (checked between kernel calls, ``Pace``; a
+    match is never cut).
     Returns (deal rows with match, deal_in_match and player_e .. player_n,
-    match totals DataFrame (match, player, policy, total), events or None).
+    match totals DataFrame (match, player, policy, total), events or None)
+    of matches ``m_start .. m_start + totals.height // 4 - 1``: all of them
+    unless ``halt`` stopped the work, or (None, None, None) when it stopped
+    before the first match.
     The deal column of a match row is the deal's index within its match."""
+    pace = Pace(MATCH_CHUNK)
     parts = []
     for a in range(m_start, m_stop, MATCH_CHUNK):
         b = min(a + MATCH_CHUNK, m_stop)
-        parts.append(_match_chunk(rs, seed, a, b, player_policies, policy_args, tables,
-                                  with_events))
-        if progress is not None:
-            progress(b - a)
+        part = _match_chunk(rs, seed, a, b, player_policies, policy_args, tables,
+                            with_events, pace, halt, progress)
+        if part is not None:
+            parts.append(part)
+        if part is None or part[1].height < 4 * (b - a):
+            break
+    if not parts:
+        return None, None, None
     df = pl.concat([p[0] for p in parts])
     tot = pl.concat([p[1] for p in parts])
     ev = pl.concat([p[2] for p in parts]) if with_events else None
     return df, tot, ev
 
 
-def _match_chunk(rs, seed, m_start, m_stop, player_policies, policy_args, tables,
-                 with_events):
+def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, pace, halt,
+                  progress):
+    """The match kernel's arrays for matches ``m_start .. m_stop - 1``,
+    called in pieces that ``pace`` sizes (``game_arrays``): (``_alloc``'s
+    dict with match_of, deal_in, players and totals, rows, event rows,
+    matches done)."""
     from nbsim.kernels import games as KG
     n_m = m_stop - m_start
-    cap = max(64, n_m * 32)
-    while True:
+    per_row = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
+               "comp", "match_of", "deal_in", "players")
+    per_event = ("events", "event_deal", "event_step")
+
+    def alloc(cap):
         a = _alloc(cap, with_events)
-        match_of = np.zeros(cap, np.int64)
-        deal_in = np.zeros(cap, np.int32)
-        players = np.zeros((cap, 4), np.int8)
-        totals = np.zeros((n_m, 4), np.int64)
-        rows, n_ev = KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start),
-                                    np.int64(n_m), *policy_args, with_events,
-                                    a["out"], a["melds"], a["round_winds"], a["hands"],
-                                    a["flowers"], a["wilds"], a["dice"], a["ind"], a["comp"],
-                                    match_of, deal_in, players, totals, a["events"],
-                                    a["event_deal"], a["event_step"])
-        if rows >= 0:
-            break
-        cap *= 2
+        a.update(match_of=np.zeros(cap, np.int64), deal_in=np.zeros(cap, np.int32),
+                 players=np.zeros((cap, 4), np.int8), totals=np.zeros((n_m, 4), np.int64))
+        return a
+
+    a = alloc(max(64, n_m * 32))
+    rows = n_ev = 0
+
+    def call(i, k):
+        return i, k, KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start + i),
+                                    np.int64(k), *policy_args, with_events,
+                                    *(a[key][rows:] for key in per_row),
+                                    a["totals"][i:i + k], *(a[key][n_ev:] for key in per_event))
+
+    def commit(value):
+        nonlocal a, rows, n_ev
+        i, k, (got, got_ev) = value
+        if got < 0:                         # the outputs were too small: grow, call again
+            bigger = alloc(2 * a["out"].shape[0])
+            for key in per_row:
+                bigger[key][:rows] = a[key][:rows]
+            for key in per_event:
+                bigger[key][:n_ev] = a[key][:n_ev]
+            bigger["totals"][:i] = a["totals"][:i]
+            a = bigger
+            return 0
+        a["event_deal"][n_ev:n_ev + got_ev] += rows     # the kernel counts rows from its first
+        rows += int(got)
+        n_ev += int(got_ev)
+        return k
+
+    done = pace.run(n_m, call, commit, progress, halt)
+    return a, rows, n_ev, done
+
+
+def _match_chunk(rs, seed, m_start, m_stop, player_policies, policy_args, tables,
+                 with_events, pace, halt, progress):
+    """The frames of matches ``m_start ..`` (up to ``m_stop`` unless ``halt``
+    stops the work; None when no match was played): (deal rows, totals,
+    events or None)."""
+    a, rows, n_ev, n_m = _match_arrays(rs, seed, m_start, m_stop, policy_args, tables,
+                                       with_events, pace, halt, progress)
+    if n_m == 0:
+        return None
+    m_stop = m_start + n_m
+    match_of, deal_in, players, totals = a["match_of"], a["deal_in"], a["players"], a["totals"]
     sl = slice(0, rows)
     cols = deal_columns(rs.array, seed, 0, a["hands"][sl], a["flowers"][sl], a["wilds"][sl],
                         a["dice"][sl], a["ind"][sl], a["comp"][sl])
@@ -447,7 +634,7 @@ def _match_chunk(rs, seed, m_start, m_stop, player_policies, policy_args, tables
         "match": np.repeat(np.arange(m_start, m_stop, dtype=np.int64), 4),
         "player": np.tile(np.arange(4, dtype=np.int8), n_m),
         "policy": [player_policies[p] for _ in range(n_m) for p in range(4)],
-        "total": totals.reshape(-1),
+        "total": totals[:n_m].reshape(-1),
     })
     ev = None
     if with_events:

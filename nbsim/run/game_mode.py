@@ -23,25 +23,29 @@ from nbsim.run.frames import deal_columns, events_frame, game_columns
 
 
 def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
-               with_events: bool = False, progress=None):
+               with_events: bool = False, progress=None, halt=None):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out
     (``nbsim.run.frames.game_frame``). policies: 4 policy specs or
     ``nbsim.play.policy_specs.Policy`` (per seat from the dealer;
     ``nbsim.play.policy_specs.as_policies``). Returns (game-schema DataFrame, events
-    DataFrame or None)."""
+    DataFrame or None); with ``halt`` (a function, true when the work should
+    stop), the deals finished before it said stop, or (None, None)."""
     policies = as_policies(policies)
     return F.game_frame(rs, seed, start, stop, tuple(p.full for p in policies),
-                        kernel_arrays(policies), tables, with_events, progress)
+                        kernel_arrays(policies), tables, with_events, progress, halt)
 
 
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_policies, tables,
-                with_events: bool = False, progress=None):
+                with_events: bool = False, progress=None, halt=None):
     """Whole matches ``m_start .. m_stop - 1`` (``nbsim.run.frames.match_frame``).
     player_policies: 4 policy specs or Policies, by player. Returns (deal
-    rows, match totals, events or None)."""
+    rows, match totals, events or None); with ``halt`` (a function, true
+    when the work should stop), the matches finished before it said stop,
+    or (None, None, None)."""
     player_policies = as_policies(player_policies)
     return F.match_frame(rs, seed, m_start, m_stop, tuple(p.full for p in player_policies),
-                         kernel_arrays(player_policies), tables, with_events, progress)
+                         kernel_arrays(player_policies), tables, with_events, progress,
+                         halt)
 
 
 @dataclass

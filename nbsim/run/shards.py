@@ -96,36 +96,75 @@ def tables():
         return _TABLES
 
 
-def run_shard(task: ShardTask, out: str | Path, progress=None) -> dict:
+class Stop:
+    """A stop request shared by the threads of a run (thread-safe).
+
+    ``request()`` asks the running shards to stop between kernel calls
+    (``nbsim.run.frames.Pace``) and keep the deals they finished; ``close()``
+    says the run no longer records anything, so a shard that sees it writes
+    nothing (its deals are computed again by --resume)."""
+
+    def __init__(self):
+        self._requested = threading.Event()
+        self._closed = threading.Event()
+
+    def request(self) -> None:
+        """Ask the shards to stop after their current kernel call."""
+        self._requested.set()
+
+    def close(self) -> None:
+        """Stop, and from now on write no file."""
+        self._requested.set()
+        self._closed.set()
+
+    @property
+    def requested(self) -> bool:
+        """True once ``request`` or ``close`` was called."""
+        return self._requested.is_set()
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._closed.is_set()
+
+
+def run_shard(task: ShardTask, out: str | Path, progress=None, stop: Stop | None = None):
     """Compute one shard and write its files into the run folder ``out``.
 
     Returns the manifest entry: {"file", "index", "first_deal", "deals", "rows",
     "dealer_complete", "files": {name: {"rows", "bytes", "sha256"}}, plus
     "events_file" / "matches_file"}. ``progress(n)`` is called as deals (or
-    matches) are done. Raises OSError if a file cannot be written (the
-    shard's files are then absent or whole)."""
+    matches) are done. ``stop``: once requested, the shard stops after its
+    current kernel call and writes the deals (matches) it finished,
+    ``first_deal .. first_deal + deals - 1`` (fewer than the task's; the
+    rest is another shard's on --resume), or returns None when it finished
+    none or ``stop`` is closed. Raises OSError if a file cannot be written
+    (the shard's files are then absent or whole)."""
     spec, out = task.spec, Path(out)
-    start, stop, index = task.start, task.stop, task.index
+    start, stop_at, index = task.start, task.stop, task.index
+    halt = None if stop is None else (lambda: stop.requested)
     tables_ = tables()
-    footer = {"run_id": task.run_id, "seed": spec.seed, "first_deal": start,
-              "deals": stop - start}
-    info: dict[str, Any] = {"file": shard_name(index), "index": index, "first_deal": start,
-            "deals": stop - start}
-    files: dict[str, dict] = {}
     ev = totals = None
     if spec.mode == "deal":
         from nbsim.run.frames import deal_frame
-        df = deal_frame(spec.rs.array, spec.seed, start, stop, tables_)
-        if progress is not None:
-            progress(stop - start)
+        df = deal_frame(spec.rs.array, spec.seed, start, stop_at, tables_, progress, halt)
+        done = df.height
     elif spec.fmt == "matches":
         from nbsim.run.game_mode import match_frame
-        df, totals, ev = match_frame(spec.rs, spec.seed, start, stop, spec.policies, tables_,
-                                     spec.events, progress)
+        df, totals, ev = match_frame(spec.rs, spec.seed, start, stop_at, spec.policies,
+                                     tables_, spec.events, progress, halt)
+        done = 0 if totals is None else totals.height // 4
     else:
         from nbsim.run.game_mode import game_frame
-        df, ev = game_frame(spec.rs, spec.seed, start, stop, spec.policies, tables_,
-                            spec.events, progress)
+        df, ev = game_frame(spec.rs, spec.seed, start, stop_at, spec.policies, tables_,
+                            spec.events, progress, halt)
+        done = 0 if df is None else df.height
+    if done == 0 or (stop is not None and stop.closed):
+        return None
+    footer = {"run_id": task.run_id, "seed": spec.seed, "first_deal": start, "deals": done}
+    info: dict[str, Any] = {"file": shard_name(index), "index": index, "first_deal": start,
+                            "deals": done}
+    files: dict[str, dict] = {}
     if totals is not None:
         name = shard_name(index, "matches")
         files[name] = write_parquet(totals, out / name, {**footer, "kind": "matches"})

@@ -32,12 +32,13 @@ import errno
 import hashlib
 import json
 import os
+import queue
 import shutil
+import signal
 import sys
 import threading
 import time
 import uuid
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,7 +70,7 @@ from nbsim.run.files import (  # noqa: F401  (re-exported: the public API of a r
     write_atomic,
 )
 from nbsim.run.lock import RunLock
-from nbsim.run.shards import RunSpec, ShardTask, nbsim_version, run_shard  # noqa: F401
+from nbsim.run.shards import RunSpec, ShardTask, Stop, nbsim_version, run_shard  # noqa: F401
 
 DEFAULT_SHARD_SIZE = 100_000
 EVENTS_SHARD_SIZE = 20_000     # game mode with --events (about 330 event rows per deal)
@@ -438,84 +439,131 @@ def _shard_tasks(spec: RunSpec, run_id: str, ranges, used: set[str]):
         yield ShardTask(spec, run_id, idx, a, b)
 
 
-def _run_threads(tasks, out: Path, workers: int, rec: _Recorder) -> None:
+POLL_S = 0.05          # how often the main thread looks for a stop request
+STOP_GRACE_S = 1.5     # after one: how long running shards may take to stop and write
+
+
+@contextlib.contextmanager
+def _signals_stop(stop: Stop):
+    """While a run's shards work: SIGINT (Ctrl-C) and SIGTERM ask them to
+    stop (``stop.request``) instead of raising in the main thread, so no
+    bookkeeping is cut short. Yields the list of signal numbers received
+    (a second one cuts the wait for the running shards short). In a thread
+    other than the main one (signals cannot be caught there) and for a
+    signal this process ignores (a shell's background job), nothing
+    changes."""
+    got: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield got
+        return
+
+    def handler(signum, frame):
+        got.append(signum)
+        stop.request()
+
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield got
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _run_threads(tasks, out: Path, workers: int, rec: _Recorder, external=None) -> bool:
     """Run shard tasks on ``workers`` threads, recording each as it finishes.
 
-    The shards always run in pool threads and the calling (main) thread only
-    waits and records, so Ctrl-C or SIGTERM never stops a shard half-written.
-    At most 2 x workers shards are queued (1 with one worker). On an error
-    or Ctrl-C no new shard starts, the running ones finish and are recorded
-    (recording is idempotent: every finished shard is recorded once, even
-    one whose future a signal interrupted the bookkeeping of), then the
-    first error is raised."""
-    clock = threading.Lock()
+    The shards run in daemon threads and the calling thread only hands out
+    tasks, waits and records: at most 2 x workers shards are queued (1 with
+    one worker). Ctrl-C, SIGTERM (``_signals_stop``), ``external.is_set()``
+    or an error ask the shards to stop (``shards.Stop``): each stops after
+    its current kernel call (``frames.Pace``: a fraction of a second, a deal
+    of a search policy) and writes and records the deals it finished. A
+    shard still running ``STOP_GRACE_S`` seconds after the request (or at a
+    second signal) is left behind: it writes nothing, and its thread, a
+    daemon, never holds up the end of the process. Returns True when a
+    signal or ``external`` stopped the run; raises the first error."""
+    stop = Stop()
+    todo: queue.Queue = queue.Queue()
+    results: queue.Queue = queue.Queue()
 
-    def job(task):
-        info = run_shard(task, out, lambda n: rec.tick(task.index, n, task.stop - task.start))
-        with clock:
-            finished[task.index] = info    # seen even if the main thread lost the future
-        return info
-
-    finished: dict[int, dict] = {}         # finished shards not yet recorded
-    depth = 2 * workers if workers > 1 else 1
-    prefix = f"nbsim-shard-{uuid.uuid4().hex[:8]}"
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=prefix)
-    live: set = set()                      # submitted and not yet recorded
-    errors: list[BaseException] = []
-
-    def collect(futures):
-        for f in list(futures):
-            if not f.done():
+    def work():
+        while (task := todo.get()) is not None:
+            if stop.requested:
+                results.put((None, None))
                 continue
-            if not f.cancelled():
-                if f.exception() is not None:
-                    errors.append(f.exception())
-                else:
-                    info = f.result()
-                    rec.record(info)
-                    with clock:
-                        finished.pop(info["index"], None)
-            live.discard(f)
+            try:
+                info = run_shard(task, out, lambda n, t=task: rec.tick(t.index, n,
+                                                                       t.stop - t.start),
+                                 stop=stop)
+            except BaseException as e:     # noqa: BLE001 - re-raised by the main thread
+                results.put((None, e))
+            else:
+                results.put((info, None))
 
-    try:
-        for task in tasks:
-            live.add(pool.submit(job, task))
-            while len(live) >= depth and not errors:
-                done, _ = wait(live, return_when=FIRST_COMPLETED)
-                collect(done)
-            if errors:
-                break
-        while live and not errors:
-            done, _ = wait(live, return_when=FIRST_COMPLETED)
-            collect(done)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        for t in threading.enumerate():    # a thread a signal kept out of the pool's list
-            if t.name.startswith(prefix) and t is not threading.current_thread():
-                _join_started(t)
-        collect(live)                      # shards that finished meanwhile
-        for info in list(finished.values()):     # and any whose future a signal lost
-            rec.record(info)
+    threads = [threading.Thread(target=work, daemon=True, name=f"nbsim-shard-{i}")
+               for i in range(workers)]
+    for t in threads:
+        t.start()
+    depth = 2 * workers if workers > 1 else 1
+    tasks = iter(tasks)
+    outstanding = 0                        # tasks handed out and not yet answered
+    errors: list[BaseException] = []
+    interrupted = False
+    deadline = None
+    with _signals_stop(stop) as got:
+        try:
+            while True:
+                if external is not None and external.is_set():
+                    stop.request()
+                if stop.requested and deadline is None:
+                    interrupted = interrupted or not errors
+                    deadline = time.monotonic() + STOP_GRACE_S
+                while not stop.requested and outstanding < depth:
+                    task = next(tasks, None)
+                    if task is None:
+                        break
+                    todo.put(task)
+                    outstanding += 1
+                if outstanding == 0 or deadline is not None and (
+                        time.monotonic() >= deadline or len(got) > 1):
+                    break
+                try:
+                    info, err = results.get(timeout=POLL_S)
+                except queue.Empty:
+                    continue
+                outstanding -= 1
+                if err is not None:
+                    errors.append(err)
+                    stop.request()
+                elif info is not None:
+                    rec.record(info)
+        except KeyboardInterrupt:          # a signal not caught by _signals_stop
+            interrupted = True
+        finally:
+            stop.close()                   # the shards still running write nothing
+            for _ in threads:
+                todo.put(None)
+            while True:                    # shards that finished meanwhile
+                try:
+                    info, err = results.get_nowait()
+                except queue.Empty:
+                    break
+                if info is not None:
+                    rec.record(info)
     if errors:
         raise errors[0]
-
-
-def _join_started(t: threading.Thread) -> None:
-    """Join ``t``, which a signal may have caught between its ``start()``
-    and its first instruction (``join`` then raises RuntimeError)."""
-    while True:
-        try:
-            t.join()
-            return
-        except RuntimeError:
-            time.sleep(0.001)
+    return interrupted
 
 
 def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | Path,
              mode: str = "deal", shard_size: int | None = None, workers: int | None = None,
              overwrite: bool = False, resume: bool = False, overrides=(),
              progress: bool | None = None, policies: tuple[str, ...] | None = None,
-             events: bool = False, fmt: str = "deals", cluster: str | None = None) -> RunResult:
+             events: bool = False, fmt: str = "deals", cluster: str | None = None,
+             stop=None) -> RunResult:
     """Simulate ``deals`` deals of a variant and write (or complete) a run folder.
 
     Args:
@@ -549,13 +597,24 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         cluster: None (threads), 'local' (a Dask LocalCluster on the
             loopback) or a scheduler address 'tcp://HOST:PORT'
             (``nbsim.run.cluster``; needs ``pip install 'nbsim[cluster]'``).
+        stop: None, or an object with ``is_set()`` (a ``threading.Event``)
+            that another thread sets to stop the run as Ctrl-C does
+            (threads only, not with ``cluster``).
     Returns:
         RunResult. Raises ConfigError (bad config or override), RunError
         (bad arguments or folder, a request that differs from the run to
         resume, a folder locked by another writer, a disk that filled up:
         the finished shards and a consistent manifest are kept) or
-        RunInterrupted (Ctrl-C; likewise kept). Every argument is checked
-        before any work starts.
+        RunInterrupted (Ctrl-C, SIGTERM or ``stop``; likewise kept). Every
+        argument is checked before any work starts.
+
+    Ctrl-C and SIGTERM (caught while the shards run, when ``simulate`` is
+    called from the main thread) stop the run within about two seconds:
+    every running shard stops after its current kernel call (about 0.2 s,
+    or one deal of a search policy) and keeps the deals it finished as a
+    shard of its own; a shard that does not stop in time is dropped (its
+    thread writes nothing). A run whose every deal was done when the stop
+    came is complete, not interrupted.
     """
     spec = make_spec(config, deals=deals, seed=seed, mode=mode, shard_size=shard_size,
                      overrides=overrides, policies=policies, events=events, fmt=fmt)
@@ -571,7 +630,7 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
     lock = RunLock(out).acquire()
     try:
         return _simulate_locked(spec, out, workers, has_run and resume, has_run and overwrite,
-                                progress, cluster, shard_size)
+                                progress, cluster, shard_size, stop)
     finally:
         lock.release()
 
@@ -618,7 +677,8 @@ def _entry_files(entry: dict) -> list[str]:
                     if isinstance(entry.get(k), str) and entry[k] not in names]
 
 
-def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, size_given):
+def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, size_given,
+                     stop=None):
     mpath = out / MANIFEST
     redo: list[str] = []
     if resume:
@@ -659,7 +719,8 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
     try:
         rec.save()
         if cluster is None:
-            _run_threads(tasks, out, workers, rec)
+            if _run_threads(tasks, out, workers, rec, stop):
+                status = "interrupted"
         else:
             from nbsim.run.cluster import run_on_cluster
             try:
@@ -679,7 +740,9 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
                     os.getpid()):
                 p.unlink(missing_ok=True)
         elapsed = time.perf_counter() - t0
-        if status == "complete" and manifest["deals_done"] != spec.deals:
+        if manifest["deals_done"] == spec.deals and failure is None:
+            status = "complete"        # every shard finished, whatever came after
+        elif status == "complete":
             status = "failed"
         manifest["status"] = status
         manifest["finished"] = _now()
