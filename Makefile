@@ -32,8 +32,11 @@ BAND_DEALS   ?= $(DOC_BAND_DEALS)
 EXPERT_DEALS ?= $(DOC_EXPERT_DEALS)
 EXPERT_ON    ?= $(DOC_EXPERT_ON)
 EXPERT       ?= $(DOC_EXPERT)
+# the settings of docs/calibration.md's figures (`make calibration`)
+CALIBRATION_ARGS := --variant ningbo-3baida --deals 200 --worlds 100 --samples 40 \
+                    --models 3ph,1p,0p,3p,3
 
-.PHONY: setup demo test check bench validate ladder band clean browser
+.PHONY: setup demo test check bench validate ladder band calibration clean browser
 
 ## setup: the virtual environment, then the kernels of game mode, deal mode and scoring
 ## compiled once (in parallel processes; `python -m nbsim.warmup` compiles every group)
@@ -116,6 +119,14 @@ band: setup
 	    --expert '$(EXPERT)' --expert-deals $(EXPERT_DEALS) \
 	    $(if $(EXPERT_ON),--expert-on $(EXPERT_ON)) --out runs/band
 	$(PUBLISH_BAND)
+
+## calibration: the deal-in chances of every opponent model against played deals
+## (benchmarks/calibrate_dealin.py) -> runs/calibration.txt and docs/calibration.png,
+## the figures of docs/calibration.md (about a minute of one core)
+calibration: setup
+	mkdir -p runs
+	$(BIN)/python -m benchmarks.calibrate_dealin $(CALIBRATION_ARGS) \
+	    --plot docs/calibration.png | tee runs/calibration.txt
 
 clean:
 	rm -rf runs .pytest_cache

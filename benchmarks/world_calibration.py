@@ -11,11 +11,13 @@ from its fourth on, it rebuilds East's view (``divergence.state_at``, as
 worlds to the end of the deal, defend at its defaults in every seat, as
 the real deal was played (``playout.evaluate_into`` with ``refine`` 0 to 3:
 ``lookahead:opponents``; "3p": model 3 whose worlds never give a seat a
-hand that would have won on a kind it let go by, as ``nbsim advise``
-deals them; and "oracle": the real hidden hands and face-down
-kongs, only the wall order sampled; ``--models`` picks the rows). The
-evaluator forecasts East's payment, P(East wins), P(East deals in), P(the
-wall is exhausted) and P(another seat wins).
+hand that would have won on a kind it let go by; "3ph": the same with
+a refined flush target that keeps the honours, as ``nbsim advise``
+deals them (``benchmarks.calibrate_dealin.refine_of``); and "oracle":
+the real hidden hands and face-down kongs, only the wall order sampled;
+``--models`` picks the rows). The evaluator forecasts East's payment,
+P(East wins), P(East deals in), P(the wall is exhausted) and P(another
+seat wins).
 
 The real deal is one draw of what the forecast describes: the hidden tiles
 the view allows, played by the same policies. So if the worlds were drawn
@@ -43,7 +45,7 @@ from nbsim.play.worlds import play_defend, real_world
 from nbsim.rules.ruleset import as_rules
 from nbsim.rules.tiles import parse_tile
 
-MODELS = ("0", "1", "2", "3", "3p", "oracle")
+MODELS = ("0", "1", "2", "3", "3p", "3ph", "oracle")
 FIGURES = ("payment", "E wins", "E deals in", "exhausted", "another wins")
 
 
@@ -72,8 +74,10 @@ def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
 
 def _refine(model: str) -> int:
     """``evaluate_into``'s refine of a row: the model's number, with
-    ``playout.RESPECT_PASSED`` for a "p" after it ("3p": advise's worlds)."""
-    return int(model.rstrip("p")) | (PL.RESPECT_PASSED if model.endswith("p") else 0)
+    ``playout.RESPECT_PASSED`` for a "p" after it and ``FLUSH_HONOURS``
+    for an "h" ("3ph": advise's worlds; ``calibrate_dealin.refine_of``)."""
+    from benchmarks.calibrate_dealin import refine_of
+    return refine_of(model)
 
 
 def _forecast(view, sr, k: int, samples: int, key, refine: int) -> np.ndarray:

@@ -189,7 +189,8 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
                    "random; 1 refined once per discard they made; 2 also toward a value "
                    "player's target; 3 also a flush in the suit their discards point to, "
                    "whose forecasts agree with real deals (docs/lookahead.md, 'Calibration of the "
-                   "worlds').")
+                   "worlds'). A flush target keeps the honours; each tile's deal-in chance against "
+                   "played deals: docs/calibration.md.")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,

@@ -96,9 +96,9 @@ def test_safe_tile_preferred_against_a_ready_flush(rs):
     # over the rest of the deal (a later discard of the 5p kept deals in
     # too), the risky discard deals in to South more often and pays less,
     # beyond the paired error: with the default opponent model (3: South's
-    # hand leans to p, the suit of its melds) South's deal-in rate is 0.055
-    # .. 0.065 for 5p against 0.009 for 1z, 5p worse by 0.69 .. 0.85 points,
-    # on 8 seeds of 8 (1 .. 8), 2,000 samples each; with uniform hands
+    # hand leans to p, the suit of its melds) South's deal-in rate is 0.059
+    # .. 0.072 for 5p against 0.009 .. 0.017 for 1z, 5p worse by 0.68 .. 0.90
+    # points, on 8 seeds of 8 (1 .. 8), 2,000 samples each; with uniform hands
     # (opponents 0) 0.030 .. 0.041 against 0.011 .. 0.019, worse by 0.18 ..
     # 0.35. Earlier in the deal (40 tiles left) the 5p kept is thrown later
     # in most samples and the two differ by less than the noise.

@@ -64,6 +64,10 @@ DEFEND_HOLD = param_index("defend", "hold")
 # ``build_world``'s refine flag: deal again a world that gives a seat a hand
 # that would legally win on a kind it let go by (``contradicts_passed``)
 RESPECT_PASSED = 4
+# ``build_world``'s refine flag (models 2 and 3): a flush target of
+# ``refine_hands`` keeps the honours (the half flush of its suit), as a
+# player collecting one suit holds honours too (docs/calibration.md)
+FLUSH_HONOURS = 8
 MODEL_BITS = 3          # refine & MODEL_BITS: the opponent model (0 .. 3)
 PASSED_TRIES = 16       # deals of a world before the last one is kept anyway
 
@@ -150,7 +154,10 @@ def refine_hands(view, g, st, refine):
     With ``refine`` 3 it picks the target as with 2, but a flush target
     takes the suit its public play points to (``read_suit``: its suited
     melds, else the suit it discards least), so its hand leans to the suit
-    a player reading its discards would fear. Any way, every tile stays
+    a player reading its discards would fear. With the ``FLUSH_HONOURS``
+    bit in ``refine`` (2 or 3), a full-flush target becomes the half flush
+    of its suit: the honours stay in the hand as the suit's tiles do, by
+    ``keep_score`` alone. Any way, every tile stays
     unseen by the seat: the hidden tiles of the hands and the wall are the
     same multiset, and only what the seat may know is read (no leak)."""
     ws = g.ws
@@ -159,11 +166,13 @@ def refine_hands(view, g, st, refine):
     if n <= 1:
         return
     nat = g.nat
+    model = refine & MODEL_BITS
+    honours = (refine & FLUSH_HONOURS) != 0
     for s in range(4):
         if s == view.seat:
             continue
         h = g.hands[s]
-        suit = read_suit(view, st, s) if refine == 3 else -1
+        suit = read_suit(view, st, s) if model == 3 else -1
         for _ in range(view.n_pond[s]):
             p = lo + rng.below(st, n)
             k = W.tile_kind(np.int64(g.wall[p]))
@@ -171,7 +180,7 @@ def refine_hands(view, g, st, refine):
                 continue
             h[k] += 1
             target = CM.TG_OPEN
-            if refine >= 2:
+            if model >= 2:
                 n_wilds = CM.split_hand(h, view.wild, nat)
                 target = CM.choose_target(view.rules, view.tables, nat, n_wilds, g.melds[s],
                                           g.n_melds[s], np.int64(s), view.round_wind,
@@ -181,6 +190,8 @@ def refine_hands(view, g, st, refine):
                         target = CM.TG_FULL_FLUSH + suit
                     elif CM.TG_HALF_FLUSH <= target < CM.TG_ALL_PUNGS:
                         target = CM.TG_HALF_FLUSH + suit
+                if honours and CM.TG_FULL_FLUSH <= target < CM.TG_HALF_FLUSH:
+                    target = CM.TG_HALF_FLUSH + (target - CM.TG_FULL_FLUSH)
             worst = -1
             low = 1e300
             for x in range(C.N_KINDS):
@@ -207,12 +218,61 @@ def contradicts_passed(view, g, out):
         if s == view.seat:
             continue
         for k in range(C.N_KINDS):
-            if (view.passed[s, k] and E.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
-                    and E.try_win(view.rules, view.tables, g, np.int64(s), np.int64(k),
-                                  np.int64(C.WIN_DISCARD), np.int64(0), np.int64((s + 1) % 4),
-                                  np.int64(-1), np.int64(-1), out)):
+            if view.passed[s, k] and wins_on(view, g, s, k, (s + 1) % 4, out):
                 return True
     return False
+
+
+@nrt_free
+def wins_on(view, g, s, k, discarder, out):
+    """Would seat ``s``'s hand in the world ``g`` legally win on kind ``k``
+    discarded by seat ``discarder`` (docs/rules.md §5)? ``out``: scratch
+    (int64[OUT_LEN])."""
+    return (E.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
+            and E.try_win(view.rules, view.tables, g, np.int64(s), np.int64(k),
+                          np.int64(C.WIN_DISCARD), np.int64(0), np.int64(discarder),
+                          np.int64(-1), np.int64(-1), out))
+
+
+@nrt_free
+def discard_wins(view, g, out, wins):
+    """The immediate deal-in of every kind in the world ``g``: ``wins[k]``
+    (bool[N_KINDS]) is True when some seat other than ``view.seat`` would
+    legally win on kind ``k`` if ``view.seat`` discarded it now
+    (``wins_on``; who would claim it first does not matter). ``out``:
+    scratch (int64[OUT_LEN])."""
+    seat = view.seat
+    for k in range(C.N_KINDS):
+        wins[k] = False
+        for s in range(4):
+            if s != seat and wins_on(view, g, s, k, seat, out):
+                wins[k] = True
+                break
+
+
+@nrt_free
+def discard_win_counts(view, sr, n_samples, key, refine, wins, counts):
+    """``counts[k]`` (float64[N_KINDS], zeroed first): in how many of
+    ``n_samples`` worlds (``build_world`` with ``refine``, world j from
+    the stream (``key``, j) as in ``evaluate_into``) some other seat would
+    legally win on kind ``k`` discarded by ``view.seat`` now
+    (``discard_wins``; ``wins`` bool[N_KINDS] scratch). ``sr``:
+    ``engine_state.Search`` working memory. Returns the worlds dealt (a
+    world the view leaves too few tiles for is not counted)."""
+    g = E.search_game(sr)
+    for k in range(C.N_KINDS):
+        counts[k] = 0.0
+    dealt = 0
+    for j in range(n_samples):
+        rng.stream_init(key, j, rng.STREAM_USER, sr.st)
+        if build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
+            continue
+        dealt += 1
+        discard_wins(view, g, sr.out, wins)
+        for k in range(C.N_KINDS):
+            if wins[k]:
+                counts[k] += 1.0
+    return dealt
 
 
 @nrt_free
@@ -222,8 +282,9 @@ def build_world(view, g, st, pool, u, refine, out):
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
     and ``u`` int64[42] are scratch. ``refine & MODEL_BITS`` 1, 2 or 3: the
     others' hands are then refined by ``refine_hands`` (0: uniformly random
-    hands). With the ``RESPECT_PASSED`` bit, a world that gives a seat a
-    hand that would legally win on a kind it let go by
+    hands; the ``FLUSH_HONOURS`` bit is passed on to it). With the
+    ``RESPECT_PASSED`` bit, a world that gives a seat a hand that would
+    legally win on a kind it let go by
     (``contradicts_passed``; ``out`` int64[OUT_LEN] scratch) is dealt again
     from the same stream, up to ``PASSED_TRIES`` deals (the last is kept).
     The seat to play and the turn state are the view's. Returns 0, or 1 when the
@@ -327,7 +388,7 @@ def build_world(view, g, st, pool, u, refine, out):
             else:
                 return 1
         if model > 0:
-            refine_hands(view, g, st, model)
+            refine_hands(view, g, st, model | (refine & FLUSH_HONOURS))
         if not (refine & RESPECT_PASSED) or not contradicts_passed(view, g, out):
             break
     # the engine's filters of who may win on a discard

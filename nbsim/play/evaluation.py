@@ -340,7 +340,9 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     the seed, the race's round (``_key``) and the opponent model only, so
     groups played from one seed and round share them; they never give a
     seat a hand that would have won on a kind it let go by
-    (``playout.RESPECT_PASSED``; ``pos.passed``)."""
+    (``playout.RESPECT_PASSED``; ``pos.passed``), and a refined flush
+    target keeps the honours (``playout.FLUSH_HONOURS``:
+    docs/calibration.md)."""
     from nbsim.kernels import engine as E
     from nbsim.kernels import playout as PL
 
@@ -350,7 +352,7 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed, round_),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
-                     np.int64(opponents) | PL.RESPECT_PASSED)
+                     np.int64(opponents) | PL.RESPECT_PASSED | PL.FLUSH_HONOURS)
     return sr.stats[:n].copy(), sr.pays[:n].copy()
 
 
@@ -520,8 +522,10 @@ def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, 
     dealt (``OPPONENT_MODELS``; the default, ``DEFAULT_OPPONENTS`` = 3,
     refines them as players' hands, toward a flush in the suit their
     discards point to, so that the forecasts agree with real deals:
-    docs/lookahead.md, "Calibration of the worlds"); no world gives a seat
-    a hand that would have won on a kind it let go by (``pos.passed``).
+    docs/lookahead.md, "Calibration of the worlds"; a refined flush target
+    keeps the honours: each tile's deal-in chance against played deals,
+    docs/calibration.md); no world gives a seat a hand that would have won
+    on a kind it let go by (``pos.passed``).
     The same worlds for every candidate (common random numbers). ``kinds``:
     the candidates
     (held kinds; default every held kind). ``kongs``: kinds whose own-turn

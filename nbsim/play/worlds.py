@@ -17,7 +17,12 @@ other hands (``lookahead:opponents``, ``playout.refine_hands``):
 ``ADVICE_OPPONENTS`` is the model ``nbsim advise`` and
 ``nbsim.play.evaluation.evaluate`` use by default: the one whose forecasts
 of how a deal ends agree with real deals (docs/lookahead.md, "Calibration
-of the worlds"; ``benchmarks/world_calibration.py`` measures it).
+of the worlds"; ``benchmarks/world_calibration.py`` measures it) and whose
+deal-in chances of each tile are among the best calibrated
+(docs/calibration.md; ``benchmarks/calibrate_dealin.py``). Advise's
+worlds keep the honours in a refined flush target
+(``playout.FLUSH_HONOURS``), so a visible flush threat's honour waits are
+not called safe.
 
 ``real_world`` deals a world whose hidden tiles are those of a real deal
 (``nbsim.play.replays.hidden_at`` reads them from a played deal's log;
