@@ -199,3 +199,34 @@ def test_kernel_calls_of_one_unit_write_the_same_bytes(tmp_path, monkeypatch, ca
         folder.mkdir()
         infos.append(SH.run_shard(task, folder))
     assert infos[0] == infos[1]
+
+
+def test_sigint_stops_a_tune_whose_trials_run_in_threads(tmp_path):
+    """`nbsim tune --workers 2` plays one trial in the main thread and one
+    in a pool thread, where no signal arrives: Ctrl-C stops both within the
+    bound (the pool thread's run is told through simulate's ``stop``), the
+    study says how to continue, status 130."""
+    args = ["ningbo-3baida", "--target", "win_rate=0.5..0.6", "--vary", "win.min_tai=3..6",
+            "--trials", "4", "--deals", "400000", "--steps", "1", "--seed", "1",
+            "--workers", "2", "--styles", "none", "--out", str(tmp_path / "study")]
+    status, took, err = _signal_after_progress(args, signal.SIGINT, "tune", after_s=20.0)
+    assert status == 130, err
+    assert took < EXIT_BOUND_S, (took, err)
+    assert "--resume" in err
+
+
+@pytest.mark.parametrize("command, module", [("sweep", "nbsim.analysis.sweeps"),
+                                             ("band", "nbsim.play.band")])
+def test_commands_that_rerun_to_resume_say_so(command, module):
+    """sweep and band resume their partial runs when run again and have no
+    --resume: an interrupted run inside them says to run the same command
+    again, keeping simulate's account of what was kept."""
+    import importlib
+    import inspect
+
+    assert "rerun_to_resume(" in inspect.getsource(importlib.import_module(module))
+    with pytest.raises(RunInterrupted) as e, SIM.rerun_to_resume(command):
+        raise RunInterrupted(f"interrupted: 5 of 9 deals done; {SIM.RESUME_HINT}")
+    text = str(e.value)
+    assert f"run the same {command} again to continue" in text and "--resume" not in text
+    assert text.startswith("interrupted: 5 of 9 deals done")

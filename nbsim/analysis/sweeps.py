@@ -208,7 +208,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
     from nbsim.analysis.report import policy_text
     from nbsim.analysis.stats import fill, markdown_table, text_table
     from nbsim.rules.ruleset import load_rules
-    from nbsim.run.simulate import simulate
+    from nbsim.run.simulate import rerun_to_resume, simulate
 
     items = parse_vary(vary)
     overrides = _as_tuple(overrides, "overrides")
@@ -248,10 +248,11 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         done = status == "complete"
         if not done:
             # a partial run of this request is completed; another one replaced
-            simulate(config, deals=deals, seed=seed, out=folder, mode=mode,
-                     policies=pols if mode == "game" else None, overrides=ovs,
-                     workers=workers, progress=progress, shard_size=shard_size,
-                     resume=status == "partial", overwrite=status == "different")
+            with rerun_to_resume("sweep"):
+                simulate(config, deals=deals, seed=seed, out=folder, mode=mode,
+                         policies=pols if mode == "game" else None, overrides=ovs,
+                         workers=workers, progress=progress, shard_size=shard_size,
+                         resume=status == "partial", overwrite=status == "different")
         points.append({"values": {k: _value(v) for k, v in point}, "run_dir": str(folder),
                        "status": "skipped" if done else "ran",
                        "point": ", ".join(f"{k}={v}" for k, v in point)})

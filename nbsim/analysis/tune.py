@@ -174,7 +174,7 @@ def _play(jobs: list[Job], spec: TuneSpec, workers: int, cluster: str | None,
                 return
             simulate(spec.config, **(kw | {"deals": n}), shard_size=size,
                      workers=workers if cluster else 1, cluster=cluster, progress=False,
-                     resume=status != "different" or i > 0,
+                     stop=stop, resume=status != "different" or i > 0,
                      overwrite=status == "different" and i == 0)
 
     def loop() -> None:

@@ -101,7 +101,7 @@ class _Trials:
                 simulate(spec.config, deals=n, seed=spec.seed, out=folder, mode="game",
                          policies=spec.policies, overrides=ovs, shard_size=size,
                          workers=self.workers, cluster=self.cluster, progress=False,
-                         resume=status != "different" or i > 0,
+                         stop=self.stop, resume=status != "different" or i > 0,
                          overwrite=status == "different" and i == 0)
                 if n < spec.deals:
                     stats = run_stats(folder)

@@ -221,13 +221,14 @@ def _played(rs, style: str, deals: int, seed: int, run: Path, shard: int,
     """The run folder of ``style`` in every seat (``deals`` game deals of
     ``seed``): reused when finished, resumed when partial, else played (a
     run of another request is replaced only with ``overwrite``)."""
-    from nbsim.run.simulate import simulate
+    from nbsim.run.simulate import rerun_to_resume, simulate
     pols = (parse_policy(style).full,) * 4
     status = _status(rs, style, deals, seed, run, shard, overwrite)
     if status != "complete":
-        simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
-                 workers=workers, progress=progress, resume=status == "partial",
-                 overwrite=status == "different", shard_size=shard)
+        with rerun_to_resume("band"):
+            simulate(rs, mode="game", deals=deals, seed=seed, out=run, policies=pols,
+                     workers=workers, progress=progress, resume=status == "partial",
+                     overwrite=status == "different", shard_size=shard)
     return run
 
 

@@ -439,6 +439,23 @@ def _shard_tasks(spec: RunSpec, run_id: str, ranges, used: set[str]):
         yield ShardTask(spec, run_id, idx, a, b)
 
 
+RESUME_HINT = "continue with --resume"
+
+
+@contextlib.contextmanager
+def rerun_to_resume(command: str):
+    """For a command that resumes its own partial runs when it is run again
+    (``nbsim sweep``, ``nbsim band``), which has no ``--resume``: a
+    RunInterrupted raised by ``simulate`` inside the block is raised again
+    saying to run ``command`` again instead (its finished shards are kept
+    either way)."""
+    try:
+        yield
+    except RunInterrupted as e:
+        raise RunInterrupted(str(e).replace(
+            RESUME_HINT, f"run the same {command} again to continue")) from None
+
+
 POLL_S = 0.05          # how often the main thread looks for a stop request
 STOP_GRACE_S = 1.5     # after one: how long running shards may take to stop and write
 
@@ -767,7 +784,7 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
         done_text += (f" ({more} more shard{'s' if more > 1 else ''} finished but could not "
                       f"be recorded: --resume checks and records {'them' if more > 1 else 'it'})")
     if status == "interrupted":
-        raise RunInterrupted(f"interrupted: {done_text}; continue with --resume")
+        raise RunInterrupted(f"interrupted: {done_text}; {RESUME_HINT}")
     if failure is not None:
         why = ("the disk is full" if getattr(failure, "errno", None) == errno.ENOSPC
                else f"cannot write ({getattr(failure, 'strerror', None) or failure})")
