@@ -31,7 +31,7 @@ imports nothing more before it hands the command to the warm server.
 """
 from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
 
 __all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
            "sweep", "replay", "duel", "pool_duels", "advise", "evaluate", "Position", "RuleSet",
