@@ -22,12 +22,11 @@ import time
 from pathlib import Path
 
 
-def trial(args: list[str], wait_s: float, sig: int) -> str:
-    """One trial: a line with the seconds from ``sig`` to the exit."""
-    out = Path(tempfile.mkdtemp(prefix="nbsim-stop-")) / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "nbsim", "simulate", *args, "--out",
-                             str(out), "--progress"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+def progress_seen(proc: subprocess.Popen, err: list[bytes] | None = None
+                  ) -> tuple[threading.Event, threading.Thread]:
+    """Read ``proc``'s stderr in a daemon thread: the event is set once its
+    progress bar shows a unit done; the whole stderr is appended to ``err``
+    (when given) at the end. Returns (the event, the reading thread)."""
     seen = threading.Event()
 
     def read():
@@ -36,8 +35,21 @@ def trial(args: list[str], wait_s: float, sig: int) -> str:
             data += chunk
             if re.search(rb"\| *[1-9][\d.]*k?/", data):
                 seen.set()
+        if err is not None:
+            err.append(data)
 
-    threading.Thread(target=read, daemon=True).start()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return seen, reader
+
+
+def trial(args: list[str], wait_s: float, sig: int) -> str:
+    """One trial: a line with the seconds from ``sig`` to the exit."""
+    out = Path(tempfile.mkdtemp(prefix="nbsim-stop-")) / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "nbsim", "simulate", *args, "--out",
+                             str(out), "--progress"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    seen, _ = progress_seen(proc)
     seen.wait(1800)
     time.sleep(wait_s)
     t0 = time.monotonic()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from benchmarks.stop_time import progress_seen
 from nbsim.cli import cli
 from nbsim.errors import RunInterrupted
 from nbsim.run import frames as F
@@ -50,19 +50,8 @@ def _signal_after_progress(args, sig, command="simulate", after_s=None):
     stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", "nbsim", command, *args, "--progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seen = threading.Event()
     err: list[bytes] = []
-
-    def read():
-        data = b""
-        while chunk := proc.stderr.read1(4096):
-            data += chunk
-            if re.search(rb"\| *[1-9][\d.]*k?/", data):
-                seen.set()
-        err.append(data)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    seen, reader = progress_seen(proc, err)
     if after_s is not None:
         threading.Timer(after_s, seen.set).start()
     try:
