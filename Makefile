@@ -36,7 +36,7 @@ EXPERT       ?= $(DOC_EXPERT)
 CALIBRATION_ARGS := --variant ningbo-3baida --deals 200 --worlds 100 --samples 40 \
                     --models 3ph,1p,0p,3p,3
 
-.PHONY: setup demo test check bench validate ladder band calibration clean browser
+.PHONY: setup demo test check bench validate ladder band calibration clean browser docs
 
 ## setup: the virtual environment, then the kernels of game mode, deal mode and scoring
 ## compiled once (in parallel processes; `python -m nbsim.warmup` compiles every group)
@@ -82,6 +82,17 @@ check: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(MAKE) test
+
+## docs: the documentation site (mkdocs, warnings as errors) -> site/; its packages (the
+## `docs` extra) are installed into the venv first
+DOCS_STAMP := $(VENV)/.docs-stamp
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
+$(DOCS_STAMP): $(STAMP)
+	($(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[docs]') \
+	  || $(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS_STAMP)
 
 ## bench: throughput numbers with ratios to baselines measured in the same run
 bench: setup
@@ -129,4 +140,4 @@ calibration: setup
 	    --plot docs/calibration.png | tee runs/calibration.txt
 
 clean:
-	rm -rf runs .pytest_cache
+	rm -rf runs .pytest_cache site
