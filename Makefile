@@ -20,8 +20,8 @@ ifneq ($(strip $(DEMO_VARIANTS)),$(DOC_DEMO_VARIANTS))
 DEMO_TAG := $(DEMO_TAG)-$(subst $(_space),+,$(strip $(DEMO_VARIANTS)))
 endif
 DEMO_OUT   ?= runs/demo$(DEMO_TAG)
-# the documented settings of `make ladder` and `make band`: docs/ladder.md and
-# docs/band.md were made with them, and only a run with them replaces those files
+# the documented settings of `make ladder` and `make band`: docs/results/ladder.md and
+# docs/results/band.md were made with them, and only a run with them replaces those files
 DOC_LADDER_DEALS := 20000
 DOC_BAND_DEALS   := 100000
 DOC_EXPERT_DEALS := 5000
@@ -32,7 +32,7 @@ BAND_DEALS   ?= $(DOC_BAND_DEALS)
 EXPERT_DEALS ?= $(DOC_EXPERT_DEALS)
 EXPERT_ON    ?= $(DOC_EXPERT_ON)
 EXPERT       ?= $(DOC_EXPERT)
-# the settings of docs/calibration.md's figures (`make calibration`)
+# the settings of docs/results/calibration.md's figures (`make calibration`)
 CALIBRATION_ARGS := --variant ningbo-3baida --deals 200 --worlds 100 --samples 40 \
                     --models 3ph,1p,0p,3p,3
 
@@ -102,20 +102,26 @@ bench: setup
 validate: setup
 	$(BIN)/python -m pytest -q -m validate -p no:cacheprovider
 
-# copy a result to docs/ only when made with the documented settings; else say where it is
+# the line under a result page's title: the version, the date and the target that made it
+RESULT_LINE = printf '**Version** %s · **date** %s · **regenerate** with `make %s`\n' \
+    "$$($(BIN)/python -c 'import nbsim; print(nbsim.__version__)')" "$$(date -u +%F)"
+# copy a result to docs/results/ only when made with the documented settings (with its
+# title and RESULT_LINE); else say where it is
 ifeq ($(strip $(LADDER_DEALS)),$(DOC_LADDER_DEALS))
-PUBLISH_LADDER = cp runs/ladder.md docs/ladder.md
+PUBLISH_LADDER = { printf '\# The ladder: strength of the policies\n\n'; $(RESULT_LINE) ladder; \
+    echo; cat runs/ladder.md; } > docs/results/ladder.md
 else
-PUBLISH_LADDER = @echo 'ladder written to runs/ladder.md; docs/ladder.md left as it is: the settings differ from the documented ones (LADDER_DEALS=$(DOC_LADDER_DEALS))'
+PUBLISH_LADDER = @echo 'ladder written to runs/ladder.md; docs/results/ladder.md left as it is: the settings differ from the documented ones (LADDER_DEALS=$(DOC_LADDER_DEALS))'
 endif
 ifeq ($(strip $(BAND_DEALS) $(LADDER_DEALS) $(EXPERT_DEALS) [$(EXPERT)] [$(EXPERT_ON)]),$(strip $(DOC_BAND_DEALS) $(DOC_LADDER_DEALS) $(DOC_EXPERT_DEALS) [$(DOC_EXPERT)] [$(DOC_EXPERT_ON)]))
-PUBLISH_BAND = cp runs/band/band.md docs/band.md
+PUBLISH_BAND = { head -n 1 runs/band/band.md; echo; $(RESULT_LINE) band; \
+    tail -n +2 runs/band/band.md; } > docs/results/band.md
 else
-PUBLISH_BAND = @echo 'band written to runs/band/band.md; docs/band.md left as it is: the settings differ from the documented ones (BAND_DEALS=$(DOC_BAND_DEALS) LADDER_DEALS=$(DOC_LADDER_DEALS) EXPERT_DEALS=$(DOC_EXPERT_DEALS) EXPERT=$(DOC_EXPERT) EXPERT_ON empty: every variant)'
+PUBLISH_BAND = @echo 'band written to runs/band/band.md; docs/results/band.md left as it is: the settings differ from the documented ones (BAND_DEALS=$(DOC_BAND_DEALS) LADDER_DEALS=$(DOC_LADDER_DEALS) EXPERT_DEALS=$(DOC_EXPERT_DEALS) EXPERT=$(DOC_EXPERT) EXPERT_ON empty: every variant)'
 endif
 
 ## ladder: every pair of policies dueled on every variant -> runs/ladder.md, copied to
-## docs/ladder.md only with the documented LADDER_DEALS
+## docs/results/ladder.md only with the documented LADDER_DEALS
 ladder: setup
 	$(BIN)/nbsim ladder --deals $(LADDER_DEALS) --seed 1 --out runs/ladder.md
 	$(PUBLISH_LADDER)
@@ -123,8 +129,8 @@ ladder: setup
 ## band: every variant played by value, defend and cautious defend, and EXPERT
 ## (the expert reference, default lookahead, on the first EXPERT_DEALS walls of the
 ## variants EXPERT_ON, default every variant; about 40 minutes a Ningbo variant, 20 for
-## ninghai, finished runs reused) -> runs/band/band.md, copied to docs/band.md only with
-## the documented settings above (docs/band.md made with them in stop 39)
+## ninghai, finished runs reused) -> runs/band/band.md, copied to docs/results/band.md
+## only with the documented settings above
 band: setup
 	$(BIN)/nbsim band --deals $(BAND_DEALS) --duel-deals $(LADDER_DEALS) --seed 1 \
 	    --expert '$(EXPERT)' --expert-deals $(EXPERT_DEALS) \
@@ -132,12 +138,12 @@ band: setup
 	$(PUBLISH_BAND)
 
 ## calibration: the deal-in chances of every opponent model against played deals
-## (benchmarks/calibrate_dealin.py) -> runs/calibration.txt and docs/calibration.png,
-## the figures of docs/calibration.md (about a minute of one core)
+## (benchmarks/calibrate_dealin.py) -> runs/calibration.txt and docs/results/calibration.png,
+## the figures of docs/results/calibration.md (about a minute of one core)
 calibration: setup
 	mkdir -p runs
 	$(BIN)/python -m benchmarks.calibrate_dealin $(CALIBRATION_ARGS) \
-	    --plot docs/calibration.png | tee runs/calibration.txt
+	    --plot docs/results/calibration.png | tee runs/calibration.txt
 
 clean:
 	rm -rf runs .pytest_cache site
