@@ -42,6 +42,16 @@ def type_text(annotation, metadata) -> str:
     raise TypeError(f"no text for the type {annotation!r}")
 
 
+ITEMS = {"tai": C.TAI_ITEMS, "fan": C.FAN_ITEMS, "fu": C.FU_ITEMS}
+
+
+def item_row(key: str, table: str, description: str) -> list[object]:
+    """The row of an item table (``scoring.tai``, ...): one key per item."""
+    return [f"`{key}.<item>`", f"whole number 0 .. {RS.ITEM_MAX[table]:,}", "absent",
+            f"{section_links(description)}; {len(ITEMS[table])} items: "
+            f"[{table} items](items.md#{table}-items)", "see the items page"]
+
+
 def rows(model: type[BaseModel], prefix: str, shipped: dict) -> list[list[object]]:
     """One row per key of ``model`` (tables of it recursively, after its own
     keys); raises ValueError for a key without a description."""
@@ -55,6 +65,9 @@ def rows(model: type[BaseModel], prefix: str, shipped: dict) -> list[list[object
         if not f.description:
             raise ValueError(f"config key {key}: no description in nbsim/rules/ruleset.py "
                              f"(Field(description=...))")
+        if prefix == "scoring." and name in RS.ITEM_MAX:
+            out.append(item_row(key, name, f.description))
+            continue
         default = "(required)" if f.is_required() else \
             f"`{value_text(f.get_default(call_default_factory=True))}`"
         values = []
@@ -67,24 +80,16 @@ def rows(model: type[BaseModel], prefix: str, shipped: dict) -> list[list[object
             shown = "each its own"
         elif len(set(values)) == 1:
             shown = f"`{values[0]}` in all"
-        else:
-            shown = "; ".join(f"{n}: `{v}`" for n, v in zip(shipped, values, strict=True))
+        else:                   # the most common value, then the configs that differ
+            most = max(values, key=values.count)
+            shown = f"`{most}` but " + ", ".join(
+                f"{n.removeprefix('ningbo-')}: `{v}`"
+                for n, v in zip(shipped, values, strict=True) if v != most)
         out.append([f"`{key}`", type_text(ann, f.metadata), default,
                     section_links(f.description), shown])
     for model_, p in sub:
         out += rows(model_, p, shipped)
     return out
-
-
-def item_rows() -> list[list[object]]:
-    """The item tables: one row each, pointing to the items page."""
-    return [[f"`scoring.{t}.<item>`", f"whole number 0 .. {hi:,}", "absent",
-             f"{what}; an item the table leaves out does not exist in the variant "
-             f"({len(ids)} items: [{t} items](items.md#{t}-items))", "see the items page"]
-            for t, ids, hi, what in (
-                ("tai", C.TAI_ITEMS, 100, "tai of a Ningbo item (§6)"),
-                ("fan", C.FAN_ITEMS, 100, "fan of a Ninghai item, before the cap (§8)"),
-                ("fu", C.FU_ITEMS, 1000, "fu of a Ninghai item (§8)"))]
 
 
 def page() -> str:
@@ -101,7 +106,7 @@ def page() -> str:
         "naming the file, the key and what is allowed. A config may start from another "
         f"with `{RS.EXTENDS} = \"NAME-OR-PATH\"` ([your own variant](../variants.md)). "
         "Shipped configs: " + ", ".join(f"`{n}`" for n in shipped) + ".\n\n")
-    text += table(head, rows(RS.RuleConfig, "", shipped) + item_rows())
+    text += table(head, rows(RS.RuleConfig, "", shipped))
     return text
 
 
