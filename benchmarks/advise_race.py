@@ -37,7 +37,8 @@ POSITIONS = (
 def measure(seed: int = 1) -> list[tuple[str, str, int, int, float, float, int]]:
     """(position, setting, moves within the noise, candidates, wall seconds,
     CPU seconds, deals for the best) per position and setting."""
-    from nbsim.play.advice import advise, position_from_options
+    from nbsim.play.advice.advise import advise
+    from nbsim.play.advice.state import position_from_options
     from nbsim.warmup import ensure_compiled
     ensure_compiled("lookahead")
     rs = "ningbo-3baida"

@@ -127,9 +127,9 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
     """(whole deals per second, the best of three runs; the discards made in
     one run) of the first ``n`` deals of seed 1 with ``policy`` in every
     seat, on one core, without event logs (``games.game_batch``)."""
-    from nbsim.kernels import engine as KE
-    from nbsim.kernels import games as KG
-    from nbsim.play.policy_specs import as_policies, kernel_arrays
+    from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine import state as ES
+    from nbsim.policy_specs import as_policies, kernel_arrays
     from nbsim.run.frames import _alloc
 
     a = _alloc(n, False)
@@ -147,7 +147,7 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
         t0 = time.perf_counter()
         run()
         best = max(best, n / (time.perf_counter() - t0))
-    return best, int(a["out"][:, KE.O_TURNS].sum())
+    return best, int(a["out"][:, ES.O_TURNS].sum())
 
 
 def bench(quick: bool = False) -> list[Result]:

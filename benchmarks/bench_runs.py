@@ -1,5 +1,5 @@
 """Whole runs: fixed cost of a warm call, scaling with workers, and deal mode
-end to end (issue 10).
+end to end.
 
 Figures:
   * warm fixed cost: ``nbsim simulate --deals 1`` as a fresh subprocess with
@@ -8,15 +8,14 @@ Figures:
     libraries' floor, a subprocess that only imports numba, polars and
     pyarrow and calls one cached kernel (numba sets up its typing and
     target context on that first call), itself against the bare ``python -c
-    pass`` start-up of the same interpreter; then the same calls of the
-    ``nbsim`` command through a warm server (``nbsim.server``; target
-    <= 0.5 s) against the call in its own process.
+    pass`` start-up of the same interpreter.
+  * many requests in one process: hands scored by one ``nbsim score
+    --state -`` process against one process per hand.
   * game mode, whole process (``nbsim simulate`` subprocess, wall time,
     default policy): ningbo-3baida, 200,000 deals, --workers 2 against
-    --workers 1 (target speed-up >= 1.85x), once in its own process
+    --workers 1 (target speed-up >= 1.85x), in its own process
     (``python -m nbsim``, which pays the ~3 s fixed cost of every fresh
-    process on both sides) and once as the ``nbsim`` command through a warm
-    server, as a user's repeated calls run.
+    process on both sides).
   * game kernel alone: ``games.game_batch`` on 2 threads against 1 thread,
     the same number of deals per thread, default policy.
   * deal mode end to end (``nbsim.simulate`` in this process: kernel,
@@ -67,8 +66,9 @@ def _python(code: str) -> float:
 def _game_kernel_scaling(n: int) -> tuple[float, float]:
     """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
     thread, disjoint deal ranges)."""
-    from nbsim.kernels import games as KG
-    from nbsim.play.policy_specs import DEFAULT_POLICY, as_policies, kernel_arrays
+    from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.policies.catalog import DEFAULT_POLICY
+    from nbsim.policy_specs import as_policies, kernel_arrays
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.ruleset import load_rules
     from nbsim.run import frames as F
@@ -96,45 +96,29 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     return one, two
 
 
-def _through_server(tmp: Path, own: dict[str, float], game_args: list[str],
-                    n: int) -> list[Result]:
-    """Through a warm server (``nbsim.server``, started in its own folder and
-    stopped afterwards): the warm fixed cost of the ``nbsim`` command, best of
-    5 per mode, against the same call in its own process; then the
-    whole-process game run ``game_args`` (n deals), --workers 2 against
-    --workers 1, best of 2 each (the runs alternate)."""
-    script = Path(sys.executable).with_name("nbsim")
-    if not script.exists():
-        return []
-    env = {k: v for k, v in os.environ.items() if k != "NBSIM_SERVER"}
-    env["NBSIM_SERVER_DIR"] = str(tmp / "srv")
-    subprocess.run([str(script), "server", "start"], env=env, check=True, capture_output=True)
-
-    def call(args: list[str], out: Path) -> float:
-        cmd = [str(script), "simulate", *args, "--seed", "1", "--out", str(out),
-               "--overwrite", "--no-progress"]
-        t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        return time.perf_counter() - t0
-
-    res = []
-    try:
-        for mode in ("deal", "game"):
-            best = min(call(["ningbo-3baida", "--mode", mode, "--deals", "1"], tmp / "s")
-                       for _ in range(5))
-            res.append(Result(f"warm fixed cost through the warm server: nbsim simulate "
-                              f"--mode {mode} --deals 1", best, "s", "the same call in its own "
-                              "process", own[mode], "target <= 0.5 s; ratio = own / server"))
-        times: dict[int, float] = {1: float("inf"), 2: float("inf")}
-        for _ in range(2):
-            for w in (1, 2):
-                times[w] = min(times[w], call(game_args + ["--workers", str(w)], tmp / f"sg{w}"))
-        res.append(Result(f"game run through the warm server, whole process, {n:,} deals, "
-                          "--workers 2", n / times[2], "deals/s", "--workers 1", n / times[1],
-                          "the nbsim command as a user runs it; target ratio >= 1.85x"))
-    finally:
-        subprocess.run([str(script), "server", "stop"], env=env, capture_output=True)
-    return res
+def _many_in_one_process(tmp: Path, n: int) -> Result:
+    """``n`` scoring requests answered by one ``nbsim score --state -``
+    process (one JSON line each on standard input) against the same ``n``
+    requests as ``n`` separate ``nbsim score`` processes (fewer of them,
+    timed and scaled to ``n``): requests per second."""
+    import json
+    hand = {"config": "ningbo-3baida", "hand": "234m567p345s67s55m", "win_tile": "8s",
+            "win_by": "self_draw", "seat": "S", "indicator": "9m", "flowers": "2f"}
+    cmd = [sys.executable, "-m", "nbsim", "score"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd + ["--state", "-"], input="\n".join([json.dumps(hand)] * n) + "\n",
+                   text=True, check=True, capture_output=True)
+    stream = time.perf_counter() - t0
+    single = ["ningbo-3baida", "--hand", hand["hand"], "--win-tile", "8s", "--self-draw",
+              "--seat", "S", "--indicator", "9m", "--flowers", "2f", "--json"]
+    k = 3
+    t0 = time.perf_counter()
+    for _ in range(k):
+        subprocess.run(cmd + single, check=True, capture_output=True)
+    apart = (time.perf_counter() - t0) / k
+    return Result(f"{n} hands scored by one process: nbsim score --state -", n / stream,
+                  "hands/s", "one nbsim score process per hand", 1 / apart,
+                  "many requests in one process, as a platform or a notebook sends them")
 
 
 def bench(quick: bool = False) -> list[Result]:
@@ -158,7 +142,7 @@ def bench(quick: bool = False) -> list[Result]:
                             for _ in range(3))
             out.append(Result(f"warm fixed cost in its own process: nbsim simulate --mode {mode} "
                               "--deals 1", own[mode], "s", "the libraries' floor", floor,
-                              "NBSIM_SERVER=0; ratio = floor / nbsim"))
+                              "ratio = floor / nbsim"))
 
         # the same call again inside a warm process (a sweep, a notebook)
         from nbsim.run.simulate import simulate
@@ -185,8 +169,8 @@ def bench(quick: bool = False) -> list[Result]:
         t2 = _cli(args + ["--workers", "2"], tmp / "g2")
         out.append(Result(f"game run in its own process, {n:,} deals, --workers 2", n / t2,
                           "deals/s", "--workers 1", n / t1,
-                          "python -m nbsim (never the server): the ~3 s fixed cost included"))
-        out.extend(_through_server(tmp, own, args, n))
+                          "python -m nbsim: the ~3 s fixed cost included"))
+        out.append(_many_in_one_process(tmp, 50 if quick else 500))
         one, two = _game_kernel_scaling(10_000 if quick else 40_000)
         out.append(Result("game kernel alone, 2 threads", two, "deals/s", "1 thread", one,
                           "ningbo-3baida, the default policy"))

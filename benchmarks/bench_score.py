@@ -8,7 +8,7 @@ into wilds (55% / 33% / 10% / 2%: a player holds 0.3 of the 3 wilds on
 average after the deal, and wilds make winning hands), a random winning tile
 among the 14 concealed ones, random win
 kind, seat, round and flowers. ``score_batch`` scores them in one jitted
-loop (nbsim.kernels.score), so the figure is the kernel's, not Python's.
+loop (nbsim.kernels.scoring.score), so the figure is the kernel's, not Python's.
 The HandCalculator baseline scores the no-wild concealed hands of the same
 batch (riichi declared so every hand has a yaku and is fully evaluated).
 """
@@ -112,7 +112,7 @@ def _to_136(counts):
 
 
 def bench(quick: bool = False) -> list[Result]:
-    from nbsim.kernels.score import score_batch
+    from nbsim.kernels.scoring.score import score_batch
     from nbsim.rules.lookups import load_tables
 
     n = 20_000 if quick else 200_000

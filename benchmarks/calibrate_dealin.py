@@ -62,7 +62,7 @@ def refine_of(model: str) -> int:
     """``playout.build_world``'s ``refine`` of a model name (module doc):
     the number, with ``RESPECT_PASSED`` for "p" and ``FLUSH_HONOURS`` for
     "h". Raises ValueError for another name."""
-    from nbsim.kernels import playout as PL
+    from nbsim.kernels.search import playout as PL
     m = _MODEL.match(model)
     if m is None:
         raise ValueError(f"model {model!r}: allowed a number 0 to 3, then 'p', then 'h' "
@@ -127,7 +127,7 @@ def calibration(pred: np.ndarray, obs: np.ndarray, clusters: np.ndarray,
     the bins, increasing, the last 1 (the bin [last-but-one, 1] includes 1).
     Raises ValueError for inputs of different lengths, none at all, or
     predictions outside [0, 1]."""
-    from nbsim.analysis.stats import wilson
+    from nbsim.stats import wilson
     pred = np.asarray(pred, np.float64)
     y = np.asarray(obs, bool).astype(np.float64)
     if not len(pred) or len(pred) != len(y) or len(pred) != len(clusters):
@@ -174,9 +174,9 @@ def measure(variant: str, deals: int, worlds: int, seed: int, every: int,
     played (empty with ``samples`` 0); "positions" their number."""
     from benchmarks.world_calibration import _forecast
     from nbsim.kernels import codes as C
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.divergence import east_positions
     from nbsim.play.replays import hidden_at
     from nbsim.play.worlds import real_world
@@ -185,8 +185,8 @@ def measure(variant: str, deals: int, worlds: int, seed: int, every: int,
 
     rs = as_rules(variant)
     refines = {m: refine_of(m) for m in models}
-    sr = E.new_search(1, max(worlds, samples, 2))
-    g = E.search_game(sr)
+    sr = ES.new_search(1, max(worlds, samples, 2))
+    g = ES.search_game(sr)
     wins = np.zeros(C.N_KINDS, np.bool_)
     counts = np.zeros(C.N_KINDS, np.float64)
     tiles: dict = {"pred": {m: [] for m in models}, "obs": [], "deal": [], "threat": []}

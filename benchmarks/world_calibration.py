@@ -35,10 +35,10 @@ import argparse
 import numpy as np
 
 from nbsim.kernels import codes as C
-from nbsim.kernels import engine as E
-from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
+from nbsim.kernels.engine import state as ES
 from nbsim.kernels.policies.catalog import code_of
+from nbsim.kernels.search import playout as PL
 from nbsim.play.divergence import east_positions
 from nbsim.play.replays import hidden_at
 from nbsim.play.worlds import play_defend, real_world
@@ -53,7 +53,7 @@ def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
     """The forecast (FIGURES) of discarding ``k`` on ``samples`` worlds with
     the real hidden hands ``real`` and face-down kongs ``kongs`` (seat ->
     kinds), the wall order sampled (``worlds.real_world``)."""
-    g = E.search_game(sr)
+    g = ES.search_game(sr)
     seat = view.seat
     sums = np.zeros(len(FIGURES))
     n = 0
@@ -62,11 +62,11 @@ def _oracle(view, sr, k: int, samples: int, key, real, kongs) -> np.ndarray:
         if not real_world(view, g, sr.st, sr, real, kongs=kongs):
             continue
         out = play_defend(view, sr, k, key, j)
-        if out[E.O_ERROR] != 0:
+        if out[ES.O_ERROR] != 0:
             continue
-        winner = int(out[E.O_WINNER])
-        sums += (float(out[E.O_SCORE + C.RES_PAY + seat]), winner == seat,
-                 winner >= 0 and winner != seat and int(out[E.O_DISCARDER]) == seat,
+        winner = int(out[ES.O_WINNER])
+        sums += (float(out[ES.O_SCORE + C.RES_PAY + seat]), winner == seat,
+                 winner >= 0 and winner != seat and int(out[ES.O_DISCARDER]) == seat,
                  winner < 0, winner >= 0 and winner != seat)
         n += 1
     return sums / max(n, 1)
@@ -96,7 +96,7 @@ def measure(variant: str, deals: int, samples: int, seed: int, every: int,
     """Per model, per deal: the summed residuals (real - forecast) of its
     positions, float64[deals, FIGURES]; and the real outcomes' means."""
     rs = as_rules(variant)
-    sr = E.new_search(1, samples)
+    sr = ES.new_search(1, samples)
     # every seat plays defend at its defaults (hold 0.15), as in the real deals
     resid = {m: np.zeros((deals, len(FIGURES))) for m in models}
     counts = np.zeros(deals, np.int64)          # positions per deal

@@ -26,9 +26,9 @@ import argparse
 
 import numpy as np
 
-from nbsim.kernels import engine as E
-from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
+from nbsim.kernels.engine import state as ES
+from nbsim.kernels.search import playout as PL
 from nbsim.play.divergence import east_positions
 from nbsim.play.worlds import check_opponents
 from nbsim.rules.ruleset import as_rules
@@ -40,8 +40,8 @@ def count(variant: str, opponents: int, deals: int, worlds: int, seed: int,
     ``respect``: worlds dealt as advise deals them."""
     rs = as_rules(variant)
     refine = np.int64(check_opponents(opponents) | (PL.RESPECT_PASSED if respect else 0))
-    sr = E.new_search(1, 2)
-    g = E.search_game(sr)
+    sr = ES.new_search(1, 2)
+    g = ES.search_game(sr)
     n_pos = n_worlds = n_bad = 0
     for _, _, _, _, view in east_positions(rs, seed, deals, every=3):
         if not view.passed[1:].any():

@@ -25,9 +25,9 @@ import argparse
 import numpy as np
 
 from nbsim.kernels import codes as C
-from nbsim.kernels import engine as E
-from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
+from nbsim.kernels.engine import state as ES
+from nbsim.kernels.search import playout as PL
 from nbsim.play.divergence import east_positions
 from nbsim.play.replays import hands_at
 from nbsim.rules.ruleset import as_rules
@@ -51,8 +51,8 @@ def _main_share(h: np.ndarray, suit: int) -> float:
 def measure(variant: str, deals: int, worlds: int, seed: int, policy: str) -> dict:
     """The figures printed by ``main`` (see the module doc) as a dict."""
     rs = as_rules(variant)
-    sr = E.new_search(1, 1)
-    g = E.search_game(sr)
+    sr = ES.new_search(1, 1)
+    g = ES.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
     shared: dict[int, list[float]] = {r: [] for r in REFINES}
     main: dict[int, list[float]] = {r: [] for r in REFINES}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 
-from nbsim.kernels import engine as E
+from nbsim.kernels.engine import state as ES
 from nbsim.play.divergence import east_positions, replay_discard
 from nbsim.rules.ruleset import as_rules
 
@@ -33,7 +33,7 @@ def check(variant: str, deals: int, seed: int) -> tuple[int, int, list[tuple[int
     """(positions played, those that reached the real outcome, the others
     as (deal, event index)) for East's discards from its fourth on."""
     rs = as_rules(variant)
-    sr = E.new_search(1, 2)
+    sr = ES.new_search(1, 2)
     played = same = 0
     misses = []
     for d, row, ev, i, view in east_positions(rs, seed, deals):

@@ -1,54 +1,65 @@
 """nbsim: simulation and statistics for Ningbo mahjong (宁波麻将) and its neighbours.
 
-Public API (see the README and docs/rules.md):
+The public API: every name a user needs, importable from ``nbsim``
+(``__all__``; the reference is generated from their docstrings). Rules:
+docs/rules.md.
+
+Rules and one hand:
     load_rules(config, overrides=()) -> RuleSet
     score_hand(config, hand, win_tile, ...) -> ScoreResult   (one winning situation)
+Runs and their analysis:
     simulate(config, deals=..., seed=..., out=..., mode="deal"|"game", ...) -> RunResult
+    scan_run(run_dir) -> polars.LazyFrame                (the rows of a run folder)
+    summarize(run_dir) -> Report                          (tables of a run folder)
+    compare(run_dirs, out=None) -> Comparison
+    sweep(config, vary, deals=..., seed=..., out=...) -> SweepResult
+    tune(config, targets, search, ...) -> TuneResult      (rule search)
+Play:
     replay(config, seed, deal, policies=("value",) * 4) -> DealRecord  (one played deal)
     duel(config, a, b, deals, seed, seating="2v2", first=0, workers=None) -> DuelResult
-                                                   (duplicate play of two policies)
-    pool_duels(results) -> DuelResult              (duels on disjoint deals as one)
-    summarize(run_dir) -> nbsim.analysis.report.Report      (tables of a run folder)
-    compare(run_dirs, out=None) -> nbsim.analysis.comparison.Comparison
-    sweep(config, vary, deals=..., seed=..., out=...) -> nbsim.analysis.sweeps.SweepResult
-    advise(config, position, samples=None, seed=0, base="defend", budget=None)
-                                  -> nbsim.play.advice.Advice
-                                                   (discard and claim advice at a table: the
-                                                    candidates raced on common sampled deals
-                                                    within budget seconds; .reason says why
-                                                    the best wins)
-    evaluate(config, position, samples=400, seed=0, first=None, budget=None)
-                                  -> nbsim.play.evaluation.Evaluation
-                                                   (the lookahead's rows of every discard;
-                                                    first: raced from a first round)
-    Position                                       (one seat's view of a table:
-                                                    nbsim.play.advice.position_from_options)
+    pool_duels(results) -> DuelResult                     (duels on disjoint deals as one)
+    ladder(configs, policies, deals, seed, out) / band(configs, styles, deals, seed, out)
+At the table:
+    Position, position_from_options(...)                   (one seat's view of a table)
+    advise(config, position, samples=None, seed=0, base="defend", budget=None) -> Advice
+    format_advice(advice) -> str, advice_json(advice) -> dict, plot_advice(advice, path)
+    evaluate(config, position, samples=400, seed=0, first=None, budget=None) -> Evaluation
 
 Everything is imported on first use (numpy and pydantic with load_rules;
 polars, scipy and the kernels with the others), so ``import nbsim`` costs
-a few milliseconds: the ``nbsim`` command's client (``nbsim.client``)
-imports nothing more before it hands the command to the warm server.
+a few milliseconds.
 """
 from nbsim.errors import ConfigError, HandError, NbsimError, RunError, TileError
+from nbsim.version import __version__
 
-__version__ = "0.5.0"
-
-__all__ = ["load_rules", "score_hand", "ScoreResult", "simulate", "summarize", "compare",
-           "sweep", "replay", "duel", "pool_duels", "advise", "evaluate", "Position", "RuleSet",
-           "NbsimError", "ConfigError", "TileError", "HandError", "RunError", "__version__"]
+__all__ = ["load_rules", "RuleSet", "score_hand", "ScoreResult", "simulate", "scan_run",
+           "summarize", "compare", "sweep", "tune", "replay", "duel", "pool_duels", "ladder",
+           "band", "advise", "evaluate", "Position", "position_from_options", "format_advice",
+           "advice_json", "plot_advice", "NbsimError", "ConfigError", "TileError", "HandError",
+           "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "RuleSet": ("nbsim.rules.ruleset", "RuleSet"),
          "score_hand": ("nbsim.rules.scorer", "score_hand"),
          "ScoreResult": ("nbsim.rules.scorer", "ScoreResult"),
          "simulate": ("nbsim.run.simulate", "simulate"),
-         "replay": ("nbsim.play.replays", "replay"), "duel": ("nbsim.play.duel", "duel"),
-         "pool_duels": ("nbsim.play.duel_pool", "pool"),
-         "summarize": ("nbsim.analysis.report", "summarize"),
-         "compare": ("nbsim.analysis.comparison", "compare"),
-         "sweep": ("nbsim.analysis.sweeps", "sweep"), "advise": ("nbsim.play.advice", "advise"),
+         "scan_run": ("nbsim.run.files", "scan_run"),
+         "summarize": ("nbsim.analysis.report.report", "summarize"),
+         "compare": ("nbsim.analysis.compare.compare", "compare"),
+         "sweep": ("nbsim.analysis.sweeps", "sweep"),
+         "tune": ("nbsim.analysis.tune.tune", "tune"),
+         "replay": ("nbsim.play.replays", "replay"),
+         "duel": ("nbsim.play.duel", "duel"),
+         "pool_duels": ("nbsim.play.pools", "pool"),
+         "ladder": ("nbsim.play.ladder", "ladder"),
+         "band": ("nbsim.play.band", "band"),
+         "advise": ("nbsim.play.advice.advise", "advise"),
          "evaluate": ("nbsim.play.evaluation", "evaluate"),
-         "Position": ("nbsim.play.position", "Position")}
+         "Position": ("nbsim.play.position", "Position"),
+         "position_from_options": ("nbsim.play.advice.state", "position_from_options"),
+         "format_advice": ("nbsim.play.advice.text", "format_advice"),
+         "advice_json": ("nbsim.play.advice.text", "advice_json"),
+         "plot_advice": ("nbsim.play.advice.text", "plot_advice")}
 
 
 def __getattr__(name):

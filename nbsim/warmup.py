@@ -6,11 +6,14 @@ or after a kernel edit compiles the game engine (minutes), every later call
 loads it from the cache. ``ensure_compiled`` makes that first call say so
 before it starts and show a clock while it runs, instead of looking stuck;
 ``python -m nbsim.warmup`` (run by ``make setup``) compiles the kernels of
-game mode, deal mode and scoring ahead of time, in parallel processes.
-The game engine itself is split over two of them: one compiles its scorer
-(``engine.warm_scorer``) and its parts that call no policy
-(``games.warm_parts``) while the other compiles the policies
-(``engine.warm_policies``) and then the rest, loading those from the
+game mode, deal mode and scoring ahead of time. Both compile in processes
+of their own, in parallel where the groups allow (``AFTER``), each running
+``nbsim.cli.warm.exercise``: this module, low in the layers (docs/layout.md),
+imports none of the packages those calls go through. The game engine itself
+is split over two processes: one compiles its scorer
+(``engine.warm.warm_scorer``) and its parts that call no policy
+(``engine.games.warm_parts``) while the other compiles the policies
+(``engine.warm.warm_policies``) and then the rest, loading those from the
 cache.
 
 A kernel group counts as compiled once a call through it finished in this
@@ -45,9 +48,6 @@ AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
 # engine.warm_policies): "scorer" goes with "game" whenever the engine is
 # compiled by the warm-up
 HELPERS = {"game": "scorer"}
-# seconds of a group compiled in one process, its helper's work included
-# (``ensure_compiled``: the first game-mode call of the CLI)
-ALONE_S = {"game": 240}
 
 
 def _folder() -> Path | None:
@@ -64,105 +64,19 @@ def is_compiled(group: str) -> bool:
     return f is not None and (f / f"compiled-{group}").is_file()
 
 
-def _mark(group: str) -> None:
+def mark_compiled(group: str) -> None:
+    """Record that ``group`` compiled in this cache folder (its marker file)."""
     f = _folder()
     if f is not None:
         with contextlib.suppress(OSError):
             (f / f"compiled-{group}").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
 
 
-def _await(group: str, limit_s: float) -> None:
+def await_compiled(group: str, limit_s: float) -> None:
     """Wait until ``group`` is compiled (its marker), at most ``limit_s`` seconds."""
     t0 = time.perf_counter()
     while not is_compiled(group) and time.perf_counter() - t0 < limit_s:
         time.sleep(0.5)
-
-
-def _compile(group: str, helper: str | None = None) -> None:
-    """One small call through the group's kernels (compiles or loads them).
-    ``helper``: a group compiled at the same time in another process whose
-    kernels this one calls (``HELPERS``): waited for (at most three times
-    its estimate) before the kernels that call it are compiled."""
-    from nbsim.rules.lookups import load_tables
-    from nbsim.rules.ruleset import load_rules
-    rs = load_rules("ningbo-3baida")
-    tables = load_tables()
-    if group == "game":
-        from nbsim.kernels import engine as E
-        from nbsim.play.policy_specs import as_policies, kernel_arrays
-        from nbsim.run.game_mode import game_frame
-        # the policies first: meanwhile the "scorer" process compiles the
-        # scorer, which the engine then loads from the cache
-        pc, params = kernel_arrays(as_policies("defend"))
-        E.warm_policies(rs.array, tables, pc, params, False)
-        if helper is not None:
-            _await(helper, 3 * ESTIMATE_S[helper])
-        game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
-    elif group == "scorer":
-        from nbsim.kernels import engine as E
-        from nbsim.kernels import games as KG
-        E.warm_scorer(rs.array, tables, False)
-        KG.warm_parts(rs.array, tables, False)
-    elif group == "match":
-        from nbsim.play.policy_specs import as_policies, kernel_arrays
-        from nbsim.run.frames import match_frame
-        pols = as_policies("defend")
-        match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols), tables)
-    elif group == "wall":
-        import numpy as np
-
-        from nbsim.run.game_mode import play_wall
-        play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
-    elif group == "lookahead":
-        # the engine with the search policy (int32 codes; its playouts load
-        # the game engine from the cache), and the evaluator's Python entry
-        from nbsim.play.evaluation import evaluate, exact_own_draws
-        from nbsim.play.position import example_position
-        from nbsim.run.game_mode import game_frame
-        game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
-                   tables)
-        pos = example_position()
-        evaluate(rs, pos, samples=2)
-        exact_own_draws(rs, pos)
-    elif group == "deal":
-        from nbsim.run.frames import deal_frame
-        deal_frame(rs, 0, 0, 2, tables)
-    elif group == "score":
-        from nbsim.rules.scorer import score_hand
-        score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
-    else:
-        raise ValueError(f"unknown kernel group {group!r}")
-
-
-# the groups the warm server (``nbsim.server``) loads before it forks
-LOADABLE = ("deal", "game", "score")
-
-
-def load(group: str) -> None:
-    """Load the compiled kernels of ``group`` (one of ``LOADABLE``) into this
-    process with one tiny call each, touching neither polars nor pyarrow:
-    their thread pools, once started, make a later ``fork`` unsafe, so the
-    warm server (``nbsim.server``) preloads through this and not through
-    ``_compile``. Loads from the cache when the group is compiled (compiles
-    otherwise). Raises ValueError for another group."""
-    from nbsim.rules.lookups import load_tables
-    from nbsim.rules.ruleset import load_rules
-    rs = load_rules("ningbo-3baida")
-    tables = load_tables()
-    if group == "deal":
-        from nbsim.run.frames import deal_arrays, hand_text
-        hand_text(deal_arrays(rs.array, 0, 0, 1, tables)[0])
-    elif group == "game":
-        from nbsim.play.policy_specs import as_policies, kernel_arrays
-        from nbsim.run.frames import game_arrays, hand_text
-        a, _ = game_arrays(rs.array, 0, 0, 1, kernel_arrays(as_policies("defend")), tables,
-                           False)
-        hand_text(a["hands"])
-    elif group == "score":
-        from nbsim.rules.scorer import score_hand
-        score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
-    else:
-        raise ValueError(f"group {group!r} cannot be preloaded; allowed: {', '.join(LOADABLE)}")
 
 
 def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
@@ -174,9 +88,8 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
     if is_compiled(group):
         return
     echo = echo or (lambda s: print(s, file=sys.stderr, flush=True))
-    helper = HELPERS.get(group)
-    est = (ALONE_S.get(group, ESTIMATE_S.get(group, 60))
-           if helper is not None and not is_compiled(helper) else ESTIMATE_S.get(group, 60))
+    todo = _with_helpers([group])
+    est = _wall_estimate(todo)
     echo(f"compiling the {group} kernels, once, about {est} s on a 2-core machine "
          f"(cached for later runs in {_folder()})")
     show = stderr_is_terminal() if clock is None else clock
@@ -195,12 +108,14 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
     if th is not None:
         th.start()
     try:
-        _compile(group)
+        rc = _compile_in_processes(todo, None)
     finally:
         done.set()
         if th is not None:
             th.join()
-    _mark(group)
+    if rc != 0 or not is_compiled(group):
+        raise RuntimeError(f"compiling the {group} kernels failed (exit status {rc}); "
+                           f"run `python -m nbsim.warmup {group}` to see why")
     echo(f"compiled in {time.perf_counter() - t0:.0f} s")
 
 
@@ -211,16 +126,12 @@ def main(argv=None) -> int:
     share kernels with is compiled; the game engine's group takes longest
     (ESTIMATE_S). Returns
     the exit status (0: all compiled; 2: an unknown group)."""
-    import subprocess
     groups = list(argv if argv is not None else sys.argv[1:]) or list(GROUPS)
     bad = [g for g in groups if g not in GROUPS]
     if bad:
         print(f"unknown kernel group {bad[0]!r}; allowed: {', '.join(GROUPS)}", file=sys.stderr)
         return 2
-    todo = [g for g in groups if not is_compiled(g)]
-    for g, helper in HELPERS.items():
-        if g in todo and helper not in todo and not is_compiled(helper):
-            todo.insert(todo.index(g) + 1, helper)
+    todo = _with_helpers([g for g in groups if not is_compiled(g)])
     if not todo:
         print("kernels already compiled")
         return 0
@@ -228,31 +139,54 @@ def main(argv=None) -> int:
     print(f"compiling kernels ({', '.join(todo)}), once, about {est} s on a 2-core machine, "
           f"in parallel processes (cached for later runs in {_folder()})", flush=True)
     from tqdm import tqdm
+    with tqdm(total=est, unit="s", desc="compiling", file=sys.stderr,
+              disable=not stderr_is_terminal(),
+              bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
+        return _compile_in_processes(todo, bar)
+
+
+def _with_helpers(todo: list[str]) -> list[str]:
+    """``todo`` with the helper of each group whose engine is to be compiled
+    (``HELPERS``: the game engine's scorer), unless that is compiled."""
+    todo = list(todo)
+    for g, helper in HELPERS.items():
+        if g in todo and helper not in todo and not is_compiled(helper):
+            todo.insert(todo.index(g) + 1, helper)
+    return todo
+
+
+def _compile_in_processes(todo: list[str], bar) -> int:
+    """Compile the groups ``todo``, each in its own process running
+    ``nbsim.cli.warm.exercise`` (the calls through each group's kernels,
+    made from the command line's layer, which may import every package),
+    in parallel, except that the groups of ``AFTER`` start once the group
+    they share kernels with is compiled. ``bar``: a tqdm bar ticked with the
+    seconds passed (its ``write`` reports each group), or None. Returns 0
+    when every process succeeded, else a nonzero exit status."""
+    import subprocess
     t0 = time.perf_counter()
     rc = 0
     waiting = list(todo)
     procs: dict = {}
-    with tqdm(total=est, unit="s", desc="compiling", file=sys.stderr,
-              disable=not stderr_is_terminal(),
-              bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
-        while waiting or procs:
-            for g in [g for g in waiting if AFTER.get(g) not in waiting and
-                      AFTER.get(g) not in procs]:
-                waiting.remove(g)
-                wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
-                code = (f"from nbsim.warmup import _compile, _mark; "
-                        f"_compile({g!r}, {wait!r}); _mark({g!r})")
-                procs[g] = subprocess.Popen([sys.executable, "-c", code])
-            for g, proc in list(procs.items()):
-                if proc.poll() is not None:
-                    rc |= proc.returncode
-                    del procs[g]
+    while waiting or procs:
+        for g in [g for g in waiting if AFTER.get(g) not in waiting and
+                  AFTER.get(g) not in procs]:
+            waiting.remove(g)
+            wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
+            code = f"from nbsim.cli.warm import exercise; exercise({g!r}, {wait!r})"
+            procs[g] = subprocess.Popen([sys.executable, "-c", code])
+        for g, proc in list(procs.items()):
+            if proc.poll() is not None:
+                rc |= proc.returncode
+                del procs[g]
+                if bar is not None:
                     bar.write(f"  {g}: {'done' if proc.returncode == 0 else 'FAILED'} "
                               f"after {time.perf_counter() - t0:.0f} s", file=sys.stdout)
+        if bar is not None:
             bar.n = time.perf_counter() - t0
             bar.refresh()
-            if waiting or procs:
-                time.sleep(0.5)
+        if waiting or procs:
+            time.sleep(0.5)
     return rc
 
 

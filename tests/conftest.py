@@ -6,23 +6,15 @@
 * ``shipped_config``: a test taking this argument runs once for every config
   file in configs/*.toml (``SHIPPED_CONFIGS``), so a new variant is tested
   without editing a list.
-* ``NBSIM_SERVER=0`` for every test process: no ``nbsim`` call of the suite
-  runs in a warm server the user may have started (``nbsim.client``),
-  except those of test_server.py.
 
 A module that defines a fixture of the same name uses its own (pytest's
 usual override), e.g. tests/test_hand.py's tables in a temporary cache.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-# the tests run every command in its own process, even while a user's warm
-# server runs; tests/test_server.py starts its servers, each in its own folder
-os.environ["NBSIM_SERVER"] = "0"
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.toml"))

@@ -13,21 +13,17 @@ import pytest
 from nbsim.cli import cli
 from nbsim.errors import HandError, NbsimError, RunError, TileError
 from nbsim.kernels import codes as C
-from nbsim.play.advice import (
-    advice_json,
-    advise,
-    build_advice,
-    format_advice,
-    plot_advice,
-    plot_path,
+from nbsim.kernels.policies.view import MAX_POND
+from nbsim.play.advice.advise import advise, build_advice
+from nbsim.play.advice.state import (
+    max_wall_left,
     position_from_json,
     position_from_options,
     position_from_state,
     position_to_state,
     table_state,
 )
-from nbsim.play.advice_state import max_wall_left
-from nbsim.play.position import MAX_POND
+from nbsim.play.advice.text import advice_json, format_advice, plot_advice, plot_path
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_tile, parse_tiles
 
@@ -798,7 +794,7 @@ def test_readme_state_example(rs):
 def test_advise_checks_the_position_against_its_variant(rs):
     """A Position is checked against the variant it is advised in: one built
     for another variant, or not a Position at all, is refused by name."""
-    from nbsim.play.advice import check_position
+    from nbsim.play.advice.state import check_position
     pos = position_from_options(rs, hand="123m456p789s1155z3p", indicator="9m")
     assert check_position(rs, pos) is pos
     with pytest.raises(HandError, match="does not fit ninghai: indicator 9m: ninghai has no "
@@ -1024,7 +1020,7 @@ def test_cli_budget_and_json(runner):
 
 
 def test_the_race_plan_of_samples_and_budget():
-    from nbsim.play.advice import DEFAULT_BUDGET, DEFAULT_CAP, race_plan
+    from nbsim.play.advice.advise import DEFAULT_BUDGET, DEFAULT_CAP, race_plan
     from nbsim.play.evaluation import RACE_FIRST
     assert race_plan(None, None) == (DEFAULT_CAP, RACE_FIRST, DEFAULT_BUDGET)
     assert race_plan(400, None) == (400, RACE_FIRST, None)        # no clock: the seed decides

@@ -54,16 +54,16 @@ def test_calibration_of_a_constructed_case():
 def test_discard_wins_reads_the_worlds_hands():
     """``playout.discard_wins``: South, holding only 2z beside its four p
     melds, wins on 2z and on nothing else."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     rs = load_rules("ningbo-3baida")
     pos = position(THREAT_HAND, melds=THREAT_MELDS, ponds=THREAT_PONDS, tiles_left=20,
                    indicator="8s")
     view = view_of(rs, pos)
-    sr = E.new_search(1, 2)
-    g = E.search_game(sr)
+    sr = ES.new_search(1, 2)
+    g = ES.search_game(sr)
     rng.stream_init(np.uint64(1), np.int64(0), rng.STREAM_USER, sr.st)
     assert PL.build_world(view, g, sr.st, sr.pool, sr.unseen, np.int64(0), sr.out) == 0
     g.hands[1][:] = 0

@@ -111,8 +111,9 @@ def test_help(runner, cmd):
 
 
 def test_interrupted_run_exit_code(runner, tmp_path, monkeypatch):
+    from nbsim.run import shards as SHARDS
     from nbsim.run import simulate as SIM
-    real = SIM.run_shard
+    real = SHARDS.run_shard
 
     def job(task, out, progress=None, **kw):
         if task.index == 1:

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 from nbsim.errors import RunError
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 from nbsim.run.files import verify_run
 
@@ -22,7 +23,7 @@ distributed = pytest.importorskip("distributed")
 
 
 def rows(out) -> pl.DataFrame:
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)]).sort("deal")
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)]).sort("deal")
 
 
 def test_cluster_local_gives_the_rows_of_a_local_run(tmp_path):

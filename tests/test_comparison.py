@@ -15,13 +15,14 @@ from scipy import stats
 import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 
-CMP = importlib.import_module("nbsim.analysis.comparison")     # the module
+CMP = importlib.import_module("nbsim.analysis.compare.compare")     # the module
 
 
 def _frame(out):
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)])
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)])
 
 
 @pytest.fixture(scope="module")
@@ -226,21 +227,21 @@ def test_cli_compare(runs, deal_runs, tmp_path):
 def test_lazy_api():
     import subprocess
     import sys
-    code = ("import sys, nbsim; assert 'nbsim.analysis.report' not in sys.modules; "
+    code = ("import sys, nbsim; assert 'nbsim.analysis.report.report' not in sys.modules; "
             "assert 'polars' not in sys.modules; f = nbsim.summarize; "
-            "assert 'nbsim.analysis.report' in sys.modules; print(nbsim.compare.__module__)")
+            "assert 'nbsim.analysis.report.report' in sys.modules; print(nbsim.compare.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == "nbsim.analysis.comparison"
+    assert out.strip() == "nbsim.analysis.compare.compare"
     assert {"simulate", "summarize", "compare", "replay", "duel"} <= set(nbsim.__all__)
     # the public names stay functions even after their modules are imported
-    code = ("import nbsim.run.simulate, nbsim.analysis.comparison, nbsim.play.replays, "
+    code = ("import nbsim.run.simulate, nbsim.analysis.compare.compare, nbsim.play.replays, "
             "nbsim.play.duel, nbsim; "
             "print(*(getattr(nbsim, n).__module__ for n in "
             "('simulate', 'compare', 'replay', 'duel')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.split() == ["nbsim.run.simulate", "nbsim.analysis.comparison",
+    assert out.split() == ["nbsim.run.simulate", "nbsim.analysis.compare.compare",
                            "nbsim.play.replays", "nbsim.play.duel"]
     with pytest.raises(AttributeError):
         nbsim.no_such_thing  # noqa: B018

@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from nbsim.errors import RunError
-from nbsim.play.advice_state import position_from_state
+from nbsim.play.advice.state import position_from_state
 from nbsim.play.divergence import assess, divergences, summarize
 from nbsim.play.evaluation import evaluate
 from nbsim.rules.ruleset import as_rules

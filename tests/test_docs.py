@@ -199,7 +199,7 @@ def test_dotted_names_resolve():
                     for m in _DOTTED.findall(_current_text(f)) if not _resolves(m)})
     assert not stale, stale
     assert not _resolves("nbsim.tables") and _resolves("nbsim.rules.lookups.load_tables")
-    assert _resolves("nbsim.analysis.comparison.Comparison.diff")          # a field
+    assert _resolves("nbsim.analysis.compare.compare.Comparison.diff")          # a field
     assert _DOTTED.findall("see nbsim.run.files, not nbsim/run.py or x.nbsim.y") == [
         "nbsim.run.files"]
 

@@ -249,7 +249,7 @@ def test_duel_records_each_policy_in_full(tables):
     records every parameter (``a_full`` ..), in the JSON too, so that parts
     played before and after a default changed are not pooled as one duel,
     while a part of an older nbsim (no full forms) still pools."""
-    from nbsim.play.policy_specs import parse_policy
+    from nbsim.policy_specs import parse_policy
     rs = load_rules("ningbo-3baida")
     a = nbsim.duel(rs, "value", "defend:caution=0.5", 10, 3, tables=tables, seating="1v3",
                    among="greedy")
@@ -284,7 +284,7 @@ def test_duel_records_each_policy_in_full(tables):
 def test_pool_reads_only_well_formed_results(tables):
     """``read_result`` (and ``pool`` given dicts): strict types, finite
     numbers, shares in 0..1, deal indices and seeds in range, every key."""
-    from nbsim.play.duel_pool import read_result
+    from nbsim.play.pools import read_result
     good = dataclasses.asdict(nbsim.duel("ningbo-3baida", "value", "greedy", 10, 3,
                                          tables=tables))
     assert read_result(good, "g") == nbsim.duel("ningbo-3baida", "value", "greedy", 10, 3,

@@ -214,7 +214,7 @@ def test_constructed_wall_must_be_a_permutation(tables):
 
 def test_policy_parsing_errors():
     from nbsim.errors import RunError
-    from nbsim.play.policy_specs import parse_policies, parse_policy
+    from nbsim.policy_specs import parse_policies, parse_policy
     with pytest.raises(RunError, match="allowed: random, greedy, value, defend"):
         parse_policies(policies="value,greedy,smart,value")
     with pytest.raises(RunError, match="4 policies"):

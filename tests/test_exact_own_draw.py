@@ -25,7 +25,7 @@ from exact_own_draw_reference import (
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.play.advice_state import position_from_state
+from nbsim.play.advice.state import position_from_state
 from nbsim.play.evaluation import exact_own_draws, own_draw_chain
 from nbsim.rules.tiles import KIND_NAMES, parse_tile, parse_tiles
 

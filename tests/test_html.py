@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from nbsim.analysis import comparison as CMP
-from nbsim.analysis import report as R
+from nbsim.analysis.compare import compare as CMP
+from nbsim.analysis.report import report as R
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium",
@@ -49,7 +50,7 @@ def pages(tmp_path_factory):
     R.write_report(a)
     R.write_report(d)
     comp = CMP.compare([a, b], out=base / "cmp")
-    return {"report": a / R.REPORT_HTML, "deal_report": d / R.REPORT_HTML,
+    return {"report": a / FILES.REPORT_HTML, "deal_report": d / FILES.REPORT_HTML,
             "compare": base / "cmp" / CMP.COMPARE_HTML, "comp": comp}
 
 

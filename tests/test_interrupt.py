@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from benchmarks.stop_time import progress_seen
 from nbsim.cli import cli
 from nbsim.errors import RunInterrupted
+from nbsim.run import files as FILES
 from nbsim.run import frames as F
 from nbsim.run import shards as SH
 from nbsim.run import simulate as SIM
@@ -32,7 +33,7 @@ GAME = dict(mode="game", policies=("defend",) * 4, deals=3_000, seed=5)
 
 def rows(out) -> pl.DataFrame:
     """Every row of a run, sorted by deal."""
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)]).sort("deal")
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)]).sort("deal")
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +125,7 @@ def test_sigint_stops_a_duel(tmp_path):
 def test_a_run_whose_shards_all_finished_is_complete(tmp_path, monkeypatch):
     """Ctrl-C after the last shard finished: the run is complete (exit 0),
     and the report says so."""
-    real = SIM.run_shard
+    real = SH.run_shard
 
     def job(task, out, progress=None, **kw):
         info = real(task, out, progress, **kw)

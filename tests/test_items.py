@@ -1,4 +1,4 @@
-"""The item registry (nbsim/kernels/tai_items.py, docs/items.md): the item
+"""The item registry (nbsim/kernels/items.py, docs/items.md): the item
 numbers of ``codes``, the names of ``nbsim.rules.names``, the readings the rows
 name and the sections of docs/rules.md they cite."""
 import importlib
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from nbsim.kernels import codes as C
-from nbsim.kernels import tai_items as TI
+from nbsim.kernels import items as TI
 from nbsim.rules import names as N
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def test_item_numbers_have_no_gaps():
 def test_every_hand_item_has_its_reading():
     """A hand-level row names a function of tai_hand with the dispatch's
     signature (rules, h); the dispatch calls exactly these, in table order."""
-    from nbsim.kernels import tai_hand
+    from nbsim.kernels.scoring import hand_items as tai_hand
     hand_rows = [r for r in TI.TAI_ITEM_TABLE if r.level == TI.HAND]
     assert hand_rows == list(TI.HAND_TAI_ITEMS)
     for r in hand_rows:
@@ -75,7 +75,7 @@ def test_sections_exist_in_the_rules():
 def test_items_doc_names_the_files():
     """docs/items.md points at the files a new item touches."""
     text = (ROOT / "docs" / "items.md").read_text(encoding="utf-8")
-    for path in ("nbsim/kernels/tai_items.py", "nbsim/kernels/tai_hand.py",
+    for path in ("nbsim/kernels/items.py", "nbsim/kernels/scoring/hand_items.py",
                  "nbsim/kernels/codes.py", "configs/*.toml", "docs/rules.md",
                  "tests/data/scoring_cases.jsonl", "tests/reference_scorer.py"):
         assert path in text, path

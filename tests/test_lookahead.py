@@ -23,14 +23,10 @@ import pytest
 
 from nbsim.errors import HandError, RunError
 from nbsim.kernels import codes as C
-from nbsim.play.evaluation import (
-    DEFAULT_OPPONENTS,
-    evaluate,
-    evaluate_claims,
-    exact_own_draws,
-    own_draws_left,
-)
-from nbsim.play.position import MAX_POND, Position
+from nbsim.kernels.policies.view import MAX_POND
+from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws, own_draws_left
+from nbsim.play.position import Position
+from nbsim.play.worlds import ADVICE_OPPONENTS as DEFAULT_OPPONENTS
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_counts, parse_tile, parse_tiles
 
@@ -114,12 +110,12 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
     Against South's ready p flush (the position above), the eight
     candidates without the guard include kinds more dangerous than defend's
     choice; guard 0 leaves out each of them and keeps the others."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies import defend as D
     from nbsim.kernels.policies import lookahead as LA
     from nbsim.kernels.policies.catalog import code_of
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     melds = {1: [(C.MELD_PUNG, "2p", 0), (C.MELD_CHOW, "4p", 0), (C.MELD_PUNG, "8p", 2),
                  (C.MELD_PUNG, "9p", 3)]}
@@ -128,7 +124,7 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
                    seat=0, indicator="8s")
     view = view_of(rs, pos)
     params = np.ascontiguousarray(PL.DEFAULT_PARAMS[code_of("lookahead")])
-    scr = E.new_state().pscr
+    scr = ES.new_state().pscr
     allowed = view.hand > 0
     prng = np.zeros(rng.RNG_LEN, np.uint64)
 
@@ -257,14 +253,15 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     seat) started at its claims with the seat's answer fixed; with ``kong``
     >= -1, ``pos`` is the seat's own turn and the playout starts at its kong
     question with the answer ``kong`` (-1: none, else the kind konged)."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import loop as E
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies.catalog import code_of
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     view = view_of(rs, pos, kong_turn=kong >= -1)
-    sr = E.new_search(1, 1)
-    g = E.search_game(sr)
+    sr = ES.new_search(1, 1)
+    g = ES.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
     rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_USER, st)
     assert PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0), sr.out) == 0
@@ -284,7 +281,7 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
 
 
 def test_a_playout_from_a_claim_plays_the_given_answer(rs):
-    from nbsim.play.advice import position_from_options
+    from nbsim.play.advice.state import position_from_options
     # South holds a pair of East's discard 5z: nobody else can pung it
     pung = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
                                  discards=["E:19m"], offered="5z", offered_from="E")
@@ -301,7 +298,7 @@ def test_a_playout_from_a_claim_plays_the_given_answer(rs):
 
 
 def test_claim_evaluation(rs):
-    from nbsim.play.advice import position_from_options
+    from nbsim.play.advice.state import position_from_options
     pos = position_from_options(rs, hand="123m456p789s155z3p", indicator="9m", seat="S",
                                 discards=["E:19m"], offered="5z", offered_from="E")
     ev = evaluate_claims(rs, pos, [0, 1], samples=24, seed=2)
@@ -365,10 +362,10 @@ def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
     0.15), the value itself replaces it; the playouts of lookahead's
     default (``playout_hold`` 0) are those of ``defend:hold=0``, and they
     differ from the default's when lone scoring honours are held."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import _key, view_of
-    from nbsim.play.policy_specs import parse_policy
+    from nbsim.policy_specs import parse_policy
     assert ("playout_hold", 0.0) in parse_policy("lookahead").params
     assert parse_policy("defend").params[-1] == ("hold", 0.15)
     pos = position("159m258s37p1z5z6z7z4s", drawn="2z", tiles_left=60, seat=0)
@@ -376,7 +373,7 @@ def test_playout_hold_sets_defend_hold_in_the_playouts(rs):
     cands = [parse_tile(t) for t in ("1m", "9m", "7z")]
 
     def pays(hold):
-        sr = E.new_search(len(cands), 64)
+        sr = ES.new_search(len(cands), 64)
         sr.cands[:len(cands)] = cands
         PL.evaluate_into(view, sr, np.int64(len(cands)), np.int64(64), _key(3),
                          np.int64(PL.DEFEND), np.int64(-1), np.int64(-1), hold,
@@ -396,7 +393,7 @@ KONG_HAND = dict(hand="1111m456p788s5z", melds=["pung:555z@N"], indicator="9p",
 def test_a_playout_from_a_kong_question_plays_the_given_answer(rs):
     """``play_from``'s ``kong_kind`` fixes the seat's first own-turn kong
     answer: the kong of that kind (concealed or added), or none."""
-    from nbsim.play.advice import position_from_options
+    from nbsim.play.advice.state import position_from_options
     pos = position_from_options(rs, **KONG_HAND)
     m1, z5 = parse_tile("1m"), parse_tile("5z")
     assert _first_event(rs, pos, 0, 0, kong=m1)[:3] == (0, C.A_CONCEALED_KONG, m1)
@@ -409,7 +406,7 @@ def test_kong_evaluation_shares_the_discards_worlds(rs):
     """``evaluate``'s ``kongs``: rows marked ``kong``, on the discards'
     worlds (a discard's row is the same with or without them), reproducible
     by seed; a kind the seat cannot kong is one error."""
-    from nbsim.play.advice import position_from_options
+    from nbsim.play.advice.state import position_from_options
     from nbsim.play.evaluation import kong_kinds
     pos = position_from_options(rs, **KONG_HAND)
     m1, z5 = parse_tile("1m"), parse_tile("5z")
@@ -453,11 +450,11 @@ def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):
     identical to defend's (the same kind twice) never gains, so row 0 is
     played. The candidates are left as given, and the second stage draws
     one more key from the seat's stream only when a challenger won."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies import lookahead as LA
     from nbsim.kernels.policies.catalog import code_of
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     pos = position("1112345678999m7z", drawn="7z", tiles_left=12)
     view = view_of(rs, pos)
@@ -467,7 +464,7 @@ def test_confirmation_keeps_a_real_gain_and_drops_a_tie(rs):
 
     def settle(kinds: str, confirm: int) -> tuple[int, list[int], np.ndarray]:
         params[LA.P_CONFIRM] = confirm
-        sr = E.new_search(8, 64)
+        sr = ES.new_search(8, 64)
         ks = parse_tiles(kinds)
         sr.cands[:len(ks)] = ks
         prng = np.zeros(rng.RNG_LEN, np.uint64)
@@ -493,16 +490,16 @@ def _refined_worlds(rules, refines, n=200, ponds=None):
     kind count), the seat's own hand, the others' total ``keep_score`` and
     their mean share of tiles in their best flush (one suit and the
     honours), and the others' hands (int8[4, 42])."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
     from nbsim.kernels import wall as W
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     pos = position("123m456p789s1z2z3z4z", drawn="4z", tiles_left=50,
                    ponds=REFINE_PONDS if ponds is None else ponds)
     view = view_of(rules, pos)
-    sr = E.new_search(1, 1)
-    g = E.search_game(sr)
+    sr = ES.new_search(1, 1)
+    g = ES.search_game(sr)
     st = np.zeros(rng.RNG_LEN, np.uint64)
     out: dict[int, list] = {r: [] for r in refines}
     for j in range(n):
@@ -563,8 +560,8 @@ def test_read_suit_takes_the_melds_suit_else_the_suit_discarded_least(rs):
     collecting that suit; one without as collecting the suit it has
     discarded least (wilds not counted); a tie is broken at random among
     the tied suits only."""
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     pos = position("123m456p789s1z2z3z4z", drawn="4z", tiles_left=50,
                    melds={2: [(C.MELD_PUNG, "5p", 1)]},

@@ -16,10 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nbsim.kernels import engine as KE
-from nbsim.kernels import games as KG
+from nbsim.kernels import rng
+from nbsim.kernels.engine import games as KG
+from nbsim.kernels.engine import loop as KE
+from nbsim.kernels.engine import probe as EP
+from nbsim.kernels.engine import state as ES
 from nbsim.kernels.policies.catalog import NAMES, SEARCH
-from nbsim.play.policy_specs import as_policies, kernel_arrays
+from nbsim.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import load_rules
 
 LOOKAHEAD_PROBED = "lookahead:samples=6:gap=1000:claims=1:kongs=1:confirm=6:opponents=3"
@@ -28,9 +31,9 @@ SHIPPED = sorted(p.stem for p in (Path(__file__).parents[1] / "configs").glob("*
 
 def _probes(n_deals: int, max_decision: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    probes = np.zeros((n_deals, KE.PROBE_LEN), np.int64)
-    probes[:, KE.PR_AT] = rng.integers(0, max_decision, n_deals)
-    probes[:, KE.PR_SEED] = rng.integers(0, 2**62, n_deals)
+    probes = np.zeros((n_deals, EP.PROBE_LEN), np.int64)
+    probes[:, EP.PR_AT] = rng.integers(0, max_decision, n_deals)
+    probes[:, EP.PR_SEED] = rng.integers(0, 2**62, n_deals)
     return probes
 
 
@@ -48,14 +51,14 @@ def test_decisions_ignore_hidden_tiles(variant, tables):
         probes = _probes(40 if mix[0] == LOOKAHEAD_PROBED else 150, 120, 100 + j)
         bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), codes, params,
                              probes)
-        hit = probes[:, KE.PR_KIND] >= 0
-        assert bad == 0, (variant, mix, probes[hit & (probes[:, KE.PR_ANSWER]
-                                                     != probes[:, KE.PR_SHUFFLED])][:3])
+        hit = probes[:, EP.PR_KIND] >= 0
+        assert bad == 0, (variant, mix, probes[hit & (probes[:, EP.PR_ANSWER]
+                                                     != probes[:, EP.PR_SHUFFLED])][:3])
         for q in range(4):
-            kinds[q] += int((probes[hit, KE.PR_KIND] == q).sum())
-        moved += int(probes[hit, KE.PR_MOVED].sum())
+            kinds[q] += int((probes[hit, EP.PR_KIND] == q).sum())
+        moved += int(probes[hit, EP.PR_MOVED].sum())
     # the probes reached every kind of decision and really moved hidden tiles
-    assert kinds[KE.Q_DISCARD] > 100 and kinds[KE.Q_CLAIM] > 10 and kinds[KE.Q_WIN] > 0, kinds
+    assert kinds[EP.Q_DISCARD] > 100 and kinds[EP.Q_CLAIM] > 10 and kinds[EP.Q_WIN] > 0, kinds
     assert moved > 1000
 
 
@@ -64,8 +67,8 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     really moves what it cannot (so the check above can fail)."""
     rs = load_rules("ningbo-3baida")
     codes, params = kernel_arrays(as_policies("value"))
-    g = KE.new_state()
-    out = np.zeros(KE.OUT_LEN, np.int64)
+    g = ES.new_state()
+    out = np.zeros(ES.OUT_LEN, np.int64)
     hands = np.zeros((4, 42), np.int8)
     flowers = np.zeros(4, np.uint8)
     # stop the deal early: the probe at decision 30 restores the state, so
@@ -73,14 +76,14 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     for deal in range(20):
         KE.play_deal(rs.array, tables, np.uint64(5), deal, 0, False, codes, params, g, out,
                      np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64))
-        if out[KE.O_TILES_LEFT] > 30:
+        if out[ES.O_TILES_LEFT] > 30:
             break
     before_hands = g.hands.copy()
     before_wall = g.wall.copy()
     lo, hi = int(g.ws[0]), int(g.ws[1])
     seat = 2
-    KE.rng.stream_init(np.uint64(9), 0, KE.rng.STREAM_USER, g.probe_rng)
-    moved = KE._shuffle_hidden(g, seat)
+    rng.stream_init(np.uint64(9), 0, rng.STREAM_USER, g.probe_rng)
+    moved = EP._shuffle_hidden(g, seat)
     assert moved > 0
     assert (g.hands[seat] == before_hands[seat]).all()
     assert (g.hands.sum(axis=1) == before_hands.sum(axis=1)).all()
@@ -100,7 +103,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     assert (kinds(g.hands, g.wall) == kinds(before_hands, before_wall)).all()
     assert (g.wall[:lo] == before_wall[:lo]).all()
     assert (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
-    KE._restore_hidden(g)
+    EP._restore_hidden(g)
     assert (g.hands == before_hands).all() and (g.wall == before_wall).all()
 
 
@@ -113,4 +116,4 @@ def test_kong_search_ignores_hidden_tiles(tables):
     probes = _probes(400, 120, 5)
     assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), codes, params,
                           probes) == 0
-    assert int((probes[:, KE.PR_KIND] == KE.Q_KONG).sum()) > 0
+    assert int((probes[:, EP.PR_KIND] == EP.Q_KONG).sum()) > 0

@@ -46,20 +46,6 @@ def test_import_nbsim_does_not_import_numba():
     assert out.strip() == "False"
 
 
-def test_the_client_imports_only_the_standard_library():
-    """The ``nbsim`` command's client (nbsim.client, and nbsim.protocol,
-    which it shares with the server) must start in milliseconds: no numpy,
-    pydantic, click, numba or polars."""
-    out = _python("""
-        import sys
-        import nbsim.client
-        import nbsim.protocol
-        heavy = {"numpy", "pydantic", "click", "numba", "polars", "pyarrow", "nbsim.rules.ruleset"}
-        print(sorted(heavy & set(sys.modules)))
-    """)
-    assert out.strip() == "[]"
-
-
 def test_rules_command_does_not_import_numba():
     out = _python("""
         import sys
@@ -253,14 +239,11 @@ def _import_cycles(graph: dict[str, set[str]]) -> list[tuple[list[str], list[str
 
 def test_no_import_cycle_in_the_package():
     """No two modules of nbsim (nbsim/kernels aside) import each other,
-    directly or through others, counting the imports inside functions: the
-    client (standard library only), the CLI and the warm server share
-    ``nbsim.protocol`` instead of importing one another."""
+    directly or through others, counting the imports inside functions."""
     graph = _import_graph(ROOT / "nbsim")
-    assert {"nbsim", "nbsim.cli", "nbsim.client", "nbsim.server", "nbsim.run.simulate",
-            "nbsim.analysis.report", "nbsim.play.advice", "nbsim.rules.scorer"} <= set(graph)
-    assert "nbsim.cli" in graph["nbsim.server"]      # imported inside a function
-    assert "nbsim.run.simulate" in graph["nbsim.analysis.tune"]     # a subpackage's module
+    assert {"nbsim", "nbsim.cli", "nbsim.run.simulate", "nbsim.analysis.report.report",
+            "nbsim.play.advice.advise", "nbsim.rules.scorer"} <= set(graph)
+    assert "nbsim.run.simulate" in graph["nbsim.analysis.tune.tune"]     # inside a function
     assert not any(m.startswith("nbsim.kernels") for m in graph)
     cycles = _import_cycles(graph)
     assert not cycles, "import cycles: " + "; ".join(
@@ -312,31 +295,108 @@ def test_the_cycle_check_finds_cycles_through_subpackages(tmp_path):
         ["pkg.play.duel", "pkg.run.files", "pkg.run.simulate"])]
 
 
-def _stems(folder: Path) -> dict[str, list[str]]:
-    """name -> the modules and packages of ``folder`` of that name (paths)."""
-    stems: dict[str, list[str]] = collections.defaultdict(list)
-    for path in sorted(folder.rglob("*.py")):
-        if "__pycache__" in path.parts:
-            continue
-        stem = path.parent.name if path.name == "__init__.py" else path.stem
-        stems[stem].append(str(path.relative_to(ROOT)))
-    return stems
+# The layers of docs/layout.md, lowest first: a module imports modules of
+# its own layer or of lower ones only (imports inside functions included).
+LAYERS = (
+    ("kernels", ("nbsim.kernels",)),
+    ("base", ("nbsim.errors", "nbsim.args", "nbsim.version", "nbsim.stats",
+              "nbsim.policy_specs", "nbsim.warmup")),
+    ("rules", ("nbsim.rules",)),
+    ("run", ("nbsim.run",)),
+    ("analysis", ("nbsim.analysis",)),
+    ("play", ("nbsim.play",)),
+    ("cli", ("nbsim.cli", "nbsim.__main__")),
+    ("api", ("nbsim",)),
+)
 
 
-def test_no_module_name_is_used_twice():
-    """A name says which module it means: no module or package of nbsim
-    outside the kernels shares its name with another one, or with a kernel
-    module or package (nor differs from one by a plural s: ``games`` and
-    ``game``)."""
-    kernels = _stems(ROOT / "nbsim" / "kernels")
-    wrappers = {k: v for k, v in _stems(ROOT / "nbsim").items()
-                if not any(p.startswith("nbsim/kernels") for p in v)}
-    assert "nbsim" in wrappers and "simulate" in wrappers
-    doubles = {k: v for k, v in wrappers.items() if len(v) > 1}
-    assert not doubles, f"modules of the same name: {doubles}"
-    clashes = {k: (wrappers[k], kernels[name]) for k in wrappers
-               for name in (k, k + "s", k.removesuffix("s")) if name in kernels}
-    assert not clashes, f"wrapper modules named like kernel modules: {clashes}"
+def _layer(module: str) -> int:
+    """Index in LAYERS of ``module`` (the longest matching prefix)."""
+    best, length = None, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > length:
+                best, length = i, len(p)
+    assert best is not None, f"{module} is in no layer of LAYERS"
+    return best
+
+
+def _imports(package: Path) -> list[tuple[str, str, list[str]]]:
+    """(module, imported module, names imported from it) for every import
+    statement of every module of ``package`` (kernels included), at module
+    level and inside functions; ``from P import m`` of a module m counts as
+    importing P.m."""
+    files = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    out = []
+    for mod, path in sorted(files.items()):
+        here = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                out.extend((mod, a.name, []) for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = here[:len(here) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                for a in node.names:
+                    sub = f"{target}.{a.name}"
+                    out.append((mod, sub, []) if sub in files else (mod, target, [a.name]))
+    return [(m, t, n) for m, t, n in out if t == package.name or t.startswith(package.name + ".")]
+
+
+def _layer_violations(package: Path) -> list[str]:
+    """Every import of ``package`` that goes up the layers, and every
+    private name (``_x``) imported from another package."""
+    bad = []
+    for mod, target, names in _imports(package):
+        if _layer(target) > _layer(mod):
+            bad.append(f"{mod} ({LAYERS[_layer(mod)][0]}) imports {target} "
+                       f"({LAYERS[_layer(target)][0]})")
+        home, there = mod.rsplit(".", 1)[0], target.rsplit(".", 1)[0]
+        for name in names:
+            if name.startswith("_") and not name.startswith("__") and home != there:
+                bad.append(f"{mod} imports the private name {target}.{name}")
+    return bad
+
+
+def test_the_layers_are_kept():
+    """kernels < base (errors, args, stats, policy_specs, warmup) < rules <
+    run < analysis < play < cli < the public API (docs/layout.md): no import
+    goes up, and no module takes a private name from another package."""
+    imports = _imports(ROOT / "nbsim")
+    assert any(m == "nbsim.cli.hand" and t.startswith("nbsim.play") for m, t, _ in imports)
+    assert not _layer_violations(ROOT / "nbsim"), "\n".join(_layer_violations(ROOT / "nbsim"))
+
+
+def test_the_layer_check_finds_upward_and_private_imports(tmp_path):
+    """The check above names an upward import inside a function and a
+    private name taken across packages, and lets a downward import pass."""
+    pkg = tmp_path / "nbsim"
+    for sub in ("run", "play", "kernels"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "run" / "a.py").write_text("def f():\n    from nbsim.play import b\n")
+    (pkg / "play" / "b.py").write_text("from nbsim.run.a import f, _g\n")
+    (pkg / "kernels" / "k.py").write_text("from nbsim.kernels import j\n")
+    (pkg / "kernels" / "j.py").write_text("")
+    assert _layer_violations(pkg) == ["nbsim.play.b imports the private name nbsim.run.a._g",
+                                      "nbsim.run.a (run) imports nbsim.play.b (play)"]
+
+
+def test_no_module_family_shares_a_prefix():
+    """A family of modules is a package, not a prefix: no folder of nbsim
+    holds ``x.py`` beside ``x_*.py``, nor two modules ``x_a.py`` and
+    ``x_b.py``."""
+    families = []
+    for folder in sorted({p.parent for p in (ROOT / "nbsim").rglob("*.py")}):
+        stems = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+        heads = collections.Counter(s.split("_")[0] for s in stems if "_" in s)
+        for head, n in heads.items():
+            if n > 1 or head in stems:
+                families.append(f"{folder.relative_to(ROOT)}: {head}*")
+    assert not families, f"prefix families: {families}"
 
 
 # ---------------------------------------------------------------- codes

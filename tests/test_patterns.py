@@ -13,12 +13,13 @@ import shutil
 import polars as pl
 import pytest
 
-from nbsim.analysis import report as R
+from nbsim import stats as STATS
+from nbsim.analysis.report import report as R
 from nbsim.kernels import codes as C
 from nbsim.play.replays import format_text
+from nbsim.rules.cases import case_output, check_case
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.scorer import format_result, present_items, score_hand
-from nbsim.rules.scorer_cases import case_output, check_case
 from nbsim.rules.tiles import format_tiles, parse_tiles
 from nbsim.run import simulate as SIM
 from nbsim.run.files import open_run
@@ -297,7 +298,7 @@ def test_tai_items_table_counts_every_item(tai_run):
         k = int(wins[f"has_{item}"].sum())
         assert r["wins"] == k and r["p"] == pytest.approx(k / wins.height)
         assert r["p_deal"] == pytest.approx(k / df.height)
-        lo, hi = R.wilson(k, df.height)
+        lo, hi = STATS.wilson(k, df.height)
         assert (r["deal_ci_low"], r["deal_ci_high"]) == pytest.approx((lo, hi))
         assert r["ci_low"] <= r["p"] <= r["ci_high"]
     ch = t["chicken_hand"]

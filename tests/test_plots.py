@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from nbsim.analysis import plots as P
-from nbsim.analysis.report import Table
+from nbsim.analysis.report.deal_tables import Table
 
 
 def test_needs_log():
@@ -26,14 +26,14 @@ def test_plain_drops_chinese_without_a_font(monkeypatch):
 
 def test_seat_bars_log_scale_and_caption(tmp_path, monkeypatch):
     seen = {}
-    real_save = P._save
+    real_save = P.save_figure
 
     def spy(fig, path, caption=None):
         seen["yscale"] = fig.axes[0].get_yscale()
         out = real_save(fig, path, caption)
         seen["texts"] = [t.get_text() for t in fig.texts]
         return out
-    monkeypatch.setattr(P, "_save", spy)
+    monkeypatch.setattr(P, "save_figure", spy)
     df = pl.DataFrame({"wilds": [0, 1, 2, 3], "E": [0.7, 0.25, 0.049, 0.001],
                        "S": [0.7, 0.25, 0.049, 0.001], "W": [0.7, 0.25, 0.049, 0.001],
                        "N": [0.7, 0.25, 0.049, 0.001]})
@@ -43,14 +43,14 @@ def test_seat_bars_log_scale_and_caption(tmp_path, monkeypatch):
 
 def test_value_labels_sit_above_intervals(tmp_path, monkeypatch):
     seen = {}
-    real_save = P._save
+    real_save = P.save_figure
 
     def spy(fig, path, caption=None):
         ax = fig.axes[0]
         seen["labels"] = [(a.xy[1], a.get_text()) for a in ax.texts]
         seen["ylim"] = ax.get_ylim()
         return real_save(fig, path, caption)
-    monkeypatch.setattr(P, "_save", spy)
+    monkeypatch.setattr(P, "save_figure", spy)
     df = pl.DataFrame({"event": ["win", "wall exhausted", "share"],
                        "of": ["deals", "deals", "wins"], "p": [0.9, 0.1, 0.4],
                        "ci_low": [0.88, 0.08, 0.38], "ci_high": [0.92, 0.12, 0.42]})
@@ -61,12 +61,12 @@ def test_value_labels_sit_above_intervals(tmp_path, monkeypatch):
 
 def test_comparison_axes_include_zero(tmp_path, monkeypatch):
     seen = []
-    real_save = P._save
+    real_save = P.save_figure
 
     def spy(fig, path, caption=None):
         seen.extend(ax.get_ylim() for ax in fig.axes if ax.axison)
         return real_save(fig, path, caption)
-    monkeypatch.setattr(P, "_save", spy)
+    monkeypatch.setattr(P, "save_figure", spy)
     stats = pl.DataFrame({"key": ["win_rate"] * 2, "statistic": ["win rate"] * 2,
                           "run": ["a", "b"], "estimate": [0.451, 0.455],
                           "ci_low": [0.449, 0.453], "ci_high": [0.453, 0.457]})
@@ -126,13 +126,13 @@ def text_problems(fig) -> list[str]:
 
 def _spy_save(monkeypatch):
     figs = []
-    real_save = P._save
+    real_save = P.save_figure
 
     def spy(fig, path, caption=None):
         out = real_save(fig, path, caption)
         figs.append(fig)
         return out
-    monkeypatch.setattr(P, "_save", spy)
+    monkeypatch.setattr(P, "save_figure", spy)
     return figs
 
 

@@ -1,4 +1,4 @@
-"""The policy table and policy specs (nbsim.play.policy_specs, kernels/policies/catalog.py)."""
+"""The policy table and policy specs (nbsim.policy_specs, kernels/policies/catalog.py)."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,8 @@ import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
 from nbsim.kernels.policies import catalog as T
-from nbsim.play.policy_specs import (
-    DEFAULT_POLICY,
+from nbsim.kernels.policies.catalog import DEFAULT_POLICY
+from nbsim.policy_specs import (
     Policy,
     as_policies,
     describe,

@@ -21,7 +21,7 @@ from test_exact_own_draw import FOUR_MELDS, late_state
 
 from nbsim.cli import cli
 from nbsim.errors import HandError
-from nbsim.play.advice_state import check_position, position_from_state
+from nbsim.play.advice.state import check_position, position_from_state
 from nbsim.play.evaluation import evaluate, exact_own_draws
 from nbsim.play.position import example_position
 

@@ -7,8 +7,11 @@ import polars as pl
 import pytest
 from scipy.stats import binomtest
 
-from nbsim.analysis import report as R
+from nbsim import stats as STATS
+from nbsim.analysis.report import deal_tables as DEAL_TABLES
+from nbsim.analysis.report import report as R
 from nbsim.errors import RunError
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 from nbsim.run.files import PLOT_FILES, REPORT_HTML, REPORT_MD, SUMMARY_JSON
 
@@ -21,7 +24,7 @@ def run(tmp_path_factory):
 
 
 def _frame(out):
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)])
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)])
 
 
 def test_heavenly_table(run):
@@ -43,7 +46,7 @@ def test_seat_tables(run):
     df = _frame(run)
     w = rep.tables["wilds_per_seat"].df
     fl = rep.tables["flowers_per_seat"].df
-    for seat in R.SEATS:
+    for seat in DEAL_TABLES.SEATS:
         assert w[seat].sum() == pytest.approx(1.0)
         assert fl[seat].sum() == pytest.approx(1.0)
     # direct counts from the rows
@@ -109,5 +112,5 @@ def test_no_wild_variant_report(tmp_path):
 
 
 def test_wilson_helper():
-    lo, hi = R.wilson(0, 100)
+    lo, hi = STATS.wilson(0, 100)
     assert lo == 0 and 0 < hi < 0.05

@@ -13,15 +13,17 @@ import pytest
 from click.testing import CliRunner
 from scipy import stats
 
-from nbsim.analysis import report as R
+from nbsim import stats as STATS
+from nbsim.analysis.report import report as R
 from nbsim.cli import cli
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 
 SEATS = ("E", "S", "W", "N")
 
 
 def _frame(out):
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)])
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)])
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +215,7 @@ def test_by_seat_and_length(tai_rep):
     other = by["S W N (per seat)"]
     k = sum(winners[s] for s in "SWN")
     assert other["p_win"] == pytest.approx(k / n / 3)
-    lo, hi = R.wilson(k, n)
+    lo, hi = STATS.wilson(k, n)
     assert (other["ci_low"], other["ci_high"]) == pytest.approx((lo / 3, hi / 3))
     _check_ci(rep.tables["by_seat"].df, "p_win")
     _check_ci(rep.tables["by_seat"].df, "p_dealt_in", "di_ci_low", "di_ci_high")
@@ -325,12 +327,12 @@ def test_matches_table(match_run, tmp_path):
 
 
 def test_t_interval_helper():
-    assert all(math.isnan(x) for x in R.t_interval(1, 3.0, 0.0))      # n < 2
-    assert R.t_interval(10, 3.0, 0.0) == (3.0, 3.0)
-    lo, hi = R.t_interval(25, 10.0, 5.0)
+    assert all(math.isnan(x) for x in STATS.t_interval(1, 3.0, 0.0))      # n < 2
+    assert STATS.t_interval(10, 3.0, 0.0) == (3.0, 3.0)
+    lo, hi = STATS.t_interval(25, 10.0, 5.0)
     half = stats.t.ppf(0.975, 24) * 5.0 / 5.0
     assert (lo, hi) == pytest.approx((10 - half, 10 + half))
-    assert math.isnan(R.mean_row(0, None, None)["mean"])
+    assert math.isnan(STATS.mean_row(0, None, None)["mean"])
 
 
 def test_run_without_wins(tai_run, tmp_path):

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from nbsim.cli import cli
 from nbsim.errors import RunError, RunInterrupted
+from nbsim.run import files as FILES
 from nbsim.run import shards as SH
 from nbsim.run import simulate as SIM
 from nbsim.run.files import open_run, verify_run
@@ -28,7 +29,7 @@ from nbsim.run.lock import RunLock, lock_holder, shown_status
 
 def rows(out) -> pl.DataFrame:
     """Every row of a run, sorted by deal."""
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)]).sort("deal")
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)]).sort("deal")
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def ref(tmp_path_factory):
 
 
 def _interrupt_at(monkeypatch, indices):
-    real = SIM.run_shard
+    real = SH.run_shard
 
     def job(task, out, progress=None, **kw):
         if task.index in indices:
@@ -502,7 +503,7 @@ def test_a_parameter_added_since_reads_as_the_play_before_it(tmp_path):
     run of lookahead:hold=0:confirm=0:opponents=0, never one of lookahead at
     its default hold 0.15, confirm 96 or opponents -1 (by the rules); the
     same for defend."""
-    from nbsim.play.policy_specs import parse_policy, parse_written
+    from nbsim.policy_specs import parse_policy, parse_written
     then = "lookahead:hold=0:confirm=0:opponents=0"
     assert parse_written(OLD_LOOKAHEAD) == parse_policy(then)
     assert parse_written(OLD_LOOKAHEAD) != parse_policy("lookahead")

@@ -13,7 +13,9 @@ from nbsim.errors import ConfigError, RunError, RunInterrupted
 from nbsim.kernels import batch as KB
 from nbsim.rules.ruleset import load_rules
 from nbsim.rules.tiles import parse_counts, parse_tiles
+from nbsim.run import files as FILES
 from nbsim.run import schema as S
+from nbsim.run import shards as SHARDS
 from nbsim.run import simulate as SIM
 
 import exact_heavenly as E
@@ -89,7 +91,7 @@ def test_small_sample_agrees_with_exact(tables):
 
 
 def _read(out):
-    return pl.concat([pl.read_parquet(p) for p in SIM.shard_paths(out)])
+    return pl.concat([pl.read_parquet(p) for p in FILES.shard_paths(out)])
 
 
 def test_same_rows_for_any_shard_size_and_worker_count(tmp_path, tables):
@@ -186,7 +188,7 @@ def test_bad_config_and_override(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
-    real = SIM.run_shard
+    real = SHARDS.run_shard
 
     def job(task, out, progress=None, **kw):
         if task.index == 2:
@@ -213,9 +215,9 @@ def test_interrupt_keeps_finished_shards(tmp_path, monkeypatch, workers):
 
 def test_scan_run_errors(tmp_path):
     with pytest.raises(RunError, match="does not exist"):
-        SIM.scan_run(tmp_path / "missing")
+        FILES.scan_run(tmp_path / "missing")
     with pytest.raises(RunError, match="not an nbsim run folder"):
-        SIM.scan_run(tmp_path)
+        FILES.scan_run(tmp_path)
 
 
 def test_hand_notation_formatting_matches_tiles_module(tables):

@@ -1,13 +1,13 @@
 """Every shared scoring case (tests/data/scoring_cases.jsonl, a copy of
-cases/scoring.jsonl) through ``nbsim.rules.scorer_cases``, one test id per case."""
+cases/scoring.jsonl) through ``nbsim.rules.cases``, one test id per case."""
 import json
 from pathlib import Path
 
 import pytest
 
 from nbsim.errors import NbsimError
+from nbsim.rules.cases import case_output, check_case, score_case
 from nbsim.rules.scorer import score_hand
-from nbsim.rules.scorer_cases import case_output, check_case, score_case
 
 CASES = [json.loads(line) for line in
          (Path(__file__).parent / "data" / "scoring_cases.jsonl").read_text().splitlines()
@@ -108,7 +108,7 @@ def test_check_cases_library_function():
     """``check_cases`` (what ``nbsim score --cases`` calls): every shared case
     passes, results arrive in order, and a mismatch and an unscorable line
     are counted with the exit codes of the command."""
-    from nbsim.rules.scorer_cases import check_cases
+    from nbsim.rules.cases import check_cases
     lines = (Path(__file__).parent / "data" / "scoring_cases.jsonl").read_text().splitlines()
     seen = []
     tally = check_cases(lines, check=True, on_case=seen.append)

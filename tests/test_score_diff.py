@@ -389,9 +389,9 @@ def test_wait_info_matches_hand_wait_mask():
     import numpy as np
 
     from nbsim.kernels.hand import wait_mask
-    from nbsim.kernels.scratch import IW_LEN, O_MELD_COUNT, O_NAT13
-    from nbsim.kernels.validation import wild_set
-    from nbsim.kernels.waits import wait_info
+    from nbsim.kernels.scoring.scratch import IW_LEN, O_MELD_COUNT, O_NAT13
+    from nbsim.kernels.scoring.validation import wild_set
+    from nbsim.kernels.scoring.waits import wait_info
     from nbsim.rules.lookups import load_tables
     tables = load_tables()
     rules = load_rules("ningbo-7baida").array

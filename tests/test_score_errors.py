@@ -6,8 +6,8 @@ import pytest
 
 from nbsim.errors import ConfigError, HandError, TileError
 from nbsim.kernels import codes as C
+from nbsim.rules.cases import score_case
 from nbsim.rules.scorer import score_hand
-from nbsim.rules.scorer_cases import score_case
 from nbsim.rules.tiles import parse_counts
 
 ALL_CHOWS = dict(hand="234m567p345s67s55m", win_tile="8s", seat="S", round_wind="E")
@@ -101,7 +101,7 @@ def test_case_fields_are_checked():
 
 def _kernel(config="ningbo-3baida", hand="234m567p345s67s55m", win_tile="8s", **kw):
     """Call the kernel directly with raw arrays (what the engine does)."""
-    from nbsim.kernels.score import score_win
+    from nbsim.kernels.scoring.score import score_win
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.ruleset import load_rules
     from nbsim.rules.tiles import parse_counts, parse_tile
@@ -162,9 +162,9 @@ def test_kernel_negative_count_and_liability_ok_in_ninghai():
 
 def test_compact_wild_set_matches_wild_mask(shipped_config):
     """The scorer tests wilds with (kind a, kind b, flower bits)
-    (kernels/validation.py); it must give the same sets as wilds.wild_mask
+    (kernels/scoring/validation.py); it must give the same sets as wilds.wild_mask
     for every indicator (docs/rules.md §3)."""
-    from nbsim.kernels.validation import is_wild, wild_set
+    from nbsim.kernels.scoring.validation import is_wild, wild_set
     from nbsim.kernels.wilds import wild_mask
     from nbsim.rules.ruleset import load_rules
     config = shipped_config

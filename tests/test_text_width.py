@@ -14,12 +14,12 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from nbsim.analysis.stats import _columns, text_table
 from nbsim.cli import cli
 from nbsim.run import simulate as SIM
+from nbsim.stats import text_columns, text_table
 
 ROOT = Path(__file__).resolve().parent.parent
-WIDTH = 100                   # terminal columns (nbsim.analysis.stats.TEXT_WIDTH)
+WIDTH = 100                   # terminal columns (nbsim.stats.TEXT_WIDTH)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def three(tmp_path_factory):
 
 
 def _too_wide(text: str) -> list[tuple[int, str]]:
-    return [(_columns(line), line) for line in text.splitlines() if _columns(line) > WIDTH]
+    return [(text_columns(line), line) for line in text.splitlines() if text_columns(line) > WIDTH]
 
 
 def _run(args: list[str]) -> str:

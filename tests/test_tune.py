@@ -13,10 +13,25 @@ import pytest
 from click.testing import CliRunner
 
 import nbsim
-from nbsim.analysis import tune as T
+from nbsim.analysis.tune import (
+    output as OUTPUT,
+)
+from nbsim.analysis.tune import (
+    spec as SPEC,
+)
+from nbsim.analysis.tune import (
+    study as STUDY,
+)
+from nbsim.analysis.tune import (
+    targets as TARGETS,
+)
+from nbsim.analysis.tune import (
+    tune as T,
+)
 from nbsim.cli import cli
 from nbsim.errors import ConfigError, RunError, RunInterrupted
-from nbsim.play.policy_specs import as_policies
+from nbsim.policy_specs import as_policies
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 
 from test_html import _offline, browser_probe, needs_browser
@@ -46,7 +61,7 @@ def test_finds_the_known_setting(known):
     out, res, (low, high) = known
     assert res.feasible
     assert res.recommended == {"win.min_tai": "6"}
-    assert res.verdicts == {"win_rate": T.MEETS}
+    assert res.verdicts == {"win_rate": TARGETS.MEETS}
     t = res.trials
     assert sorted(t["win.min_tai"].to_list()) == ["3", "4", "5", "6", "7", "8"]   # each once
     best = t.filter(pl.col("win.min_tai") == "6").row(0, named=True)
@@ -56,10 +71,10 @@ def test_finds_the_known_setting(known):
     far = t.filter(pl.col("win.min_tai").is_in(["3", "8"]))
     assert far["state"].to_list() == ["pruned", "pruned"]
     assert (far["deals"] < DEALS).all()
-    assert far["win_rate_verdict"].to_list() == [T.MISSES, T.MISSES]
+    assert far["win_rate_verdict"].to_list() == [TARGETS.MISSES, TARGETS.MISSES]
     # every trial is an ordinary run folder of the common seed, with the deals it played
     for r in t.iter_rows(named=True):
-        m = SIM.read_manifest(r["run_dir"])
+        m = FILES.read_manifest(r["run_dir"])
         assert m["seed"] == SEED and m["deals_done"] == r["deals"]
         assert m["status"] == "complete"
         assert m["overrides"] == [f"win.min_tai={r['win.min_tai']}"]
@@ -77,7 +92,8 @@ def test_study_is_an_optuna_study(known):
     state and, for a complete one, its objective; pruned trials reported
     their intermediate gaps."""
     out, res, _ = known
-    study = optuna.load_study(study_name=T.STUDY_NAME, storage=f"sqlite:///{out / T.STUDY_DB}")
+    study = optuna.load_study(study_name=STUDY.STUDY_NAME,
+                              storage=f"sqlite:///{out / STUDY.STUDY_DB}")
     states = {t.number: t.state.name for t in study.trials}
     assert states == {r["trial"]: r["state"].upper() for r in res.trials.iter_rows(named=True)}
     assert study.best_trial.params == {"win.min_tai": 6} and study.best_value == 0.0
@@ -87,17 +103,18 @@ def test_study_is_an_optuna_study(known):
 
 def test_outputs_and_recommended_toml_runs(known, tmp_path):
     out, res, (low, high) = known
-    for name in (T.TUNE_MD, T.TUNE_JSON, T.TUNE_HTML, T.TUNE_PNG, T.TUNE_TOML):
+    for name in (OUTPUT.TUNE_MD, OUTPUT.TUNE_JSON, OUTPUT.TUNE_HTML, OUTPUT.TUNE_PNG,
+                 OUTPUT.TUNE_TOML):
         assert (out / name).is_file(), name
-    data = json.loads((out / T.TUNE_JSON).read_text())
+    data = json.loads((out / OUTPUT.TUNE_JSON).read_text())
     assert data["recommended"] == {"win.min_tai": "6"} and data["feasible"] is True
     assert len(data["trials"]) == 6
-    text = (out / T.TUNE_TOML).read_text()
+    text = (out / OUTPUT.TUNE_TOML).read_text()
     assert "min_tai = 6" in text and 'name = "ningbo-3baida-tuned"' in text
-    r = CliRunner().invoke(cli, ["simulate", str(out / T.TUNE_TOML), "--mode", "game",
+    r = CliRunner().invoke(cli, ["simulate", str(out / OUTPUT.TUNE_TOML), "--mode", "game",
                                  "--deals", "200", "--seed", "5", "--out", str(tmp_path / "r")])
     assert r.exit_code == 0, r.output
-    m = SIM.read_manifest(tmp_path / "r")
+    m = FILES.read_manifest(tmp_path / "r")
     assert m["rules"]["win"]["min_tai"] == 6 and m["config"]["name"] == "ningbo-3baida-tuned"
     assert m["rules"] == nbsim.load_rules("ningbo-3baida", ["win.min_tai=6"]).to_dict() | {
         "name": "ningbo-3baida-tuned", "description": m["rules"]["description"]}
@@ -105,7 +122,7 @@ def test_outputs_and_recommended_toml_runs(known, tmp_path):
 
 def test_html_is_self_contained(known):
     out, res, _ = known
-    html = (out / T.TUNE_HTML).read_text(encoding="utf-8")
+    html = (out / OUTPUT.TUNE_HTML).read_text(encoding="utf-8")
     _offline(html)
     for s in ("table-confirm", "table-trials", "table-headline", "meets", "pruned",
               "win.min_tai", "win_rate in ["):
@@ -115,7 +132,7 @@ def test_html_is_self_contained(known):
 @needs_browser
 def test_browser_renders_tune_html(known, tmp_path):
     out, _, _ = known
-    html = (out / T.TUNE_HTML).read_text(encoding="utf-8")
+    html = (out / OUTPUT.TUNE_HTML).read_text(encoding="utf-8")
     tables, images, broken = browser_probe(html, tmp_path)
     assert tables == html.count('class="nbsim-table"') and tables >= 4
     assert images == html.count("<img ") and images >= 1       # tune.png among them
@@ -149,10 +166,10 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
         run()
     monkeypatch.setattr(SIM, "simulate", real)
     cut = looks[1]
-    m = SIM.read_manifest(cut)
+    m = FILES.read_manifest(cut)
     assert m["deals"] == 150 and m["deals_done"] == 150          # its first look only
-    storage = f"sqlite:///{out / T.STUDY_DB}"
-    study = optuna.load_study(study_name=T.STUDY_NAME, storage=storage)
+    storage = f"sqlite:///{out / STUDY.STUDY_DB}"
+    study = optuna.load_study(study_name=STUDY.STUDY_NAME, storage=storage)
     failed = [t for t in study.trials if t.state.name == "FAIL"]
     assert len(failed) == 1 and failed[0].user_attrs["run_dir"] == cut
     killed = study.ask()                      # a trial a killed process left running
@@ -165,8 +182,8 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
     with pytest.raises(RunError, match="--confirm-deals 300 is below the 600 deals of the "
                                        "confirmation runs"):
         run(resume=True, confirm_deals=300)        # the finished confirmation is kept
-    assert SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)["deals_done"] == 600
-    study = optuna.load_study(study_name=T.STUDY_NAME, storage=storage)
+    assert FILES.read_manifest(out / T.CONFIRM_DIR / T.OWN)["deals_done"] == 600
+    study = optuna.load_study(study_name=STUDY.STUDY_NAME, storage=storage)
     played = {t.user_attrs["setting"] for t in study.trials if t.state.name in ("COMPLETE",
                                                                              "PRUNED")}
     assert len(played) == 3 == res.trials.height                # three settings, repeats once
@@ -174,7 +191,7 @@ def test_resume_after_interruption(tmp_path, monkeypatch):
     again = [t for t in study.trials if t.user_attrs.get("run_dir") == cut
              and t.state.name == "COMPLETE"]
     assert again and again[0].user_attrs.get("resumed_from") == failed[0].number
-    m = SIM.read_manifest(cut)
+    m = FILES.read_manifest(cut)
     assert m["deals_done"] == 600 and m["resumed"]                # the partial run completed
 
 
@@ -188,10 +205,10 @@ def test_infeasible_targets_are_said_so(tmp_path):
     assert not res.feasible
     assert res.trials["state"].to_list() == ["pruned"] * 3
     assert res.recommended == {"win.min_tai": "5"}            # the lowest win rate
-    assert res.verdicts == {"win_rate": T.MISSES}
+    assert res.verdicts == {"win_rate": TARGETS.MISSES}
     assert "INFEASIBLE within the searched ranges" in res.text
     assert "closest in the search: trial" in res.text and "win.min_tai=5, pruned" in res.text
-    assert "# INFEASIBLE" in (tmp_path / "s" / T.TUNE_TOML).read_text()
+    assert "# INFEASIBLE" in (tmp_path / "s" / OUTPUT.TUNE_TOML).read_text()
 
 
 def test_cli_file_request(tmp_path):
@@ -278,17 +295,18 @@ def test_bad_input_one_clear_error(tmp_path, argv, message):
 
 def test_targets_and_keys_parse():
     rs = nbsim.load_rules("ningbo-3baida")
-    tg = T.parse_targets({"win_rate": [0.9, None], "mean_score": "..5.5"}, rs)
+    tg = TARGETS.parse_targets({"win_rate": [0.9, None], "mean_score": "..5.5"}, rs)
     assert [(t.key, t.low, t.high, t.kind) for t in tg] == [
         ("win_rate", 0.9, None, "rate"), ("mean_score", None, 5.5, "mean")]
-    assert tg[0].verdict(0.91, 0.93) == T.MEETS and tg[0].verdict(0.89, 0.91) == T.MAY_MEET
-    assert tg[0].verdict(0.85, 0.89) == T.MISSES
-    keys = T.parse_search({"payments.cap": "50..200:50", "claims.allow_chow": [True, False]},
+    assert tg[0].verdict(0.91, 0.93) == TARGETS.MEETS
+    assert tg[0].verdict(0.89, 0.91) == TARGETS.MAY_MEET
+    assert tg[0].verdict(0.85, 0.89) == TARGETS.MISSES
+    keys = SPEC.parse_search({"payments.cap": "50..200:50", "claims.allow_chow": [True, False]},
                           "ningbo-3baida")
     assert keys[0].values == ["50", "100", "150", "200"] and keys[0].own == "1000"
     assert keys[1].values == ["true", "false"] and keys[1].own == "true"
     with pytest.raises(ConfigError, match="not a multiple of STEP"):
-        T.parse_search(["payments.cap=50..200:40"], "ningbo-3baida")
+        SPEC.parse_search(["payments.cap=50..200:40"], "ningbo-3baida")
 
 
 def test_run_folder_is_not_a_study_folder(tmp_path):
@@ -308,10 +326,10 @@ def test_own_settings_compete_in_the_confirmation(tmp_path):
     res = T.tune("ningbo-3baida", ["win_rate=0.90..0.985"], ["win.min_tai=3,8"], trials=2,
                  deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=800)
     assert res.recommended == {"win.min_tai": "4"} and res.recommended_run == 0
-    assert res.feasible and res.verdicts == {"win_rate": T.MEETS}
+    assert res.feasible and res.verdicts == {"win_rate": TARGETS.MEETS}
     assert "recommended: the variant's own settings (win.min_tai=4)" in res.text
     assert "INFEASIBLE" not in res.text
-    toml = (tmp_path / "s" / T.TUNE_TOML).read_text()
+    toml = (tmp_path / "s" / OUTPUT.TUNE_TOML).read_text()
     assert "min_tai = 4" in toml and "its own settings" in toml
 
 
@@ -330,7 +348,7 @@ def test_pruning_interval_is_valid_at_zero(tmp_path):
     Wilson interval still reaches into a small target range: the trials are
     not pruned (the normal approximation pruned them all)."""
     row = {"kind": "rate", "n": 100, "count": 0, "estimate": 0.0, "se": 0.0}
-    lo, hi = T.prune_interval(row, 0.99)
+    lo, hi = TARGETS.prune_interval(row, 0.99)
     assert lo == 0.0 and hi > 0.05
     res = T.tune("ningbo-3baida", ["robbing_rate=0.002..0.004"], ["win.min_tai=4,5"], trials=2,
                  deals=400, seed=SEED, out=tmp_path / "s", workers=2, confirm_deals=400)
@@ -361,12 +379,12 @@ def test_ctrl_c_in_the_confirmation(tmp_path, monkeypatch):
     assert "interrupted during the confirmation" in r.output
     assert "continue with --resume" in r.output and "Aborted" not in r.output
     assert calls == [50, 100]               # stopped at once, the other run not started
-    m = SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)
+    m = FILES.read_manifest(out / T.CONFIRM_DIR / T.OWN)
     assert m["deals_done"] == 50                # its first shard kept
     monkeypatch.setattr(SIM, "simulate", real)
     r = CliRunner().invoke(cli, [*argv, "--resume"])
     assert r.exit_code == 0, r.output
-    m = SIM.read_manifest(out / T.CONFIRM_DIR / T.OWN)
+    m = FILES.read_manifest(out / T.CONFIRM_DIR / T.OWN)
     assert m["deals_done"] == 400 and m["resumed"]
 
 
@@ -376,12 +394,12 @@ def test_one_process_per_study(tmp_path):
     from nbsim.run.lock import RunLock
     out = tmp_path / "s"
     out.mkdir()
-    (out / T.STUDY_DB).write_text("the running study")
+    (out / STUDY.STUDY_DB).write_text("the running study")
     with RunLock(out, "nbsim tune", file=T.STUDY_LOCK), pytest.raises(
             RunError, match=r"is being written by process \d+ \(nbsim tune"):
         T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=3..4"], trials=2,
                deals=100, out=out, overwrite=True)
-    assert (out / T.STUDY_DB).read_text() == "the running study"
+    assert (out / STUDY.STUDY_DB).read_text() == "the running study"
 
 
 def test_file_config_path_is_relative_to_the_file(tmp_path, monkeypatch):
@@ -421,7 +439,8 @@ def test_resume_messages_and_old_policy_specs(tmp_path):
         return T.tune(str(cfg), ["win_rate=0.5..1"], ["win.min_tai=4,5"], **args)
 
     run()
-    study = optuna.load_study(study_name=T.STUDY_NAME, storage=f"sqlite:///{out / T.STUDY_DB}")
+    study = optuna.load_study(study_name=STUDY.STUDY_NAME,
+                              storage=f"sqlite:///{out / STUDY.STUDY_DB}")
     ident = study.user_attrs["identity"]
     old = [p.replace(":hold=0", "") for p in ident["policies"]]
     assert old != ident["policies"]
@@ -447,8 +466,12 @@ def test_compile_notice_once(tmp_path, monkeypatch, capsys):
     from nbsim import warmup
     done: set[str] = set()
     monkeypatch.setattr(warmup, "is_compiled", lambda group: group in done)
-    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None: time.sleep(0.2))
-    monkeypatch.setattr(warmup, "_mark", done.add)
+
+    def compile_groups(todo, bar):
+        time.sleep(0.2)
+        done.update(todo)
+        return 0
+    monkeypatch.setattr(warmup, "_compile_in_processes", compile_groups)
     T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=4,5"], trials=2, deals=100,
            seed=SEED, out=tmp_path / "s", workers=2, confirm_top=1, confirm_deals=100,
            progress=False)
@@ -467,9 +490,10 @@ def test_untried_settings_are_not_infeasible(tmp_path):
     assert "INFEASIBLE" not in res.text
     assert "none of the 2 settings tried meets or may meet every target" in res.text
     assert "2 of the 4 settings of the searched ranges not tried (raise --trials to 4" in res.text
-    data = json.loads((tmp_path / "s" / T.TUNE_JSON).read_text())
+    data = json.loads((tmp_path / "s" / OUTPUT.TUNE_JSON).read_text())
     assert data["exhausted"] is False and data["settings_tried"] == 2
-    assert "# NOT FOUND: none of the 2 settings tried" in (tmp_path / "s" / T.TUNE_TOML).read_text()
+    toml_text = (tmp_path / "s" / OUTPUT.TUNE_TOML).read_text()
+    assert "# NOT FOUND: none of the 2 settings tried" in toml_text
     assert res.styles == [] and not res.robust          # nothing to check under other styles
     res = T.tune("ningbo-3baida", ["win_rate=0.01..0.02"], ["win.min_tai=5..8"], trials=4,
                  resume=True, **kw)
@@ -489,14 +513,14 @@ def test_own_settings_in_the_ranges_count_as_tried(tmp_path):
 
 
 def test_styles_parse():
-    from nbsim.play.policy_specs import parse_policy
+    from nbsim.policy_specs import parse_policy
     full = [parse_policy(s).full for s in ("value", "defend", "defend:caution=0.9")]
-    assert T.parse_styles(None, None, 800) == (tuple(full), (800, 800, 800))
-    assert T.parse_styles("none", None, 800) == ((), ())
-    assert T.parse_styles("value, lookahead@50", 300, 800) == (
+    assert SPEC.parse_styles(None, None, 800) == (tuple(full), (800, 800, 800))
+    assert SPEC.parse_styles("none", None, 800) == ((), ())
+    assert SPEC.parse_styles("value, lookahead@50", 300, 800) == (
         (full[0], parse_policy("lookahead").full), (300, 50))
     with pytest.raises(RunError, match="give its deals, e.g. lookahead:samples=8@600"):
-        T.parse_styles(["value", "lookahead:samples=8"], None, 800)
+        SPEC.parse_styles(["value", "lookahead:samples=8"], None, 800)
 
 
 def test_recommendation_checked_under_each_style(tmp_path):
@@ -505,34 +529,34 @@ def test_recommendation_checked_under_each_style(tmp_path):
     style's figures with 95% intervals beside the targets; robust only
     when it meets them under every style, and the verdict names the styles
     it holds for, in the text, tune.json, tune.md, tune.html and tune.toml."""
-    from nbsim.play.policy_specs import parse_policy
+    from nbsim.policy_specs import parse_policy
     out = tmp_path / "s"
     res = T.tune("ningbo-3baida", ["win_rate=0.5..1"], ["win.min_tai=4,5"], trials=2,
                  deals=400, seed=SEED, out=out, workers=2, confirm_top=1, confirm_deals=400,
                  styles="value,defend:caution=0.9", style_deals=300)
     assert [r["style"] for r in res.styles] == ["defend", "value", "defend:caution=0.9"]
     assert [r["deals"] for r in res.styles] == [400, 300, 300]
-    rec_ovs = T.point_overrides(res.spec.keys, res.recommended) if res.recommended_run else []
+    rec_ovs = SPEC.point_overrides(res.spec.keys, res.recommended) if res.recommended_run else []
     for r in res.styles[1:]:
-        m = SIM.read_manifest(r["run_dir"])
+        m = FILES.read_manifest(r["run_dir"])
         assert m["policies"] == [parse_policy(r["style"]).full] * 4
         assert m["seed"] == SEED + 1 and m["deals_done"] == 300 and m["overrides"] == rec_ovs
         e, lo, hi = r["stats"]["win_rate"]
-        assert 0.5 < lo <= e <= hi <= 1 and r["verdicts"] == {"win_rate": T.MEETS}
+        assert 0.5 < lo <= e <= hi <= 1 and r["verdicts"] == {"win_rate": TARGETS.MEETS}
     assert res.robust and res.holds_for == ["defend", "value", "defend:caution=0.9"]
     assert ("robust: meets every target under every play style tried (defend, value, "
             "defend:caution=0.9)") in res.text
     assert "Play styles:" in res.text
-    data = json.loads((out / T.TUNE_JSON).read_text())
+    data = json.loads((out / OUTPUT.TUNE_JSON).read_text())
     assert data["robust"] is True and len(data["styles"]) == 3
     assert data["styles"][1]["stats"]["win_rate"] == res.styles[1]["stats"]["win_rate"]
-    assert "## Play styles" in (out / T.TUNE_MD).read_text()
-    assert "Play styles" in (out / T.TUNE_HTML).read_text()
-    assert "# under value (300 deals): win_rate" in (out / T.TUNE_TOML).read_text()
+    assert "## Play styles" in (out / OUTPUT.TUNE_MD).read_text()
+    assert "Play styles" in (out / OUTPUT.TUNE_HTML).read_text()
+    assert "# under value (300 deals): win_rate" in (out / OUTPUT.TUNE_TOML).read_text()
     # a style that misses: not robust, and the verdict says for which styles it holds
-    res.styles[1] = res.styles[1] | {"verdicts": {"win_rate": T.MISSES}, "meets_all": False}
+    res.styles[1] = res.styles[1] | {"verdicts": {"win_rate": TARGETS.MISSES}, "meets_all": False}
     assert not res.robust and res.holds_for == ["defend", "defend:caution=0.9"]
-    from nbsim.analysis.tune_output import _styles_line
+    from nbsim.analysis.tune.output import _styles_line
     line = _styles_line(res)[0]
     assert line.startswith("not robust: meets every target under defend, defend:caution=0.9 "
                            "only; value misses win_rate")

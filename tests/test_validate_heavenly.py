@@ -16,7 +16,8 @@ import polars as pl
 import pytest
 from scipy.stats import chisquare, poisson
 
-from nbsim.analysis import report as R
+from nbsim.analysis.report import report as R
+from nbsim.run import files as FILES
 from nbsim.run import simulate as SIM
 
 import exact_heavenly as E
@@ -105,7 +106,7 @@ def test_heavenly_by_dealer_wilds(runs, name):
 def test_every_row_of_a_run_is_consistent(runs):
     """The hands in the Parquet files: 14/13 tiles, wilds column matches."""
     wilds, n, out, _ = runs["ningbo-7baida"]
-    lf = SIM.scan_run(out)
+    lf = FILES.scan_run(out)
     bad = (lf.select(
         (pl.col("hand_e").str.len_bytes() - pl.col("hand_e").str.count_matches("[mpszf]")
          != 14).sum().alias("e"),

@@ -5,15 +5,24 @@ from nbsim import warmup
 
 def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)   # markers only
+    ran: list[list[str]] = []
+
+    def fake(todo, bar):
+        ran.append(list(todo))
+        for g in todo:
+            warmup.mark_compiled(g)
+        return 0
+    monkeypatch.setattr(warmup, "_compile_in_processes", fake)
     said: list[str] = []
     assert not warmup.is_compiled("deal")
     warmup.ensure_compiled("deal", echo=said.append, clock=False)
     assert said[0].startswith("compiling the deal kernels, once, about 25 s")
     assert said[-1].startswith("compiled in ")
     assert warmup.is_compiled("deal") and (tmp_path / "compiled-deal").is_file()
+    assert ran == [["deal"]]
     said.clear()
     warmup.ensure_compiled("deal", echo=said.append, clock=False)
-    assert said == []
+    assert said == [] and ran == [["deal"]]
 
 
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
@@ -38,7 +47,7 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
 
     class FakeProcess:
         def __init__(self, args):
-            self.group = re.search(r"_compile\('(\w+)'", args[-1]).group(1)
+            self.group = re.search(r"exercise\('(\w+)'", args[-1]).group(1)
             codes.append(args[-1])
             started.append((self.group, frozenset(alive)))
             alive.add(self.group)
@@ -61,8 +70,8 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     assert all("game" not in running for g, running in started if g in ("match", "wall"))
     assert all("scorer" not in running for g, running in started if g in ("deal", "score"))
     # the engine's process waits for the scorer before compiling what calls it
-    assert any("_compile('game', 'scorer')" in c for c in codes)
-    assert any("_compile('deal', None)" in c for c in codes)
+    assert any("exercise('game', 'scorer')" in c for c in codes)
+    assert any("exercise('deal', None)" in c for c in codes)
     est = warmup.ESTIMATE_S
     assert warmup._wall_estimate(["game", "match", "wall"]) == (
         est["game"] + max(est["match"], est["wall"]))
@@ -88,22 +97,42 @@ def test_a_compiled_engine_needs_no_scorer_process(monkeypatch, tmp_path):
 
     monkeypatch.setattr(subprocess, "Popen", FakeProcess)
     assert warmup.main(["game", "deal"]) == 0
-    assert len(started) == 1 and "_compile('deal', None)" in started[0]
+    assert len(started) == 1 and "exercise('deal', None)" in started[0]
 
 
 def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp_path):
-    """ensure_compiled("game") in one process also compiles the scorer that
-    the warm-up gives a process of its own: its estimate says so."""
+    """ensure_compiled("game") compiles the engine in two processes at once
+    (the engine and its scorer), as the warm-up does: its estimate is the
+    longer of the two; with the scorer compiled, the engine's alone."""
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
-    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None: None)
+    ran: list[list[str]] = []
+
+    def fake(todo, bar):
+        ran.append(list(todo))
+        for g in todo:
+            warmup.mark_compiled(g)
+        return 0
+    monkeypatch.setattr(warmup, "_compile_in_processes", fake)
     said: list[str] = []
     warmup.ensure_compiled("game", echo=said.append, clock=False)
-    assert f"about {warmup.ALONE_S['game']} s" in said[0]
+    est = warmup.ESTIMATE_S
+    assert ran == [["game", "scorer"]]
+    assert f"about {max(est['game'], est['scorer'])} s" in said[0]
     (tmp_path / "compiled-game").unlink()
-    (tmp_path / "compiled-scorer").write_text("x")
     said.clear()
     warmup.ensure_compiled("game", echo=said.append, clock=False)
-    assert f"about {warmup.ESTIMATE_S['game']} s" in said[0]
+    assert ran[-1] == ["game"] and f"about {est['game']} s" in said[0]
+
+
+def test_a_failed_compile_is_one_clear_error(monkeypatch, tmp_path):
+    """A compile process that fails raises RuntimeError naming the group and
+    the command that shows why, and leaves the group uncompiled."""
+    import pytest
+    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
+    monkeypatch.setattr(warmup, "_compile_in_processes", lambda todo, bar: 1)
+    with pytest.raises(RuntimeError, match="python -m nbsim.warmup deal"):
+        warmup.ensure_compiled("deal", echo=lambda s: None, clock=False)
+    assert not warmup.is_compiled("deal")
 
 
 def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, tmp_path):
@@ -112,7 +141,8 @@ def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, 
     which says so before a first compile); play without it asks only for
     the game engine."""
     import nbsim
-    from nbsim.play.advice import advise, position_from_options
+    from nbsim.play.advice.advise import advise
+    from nbsim.play.advice.state import position_from_options
     asked: list[str] = []
     monkeypatch.setattr(warmup, "ensure_compiled", lambda g, **kw: asked.append(g))
     nbsim.duel("ningbo-3baida", "lookahead:samples=4", "defend", 2, 1, seating="1v3")

@@ -1,5 +1,5 @@
 """The evaluator's worlds against real deals (nbsim.play.worlds,
-nbsim.play.evaluation.view_of, nbsim/kernels/playout.py).
+nbsim.play.evaluation.view_of, nbsim/kernels/search/playout.py).
 
 A position rebuilt from a played deal, given the real hidden hands,
 face-down kongs and the wall's real next tiles, must play on to the real
@@ -13,8 +13,8 @@ own last discard (``passed``, ``View.passed``) and East's drawn tile
 threat models read), 2,098 did."""
 import pytest
 
-from nbsim.kernels import engine as E
-from nbsim.play.advice_state import position_from_state
+from nbsim.kernels.engine import state as ES
+from nbsim.play.advice.state import position_from_state
 from nbsim.play.divergence import replay_discard, state_at
 from nbsim.play.evaluation import view_of
 from nbsim.play.replays import replay
@@ -53,7 +53,7 @@ def test_what_the_others_read_is_part_of_the_rebuilt_table(d, i, key):
     marked as drawn, which the threat models read). With the key taken from
     the log they play on to the real outcome, without it they do not."""
     rs = load_rules("ningbo-3baida")
-    sr = E.new_search(1, 2)
+    sr = ES.new_search(1, 2)
     rec = replay(rs, 1, d, "defend")
     row, ev = rec.row, rec.events
     assert ev[i]["action"] == "discard" and ev[i]["seat"] == "E"
@@ -72,8 +72,8 @@ def test_a_world_that_contradicts_a_kind_let_go_by(west, contradicts):
     contradicts that, one waiting on 9s does not."""
     import numpy as np
 
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.search import playout as PL
     from nbsim.play.worlds import real_world
     from nbsim.rules.tiles import parse_tiles
     rs = load_rules("ningbo-3baida")
@@ -81,12 +81,12 @@ def test_a_world_that_contradicts_a_kind_let_go_by(west, contradicts):
              "discards": {"E": "19m", "S": "9s1z4s", "W": "5p", "N": "2z(7z)"},
              "melds": {"W": ["pung:777z"]}, "passed": {"W": "4s"}}
     view = view_of(rs, position_from_state(rs, state))
-    sr = E.new_search(1, 2)
+    sr = ES.new_search(1, 2)
     rng.stream_init(np.uint64(1), np.int64(0), rng.STREAM_USER, sr.st)
     hands = {1: parse_tiles("4455668m224466p"), 2: parse_tiles(west),
              3: parse_tiles("778899p5566778s")}
-    assert real_world(view, E.search_game(sr), sr.st, sr, hands)
-    assert bool(PL.contradicts_passed(view, E.search_game(sr), sr.out)) is contradicts
+    assert real_world(view, ES.search_game(sr), sr.st, sr, hands)
+    assert bool(PL.contradicts_passed(view, ES.search_game(sr), sr.out)) is contradicts
 
 
 

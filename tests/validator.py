@@ -3,7 +3,7 @@
 It replays one deal's event log from the dice to the end, keeping its own
 copy of every hand, meld, flower and wall position, and checks every action
 against docs/rules.md §2-§5 and §7-§8 and the choices documented in the
-module docstring of ``nbsim/kernels/engine.py``. It shares no code with the
+module docstring of ``nbsim/kernels/engine/loop.py``. It shares no code with the
 engine: the only imports from nbsim are ``nbsim.rules.tiles`` (notation) and
 ``nbsim.errors``; options are read from the RuleSet's validated config model
 (``rs.config`` / ``rs.to_dict()``), never from the kernels' rules array;
@@ -1276,7 +1276,7 @@ def validate_frame(rules, df, ev, stats: Counter | None = None, match: bool = Fa
 
 def validate_match(rules, rows: list[dict], totals: dict | None = None) -> list[str]:
     """Check the sequence of one match's deal rows (docs/rules.md §2 and
-    the match docstring of nbsim.kernels.games): player 0 deals first;
+    the match docstring of nbsim.kernels.engine.games): player 0 deals first;
     seat s holds player (dealer + s) % 4; the dealer keeps the deal when it
     wins, and on an exhaustive draw when ``dealer_keeps_on_draw``, else the
     next player deals; after the deal has passed four times the round wind

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from nbsim.analysis.stats import fmt
+from nbsim.stats import fmt
 
 _ENV = None
 
@@ -37,7 +37,7 @@ def data_uri(png: Path) -> str:
 
 
 def table_view(df: pl.DataFrame) -> dict:
-    """{columns, rows}: a DataFrame's cells as text (``nbsim.analysis.stats.fmt``),
+    """{columns, rows}: a DataFrame's cells as text (``nbsim.stats.fmt``),
     each with a flag for right alignment (numbers)."""
     numeric = [dt.is_numeric() for dt in df.dtypes]
     rows = [[(fmt(v), num and v is not None) for v, num in zip(row, numeric, strict=False)]
@@ -88,7 +88,7 @@ def config_view(manifest: dict, label: str) -> dict:
 def render_page(title: str, *, subtitle: str = "", facts=(), warnings=(), sections=(),
                 configs=()) -> str:
     """The page as HTML text."""
-    from nbsim import __version__
+    from nbsim.version import __version__
     return _env().get_template("page.html.j2").render(
         title=title, subtitle=subtitle, facts=list(facts), warnings=list(warnings),
         sections=list(sections), configs=list(configs), version=__version__)

@@ -72,7 +72,7 @@ def item_label(item: str, chinese: str | None) -> str:
     return f"{chinese} {item}" if chinese and cjk_font() else item
 
 
-def _subplots(nrows: int = 1, ncols: int = 1, **kw):
+def subplots(nrows: int = 1, ncols: int = 1, **kw):
     """A Figure and its axes without pyplot: no global backend is switched
     (a notebook that calls nbsim keeps its inline plots), thread-safe, and
     savefig renders with Agg."""
@@ -83,7 +83,7 @@ def _subplots(nrows: int = 1, ncols: int = 1, **kw):
     return fig, fig.subplots(nrows, ncols, **kw)
 
 
-def _save(fig, path: Path, caption: str | None = None) -> Path:
+def save_figure(fig, path: Path, caption: str | None = None) -> Path:
     """The caption (what produced the figure) under the axes, every text
     fitted inside the figure (``fit_texts``), then save (the figure's
     constrained layout places everything)."""
@@ -201,7 +201,7 @@ def _seat_bars(table, label: str, xlabel: str, path: Path, caption: str | None) 
     when the fractions span LOG_SPAN or more (rare counts stay visible)."""
     df = table.df
     xs = df[label].to_list()
-    fig, ax = _subplots(figsize=(7, 4), dpi=110)
+    fig, ax = subplots(figsize=(7, 4), dpi=110)
     width = 0.8 / len(SEATS)
     values = [v for seat in SEATS for v in df[seat].to_list()]
     for i, seat in enumerate(SEATS):
@@ -215,7 +215,7 @@ def _seat_bars(table, label: str, xlabel: str, path: Path, caption: str | None) 
     ax.set_title(plain(table.title))
     ax.legend(title="seat")
     ax.grid(axis="y", alpha=0.3, which="both" if log else "major")
-    return _save(fig, path, caption)
+    return save_figure(fig, path, caption)
 
 
 def plot_wilds_per_seat(table, out: Path, caption: str | None = None) -> Path:
@@ -234,7 +234,7 @@ def plot_heavenly_by_wilds(table, overall, out: Path, caption: str | None = None
     """heavenly_by_wilds.png: P(dealer complete | dealer wilds) with 95% Wilson
     intervals (log scale), and the overall probability as a line."""
     df = table.df
-    fig, ax = _subplots(figsize=(7, 4), dpi=110)
+    fig, ax = subplots(figsize=(7, 4), dpi=110)
     for w, p, lo, hi, k in zip(df["dealer_wilds"], df["p"], df["ci_low"], df["ci_high"],
                                df["complete"], strict=False):
         if k == 0:       # nothing to show on a log scale: mark the upper bound
@@ -251,7 +251,7 @@ def plot_heavenly_by_wilds(table, overall, out: Path, caption: str | None = None
     ax.set_ylabel("P(heavenly hand) (log scale)")
     ax.set_title(plain(table.title) + " (95% Wilson CI; ▼ = upper bound, none seen)", fontsize=9)
     ax.grid(alpha=0.3, which="both")
-    return _save(fig, out / "heavenly_by_wilds.png", caption)
+    return save_figure(fig, out / "heavenly_by_wilds.png", caption)
 
 
 def _yerr(df, est: str = "p", lo: str = "ci_low", hi: str = "ci_high"):
@@ -276,7 +276,7 @@ def plot_outcomes(table, out: Path, caption: str | None = None) -> Path:
     import polars as pl
     df = table.df.filter(pl.col("of") == "deals")
     share = table.df.filter(pl.col("of") == "wins").row(0, named=True)
-    fig, ax = _subplots(figsize=(7, 4), dpi=110)
+    fig, ax = subplots(figsize=(7, 4), dpi=110)
     xs = list(range(df.height))
     ps = df["p"].to_list()
     ax.bar(xs, ps, color="tab:blue", alpha=0.8)
@@ -290,7 +290,7 @@ def plot_outcomes(table, out: Path, caption: str | None = None) -> Path:
     ax.set_title(f"{plain(table.title)} (95% Wilson CI); self-drawn share of wins "
                  f"{share['p']:.3f}", fontsize=9)
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, out / "outcomes.png", caption)
+    return save_figure(fig, out / "outcomes.png", caption)
 
 
 def plot_distribution(table, out: Path, caption: str | None = None) -> Path:
@@ -298,7 +298,7 @@ def plot_distribution(table, out: Path, caption: str | None = None) -> Path:
     and P(value >= k | win) as a line, both with 95% Wilson intervals."""
     df = table.df
     col = df.columns[0]
-    fig, ax = _subplots(figsize=(7, 4), dpi=110)
+    fig, ax = subplots(figsize=(7, 4), dpi=110)
     xs = df[col].to_list()
     ax.bar(xs, df["p"].to_list(), color="tab:blue", alpha=0.8, label=f"P({col} = k)")
     ax.errorbar(xs, df["p"].to_list(), yerr=_yerr(df), fmt="none", color="black", capsize=3)
@@ -312,7 +312,7 @@ def plot_distribution(table, out: Path, caption: str | None = None) -> Path:
     ax.set_title(plain(table.title) + " (95% Wilson CI)", fontsize=9)
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, out / f"{table.name}.png", caption)
+    return save_figure(fig, out / f"{table.name}.png", caption)
 
 
 def plot_tai_items(table, out: Path, caption: str | None = None) -> Path:
@@ -320,7 +320,7 @@ def plot_tai_items(table, out: Path, caption: str | None = None) -> Path:
     frequent at the top (items worth 0 tai have no frequency and are left out)."""
     df = table.df.drop_nulls("p")
     df = df.filter(~df["p"].is_nan())
-    fig, ax = _subplots(figsize=(7, 0.9 + 0.28 * max(df.height, 1)), dpi=110)
+    fig, ax = subplots(figsize=(7, 0.9 + 0.28 * max(df.height, 1)), dpi=110)
     ys = list(range(df.height))[::-1]
     ax.barh(ys, df["p"].to_list(), color="tab:green", alpha=0.8)
     ax.errorbar(df["p"].to_list(), ys, xerr=_yerr(df), fmt="none", color="black", capsize=2)
@@ -332,7 +332,7 @@ def plot_tai_items(table, out: Path, caption: str | None = None) -> Path:
     ax.set_xlim(0, 1.0)
     ax.set_title(plain(table.title) + " (95% Wilson CI)", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
-    return _save(fig, out / "tai_items.png", caption)
+    return save_figure(fig, out / "tai_items.png", caption)
 
 
 def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) -> Path:
@@ -341,7 +341,7 @@ def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) ->
     panels = [(per_seat.df, "seat", "mean", "by seat (E = dealer)")]
     if by_policy is not None and by_policy.df.height > 1:
         panels.append((by_policy.df, "policy", "mean_pay", "by policy (per seat)"))
-    fig, axes = _subplots(1, len(panels), figsize=(4.5 * len(panels), 4.2), dpi=110,
+    fig, axes = subplots(1, len(panels), figsize=(4.5 * len(panels), 4.2), dpi=110,
                           squeeze=False)
     for ax, (df, label, est, title) in zip(axes[0], panels, strict=False):
         xs = list(range(df.height))
@@ -355,7 +355,7 @@ def plot_payments(per_seat, by_policy, out: Path, caption: str | None = None) ->
         ax.set_title(plain(title), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("Payments (95% t intervals)", fontsize=10)
-    return _save(fig, out / "payments.png", caption)
+    return save_figure(fig, out / "payments.png", caption)
 
 
 # ------------------------------------------------------------------ comparisons
@@ -363,7 +363,7 @@ def _panels(n: int, height: float):
     """A figure with n panels, three per row (unused ones switched off)."""
     ncol = min(3, max(1, n))
     nrow = max(1, math.ceil(n / ncol))
-    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, height * nrow + 0.4), dpi=110,
+    fig, axes = subplots(nrow, ncol, figsize=(4.4 * ncol, height * nrow + 0.4), dpi=110,
                           squeeze=False)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
@@ -432,7 +432,7 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
     overrides, policies; the folder name tells apart runs of one variant)
     and drawn in one colour per run throughout; the y axis gives the unit
     and includes zero, so that small differences are not magnified.
-    ``stats``: the long table of ``nbsim.analysis.comparison.Comparison``
+    ``stats``: the long table of ``nbsim.analysis.compare.compare.Comparison``
     (key, statistic, run, unit, estimate, ci_low, ci_high)."""
     keys = keys or list(dict.fromkeys(stats["key"].to_list()))
     panels = unit_panels(stats, keys, labels)
@@ -461,7 +461,7 @@ def plot_comparison(stats, labels: list[str], path: Path, keys: list[str] | None
         ax.set_title(title, fontsize=9)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("Runs compared, 95% intervals", fontsize=10)
-    return _save(fig, path, caption)
+    return save_figure(fig, path, caption)
 
 
 def plot_differences(diff, path: Path, keys: list[str] | None = None,
@@ -507,7 +507,7 @@ def plot_differences(diff, path: Path, keys: list[str] | None = None,
     base = plain(names.get(bases[0], bases[0])) if len(bases) == 1 else "the first run"
     fig.suptitle(f"Differences from {base}, 95% intervals (paired: same walls deal by deal)",
                  fontsize=10)
-    return _save(fig, path, caption)
+    return save_figure(fig, path, caption)
 
 
 def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[str]]],
@@ -553,7 +553,7 @@ def plot_sweep(stats, x_name: str, x_values: list, series: list[tuple[str, list[
             ax.legend(fontsize=7)
     fig.suptitle(f"Sweep of {x_name}: estimates with 95% intervals (same seed: shared walls)",
                  fontsize=10)
-    return _save(fig, path, caption)
+    return save_figure(fig, path, caption)
 
 
 def plot_tune(trials, targets, keys: list[str], path: Path, recommended: dict | None = None,
@@ -567,7 +567,7 @@ def plot_tune(trials, targets, keys: list[str], path: Path, recommended: dict | 
     each."""
     import polars as pl
     nrow, ncol = max(1, len(targets)), max(1, len(keys))
-    fig, axes = _subplots(nrow, ncol, figsize=(4.4 * ncol, 3.0 * nrow + 0.6), dpi=110,
+    fig, axes = subplots(nrow, ncol, figsize=(4.4 * ncol, 3.0 * nrow + 0.6), dpi=110,
                           squeeze=False)
     for j, key in enumerate(keys):
         texts = sorted(set(trials[key].to_list()), key=_value_order)
@@ -615,7 +615,7 @@ def plot_tune(trials, targets, keys: list[str], path: Path, recommended: dict | 
                 ax.legend(fontsize=7)
     fig.suptitle("Tune: every trial's estimate with its 95% interval against each target and "
                  "varied key (same seed in every trial)", fontsize=10)
-    return _save(fig, path, caption)
+    return save_figure(fig, path, caption)
 
 
 def _as_number(text):

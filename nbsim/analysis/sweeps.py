@@ -127,7 +127,7 @@ class SweepResult:
     keys: the swept options; points: one dict per run (values by key,
     label, run folder, status 'ran' or 'skipped'); table: one row per point
     with each statistic as estimate, ci_low, ci_high columns; diff: the
-    differences from the first point (``nbsim.analysis.comparison.Comparison.diff``,
+    differences from the first point (``nbsim.analysis.compare.compare.Comparison.diff``,
     "paired" beside each interval); comparison: the full Comparison; text:
     as printed; files: written."""
     keys: list[str]
@@ -198,17 +198,12 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         another request in a point's folder without ``overwrite``).
     """
     from nbsim.analysis import plots
-    from nbsim.analysis.comparison import (
-        HEADLINE_KEYS,
-        compare,
-        diff_text,
-        diff_units,
-        diff_view,
-    )
-    from nbsim.analysis.report import policy_text
-    from nbsim.analysis.stats import fill, markdown_table, text_table
+    from nbsim.analysis.compare.compare import compare, diff_text, diff_units, diff_view
+    from nbsim.analysis.compare.estimates import HEADLINE_KEYS
+    from nbsim.analysis.report.report import policy_text
     from nbsim.rules.ruleset import load_rules
     from nbsim.run.simulate import rerun_to_resume, simulate
+    from nbsim.stats import fill, markdown_table, text_table
 
     items = parse_vary(vary)
     overrides = _as_tuple(overrides, "overrides")
@@ -234,7 +229,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         rs = load_rules(config, ovs)
         plans.append((point, ovs, rs))
     if mode == "game":
-        from nbsim.play.policy_specs import as_policies
+        from nbsim.policy_specs import as_policies
         pols = tuple(p.full for p in as_policies(pols))
     from nbsim.run.simulate import reuse_status
     statuses = [reuse_status(config, deals=deals, seed=seed, out=out / point_name(point),
@@ -308,7 +303,7 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
               *[f"![{p.stem}]({p.name})" for p in pngs.values()]]
         (out / SWEEP_MD).write_text("\n".join(md) + "\n", encoding="utf-8")
         from nbsim.analysis import html as H
-        from nbsim.analysis.comparison import comparison_html
+        from nbsim.analysis.compare.compare import comparison_html
         extra = [H.section("sweep", f"Statistics against {keys[0]}", shown,
                            "95% intervals: Wilson for rates, t for means; every run has the "
                            "same seed, so the walls are shared deal by deal.", [png])]
@@ -361,7 +356,7 @@ def _point_table(comp, points: list[dict], keys: list[str], stat_keys: list[str]
 
 def _display(table: pl.DataFrame) -> pl.DataFrame:
     """The point table with each statistic as one 'estimate [low, high]' cell."""
-    from nbsim.analysis.stats import interval_cell
+    from nbsim.stats import interval_cell
     cols = [c for c in table.columns if not c.endswith(("_ci_low", "_ci_high"))]
     stat_cols = [c for c in cols if f"{c}_ci_low" in table.columns]
     out = {c: table[c].to_list() for c in cols if c not in stat_cols}

@@ -11,7 +11,7 @@ Tile kinds (docs/rules.md §1):
     18-26 1s..9s (bamboo)          27-30 East South West North (1z..4z)
     31-33 White Green Red (5z..7z) 34-41 flowers 1f..8f
 """
-from nbsim.kernels.tai_items import FAN_ITEM_TABLE, FU_ITEM_TABLE, TAI_ITEM_TABLE
+from nbsim.kernels.items import FAN_ITEM_TABLE, FU_ITEM_TABLE, TAI_ITEM_TABLE
 
 # ---------------------------------------------------------------- kinds
 N_KINDS = 42          # all kinds, flowers included

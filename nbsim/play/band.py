@@ -10,7 +10,7 @@ paired), and each style's duel against ``value`` (``nbsim.duel``). A figure
 that moves little across the band holds whatever the style; one that moves
 a lot depends on how the table plays.
 
-Styles are policy specs (``nbsim.play.policy_specs``); the default band is ``value``,
+Styles are policy specs (``nbsim.policy_specs``); the default band is ``value``,
 ``defend`` at its default caution and ``defend:caution=0.9`` (careful tables).
 
 The expert reference (``expert``, e.g. ``lookahead``) is a slow, strong
@@ -32,21 +32,20 @@ from typing import TYPE_CHECKING
 
 from nbsim.errors import RunError
 from nbsim.play.duel import DuelResult, duel
-from nbsim.play.policy_specs import parse_policy
+from nbsim.policy_specs import DEFAULT_STYLES, parse_policy
 from nbsim.rules.ruleset import as_rules
-from nbsim.run.simulate import MAX_DEALS
+from nbsim.run.files import MAX_DEALS
 
 if TYPE_CHECKING:
-    from nbsim.analysis.comparison import Comparison
+    from nbsim.analysis.compare.compare import Comparison
 
-DEFAULT_STYLES = ("value", "defend", "defend:caution=0.9")
 BAND_MD = "band.md"
 
 
 @dataclass
 class VariantBand:
     """One variant's band: its runs (style -> folder), the comparison of
-    the runs (``nbsim.analysis.comparison.Comparison``) and the duels against value."""
+    the runs (``nbsim.analysis.compare.compare.Comparison``) and the duels against value."""
     variant: str
     styles: list[str]
     runs: dict[str, Path]
@@ -80,7 +79,7 @@ class VariantBand:
 
     def markdown(self) -> str:
         """Headline and per-seat statistics, a column per style, then the duels."""
-        from nbsim.analysis.stats import markdown_table
+        from nbsim.stats import markdown_table
         lines = [f"### {self.variant}", ""]
         for t in self.tables():
             lines += [markdown_table(t), ""]
@@ -93,7 +92,7 @@ class VariantBand:
         wider than ``stats.TEXT_WIDTH`` columns (``stats.text_table``: a
         wide table is stacked in blocks repeating the statistic), then the
         expert reference."""
-        from nbsim.analysis.stats import text_table
+        from nbsim.stats import text_table
         lines = [self.variant, ""]
         for t in self.tables():
             lines += [text_table(t), ""]
@@ -124,8 +123,8 @@ class ExpertReference:
         nor holds). A polars DataFrame."""
         import polars as pl
 
-        from nbsim.analysis.comparison import HEADLINE_KEYS
-        from nbsim.analysis.stats import interval_cell
+        from nbsim.analysis.compare.estimates import HEADLINE_KEYS
+        from nbsim.stats import interval_cell
         comp = self.comparison
         diff = comp.diff
         rows = []
@@ -171,7 +170,7 @@ class ExpertReference:
 
     def markdown(self) -> str:
         """The movement table with a 'moves'/'holds' column, for band.md."""
-        from nbsim.analysis.stats import markdown_table
+        from nbsim.stats import markdown_table
         shown = self.shown("**moves**")
         if not shown.height:
             return ""
@@ -180,7 +179,7 @@ class ExpertReference:
     def text(self) -> str:
         """The movement table for the terminal: the intro wrapped and the
         table stacked to ``stats.TEXT_WIDTH`` columns."""
-        from nbsim.analysis.stats import fill, text_table
+        from nbsim.stats import fill, text_table
         shown = self.shown()
         if not shown.height:
             return ""
@@ -294,7 +293,7 @@ def expert_summary(result: Sequence[VariantBand]) -> str:
         return ""
     import polars as pl
 
-    from nbsim.analysis.stats import markdown_table
+    from nbsim.stats import markdown_table
     withx = [vb for vb in result if vb.variant in experts]
     x = next(iter(experts.values()))
     cells: dict[str, dict[str, str]] = {}
@@ -371,7 +370,7 @@ def band(configs: Sequence[str | Path] | str, *, deals: int, seed: int, out: str
     folder, an ``expert_base`` that is not one of the styles,
     ``expert_deals``, ``expert_base`` or ``expert_on`` without an expert, or
     a run or duel of another request in ``out`` without ``overwrite``."""
-    from nbsim.analysis.comparison import compare
+    from nbsim.analysis.compare.compare import compare
     from nbsim.args import whole_number
 
     deals = whole_number(deals, "--deals", error=RunError)

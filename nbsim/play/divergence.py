@@ -98,7 +98,7 @@ def _first_divergence(a: list[dict], b: list[dict]) -> int | None:
 
 
 def state_at(row: dict, events: list[dict], upto: int, seat: str) -> dict:
-    """The table state (``nbsim.play.advice_state``: the ``nbsim advise --state``
+    """The table state (``nbsim.play.advice.state``: the ``nbsim advise --state``
     format) of ``seat`` after ``events[:upto]`` of a played deal: its own
     concealed tiles, every seat's melds (with the seat each claim came from;
     another seat's concealed kong face down), ponds (claimed tiles in
@@ -187,7 +187,7 @@ def east_positions(rules, seed: int, deals: int, policy: str = "defend", every: 
     deal's game-mode row and event log, the discard's event index, and
     East's ``View`` of the table before it (``evaluation.view_of``)."""
     from nbsim.errors import NbsimError
-    from nbsim.play.advice_state import position_from_state
+    from nbsim.play.advice.state import position_from_state
     from nbsim.play.evaluation import view_of
     from nbsim.play.replays import replay
     rs = as_rules(rules)
@@ -216,8 +216,8 @@ def replay_discard(row: dict, events: list[dict], i: int, view,
     ``engine.new_search(1, 2)``. Raises RunError when ``events[i]`` is no
     discard, the real tiles do not fit the view, or the engine stops with
     an error."""
-    from nbsim.kernels import engine as E
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import state as ES
     from nbsim.play.replays import hidden_at
     from nbsim.play.worlds import play_defend, real_world
 
@@ -228,14 +228,14 @@ def replay_discard(row: dict, events: list[dict], i: int, view,
     live = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "draw"]
     tail = [parse_tile(x["tile"]) for x in events[i:] if x["action"] == "replace"]
     rng.stream_init(np.uint64(3), np.int64(i), rng.STREAM_USER, sr.st)
-    if not real_world(view, E.search_game(sr), sr.st, sr, hands, live, tail, kongs):
+    if not real_world(view, ES.search_game(sr), sr.st, sr, hands, live, tail, kongs):
         raise RunError(f"event {i}: the real hidden tiles do not fit the rebuilt table")
     out = play_defend(view, sr, parse_tile(e["tile"]), np.uint64(3), i)
-    if out[E.O_ERROR] != 0:
-        raise RunError(f"event {i}: the engine stopped with error {int(out[E.O_ERROR])}")
-    w = int(out[E.O_WINNER])
+    if out[ES.O_ERROR] != 0:
+        raise RunError(f"event {i}: the engine stopped with error {int(out[ES.O_ERROR])}")
+    w = int(out[ES.O_WINNER])
     return (None if w < 0 else C.SEAT_NAMES[w],
-            [int(out[E.O_SCORE + C.RES_PAY + s]) for s in range(4)])
+            [int(out[ES.O_SCORE + C.RES_PAY + s]) for s in range(4)])
 
 
 def _meld_tiles(meld: str) -> list[int]:
@@ -282,8 +282,8 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
     from tqdm import tqdm
 
     from nbsim.args import stderr_is_terminal, whole_number
-    from nbsim.play.policy_specs import as_policies
     from nbsim.play.replays import hands_at
+    from nbsim.policy_specs import as_policies
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.tiles import format_tiles
     from nbsim.run.game_mode import game_frame
@@ -322,7 +322,7 @@ def divergences(config: RuleSet | str | Path, *, seed: int, deals: int | Sequenc
 def _deal_indices(deals) -> list[int]:
     """``deals`` as sorted deal indices: a count n (deals 0 .. n - 1) or a
     sequence of indices >= 0. Raises RunError for anything else."""
-    from nbsim.run.simulate import MAX_DEALS
+    from nbsim.run.files import MAX_DEALS
     what = "deals: expected a count >= 1 or a list of deal indices >= 0"
     if isinstance(deals, (str, bytes, float, bool)) or deals is None:
         raise RunError(f"{what}, got {deals!r}")
@@ -377,7 +377,7 @@ def _row(rs, d, i, a, b, ra, rb, tables, hands_at, format_tiles) -> dict:
     if row["base_action"] == "discard" and row["expert_action"] == "discard":
         # what the seat sees, as the advisor counts it (the state is checked
         # against the rules on the way)
-        from nbsim.play.advice_state import position_from_state, seen_copies
+        from nbsim.play.advice.state import position_from_state, seen_copies
         pos = position_from_state(rs, state)
         seen = seen_copies(pos.hand, pos.melds, pos.n_melds, pos.pond, pos.pond_flags,
                            pos.n_pond, pos.flowers, pos.indicator)
@@ -399,11 +399,11 @@ def summarize(df: pl.DataFrame) -> pl.DataFrame:
     """How the expert's discards differ from the base's, over the rows of
     ``divergences`` where both discarded: per feature, the share of those
     decisions where only the expert's tile has it and where only the base's
-    has it, each with its 95% Wilson interval (``nbsim.analysis.stats.prop_row``).
+    has it, each with its 95% Wilson interval (``nbsim.stats.prop_row``).
     Columns: feature, meaning, n, expert_only, expert_ci_low,
     expert_ci_high, base_only, base_ci_low, base_ci_high (shares 0..1).
     Raises RunError when ``df`` holds no discard divergence."""
-    from nbsim.analysis.stats import prop_row
+    from nbsim.stats import prop_row
     if "base_shanten" not in df.columns:
         raise RunError("no decision where both policies discarded: nothing to summarize")
     both = df.filter(pl.col("base_shanten").is_not_null()
@@ -445,7 +445,7 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
     from tqdm import tqdm
 
     from nbsim.args import stderr_is_terminal
-    from nbsim.play.advice_state import position_from_state
+    from nbsim.play.advice.state import position_from_state
     from nbsim.play.evaluation import evaluate
     from nbsim.warmup import ensure_compiled
     rs = as_rules(config)

@@ -47,10 +47,11 @@ from scipy import stats
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.play.policy_specs import parse_policy
+from nbsim.policy_specs import parse_policy
 from nbsim.rules.ruleset import RuleSet, as_rules
+from nbsim.run.files import MAX_DEALS
 from nbsim.run.game_mode import game_frame
-from nbsim.run.simulate import MAX_DEALS, default_workers
+from nbsim.run.simulate import default_workers
 
 SEAT_PAY = ("pay_e", "pay_s", "pay_w", "pay_n")
 SEATINGS = ("2v2", "1v3")
@@ -72,7 +73,7 @@ class DuelResult:
     0 .. 999; seed 6: deals 0 .. 5,999'; seed None when the parts have
     several seeds); ``rules_hash``: the RuleSet's hash (overrides
     included), so that parts played under other rules are not pooled
-    (``nbsim.play.duel_pool``). ``a_full``, ``b_full``, ``among_full``: the
+    (``nbsim.play.pools``). ``a_full``, ``b_full``, ``among_full``: the
     same policies with every parameter written out (``Policy.full``; ""
     for ``among_full`` when there is no ``among``, and for all three in a
     result of an nbsim before stop 39): ``a`` and ``b`` drop the parameters
@@ -115,7 +116,7 @@ class DuelResult:
         """What ``nbsim duel`` prints (points per deal and seat): the duel,
         A minus B and the shares of plays won, each wrapped to
         ``stats.TEXT_WIDTH`` columns."""
-        from nbsim.analysis.stats import fill
+        from nbsim.stats import fill
         if self.seating == "1v3":
             head = (f"{self.deals:,} duplicate deals{self.where()}, one {self.a} seat among "
                     f"{self.among or self.b} players"
@@ -144,12 +145,12 @@ def duel(config: RuleSet | str | Path, a: str, b: str, deals: int, seed: int, ta
          among: str | None = None, first: int = 0, workers: int | None = None) -> DuelResult:
     """Play ``deals`` duplicate deals of ``config`` (a RuleSet, a shipped
     variant's name or a TOML path) with policies ``a`` and ``b``
-    (policy specs such as ``defend:caution=0.8``, ``nbsim.play.policy_specs``),
+    (policy specs such as ``defend:caution=0.8``, ``nbsim.policy_specs``),
     seated as ``seating`` ('2v2' or '1v3', module docstring); ``among``: under
     1v3, the policy of the three other seats (default ``b``). ``first``: the
     index of the first deal, so deals ``first .. first + deals - 1`` of the
     seed's walls are played (a long duel split into ranges, each run on its
-    own, pools exactly: ``nbsim.play.duel_pool``). ``chunk``: deals per
+    own, pools exactly: ``nbsim.play.pools``). ``chunk``: deals per
     kernel call, a whole number 1 or more (progress is reported after each);
     default 50,000, or 100 when a policy is a search policy (about a minute
     of play). ``progress``: None, or a function called with the number of

@@ -4,7 +4,7 @@ of the deal on sampled hidden tiles, and the exact own-draw chance of a
 ready hand.
 
 ``evaluate`` is the engine of ``nbsim advise`` and the numbers behind the
-``lookahead`` policy (``nbsim/kernels/playout.py`` does the work; docs/rules.md
+``lookahead`` policy (``nbsim/kernels/search/playout.py`` does the work; docs/rules.md
 §2-§5 for the play it simulates). ``exact_own_draws`` is the one answer
 that needs no sampling: with no opponent winning, claiming or declaring a
 kong, the chance that a ready hand keeping its wait completes on one of its
@@ -26,13 +26,13 @@ import numpy as np
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.kernels.policies.catalog import code_of
-from nbsim.play.position import MAX_POND, Position
+from nbsim.kernels.policies.view import MAX_POND
+from nbsim.play.position import Position
 from nbsim.play.worlds import ADVICE_OPPONENTS as DEFAULT_OPPONENTS
-from nbsim.play.worlds import OPPONENT_MODELS, check_opponents
+from nbsim.play.worlds import check_opponents
 from nbsim.rules.ruleset import RuleSet, as_rules
 
-__all__ = ["CandidateValue", "DEFAULT_OPPONENTS", "Evaluation", "ExactOwnDraw",
-           "OPPONENT_MODELS", "check_opponents", "evaluate", "evaluate_claims",
+__all__ = ["CandidateValue", "Evaluation", "ExactOwnDraw", "evaluate", "evaluate_claims",
            "exact_own_draws", "kong_kinds", "own_draw_chain", "view_of", "own_draws_left"]
 
 PLAYOUT_POLICIES = ("greedy", "value", "defend")
@@ -157,7 +157,7 @@ def _visible(rs: RuleSet, pos: Position) -> np.ndarray:
     ``POND_CLAIMED`` is not counted again), every tile of the declared
     melds, the flowers set aside and the indicator; never a face-down kong
     (the seat's own counts apart: ``playout.build_world``)."""
-    from nbsim.play.advice_notation import POND_CLAIMED, meld_kinds
+    from nbsim.play.advice.notation import POND_CLAIMED, meld_kinds
     vis = np.zeros(C.N_KINDS, np.int64)
     for s in range(4):
         for p in range(int(pos.n_pond[s])):
@@ -186,8 +186,8 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     self-drawn win already passed: the turn resumes at the kong,
     ``engine_turn.own_kong``). Raises RunError for a position the engine
     cannot continue from (a seat or a tile count out of range)."""
-    from nbsim.kernels import engine as E
     from nbsim.kernels import wall as W
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies.view import View
     from nbsim.kernels.wilds import wild_mask
 
@@ -222,27 +222,27 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
             if melds[s, m, C.MELD_TYPE] != C.MELD_CKONG and 0 <= frm < 4 and frm != s:
                 fed[s, frm] += 1
                 claims += 1
-    ts = np.zeros(E.TS_LEN, np.int64)
-    ts[E.TS_CUR] = to_play
+    ts = np.zeros(ES.TS_LEN, np.int64)
+    ts[ES.TS_CUR] = to_play
     drawn = int(pos.drawn) if seat == to_play else -1
-    ts[E.TS_JUST_DREW] = 1 if drawn >= 0 and not kong_turn else 0
-    ts[E.TS_AFTER_PUNG] = 1 if kong_turn else 0      # opens the kong question only
-    ts[E.TS_HAS_DRAWN] = 1 if drawn >= 0 else 0
-    ts[E.TS_DRAWN] = drawn
-    ts[E.TS_KONG_FROM] = -1
-    ts[E.TS_FORBID_A] = -1
-    ts[E.TS_FORBID_B] = -1
-    ts[E.TS_N_KONGS] = n_kongs
-    ts[E.TS_DISCARDS] = int(n_pond.sum())
-    ts[E.TS_CLAIMS] = claims
-    ts[E.TS_FIRST_DRAW] = 15
-    ts[E.TS_OUTCOME] = C.OUT_WALL_EXHAUSTED
-    for i in (E.TS_WINNER, E.TS_DISCARDER, E.TS_WIN_TILE, E.TS_LIABLE, E.TS_EARTHLY_RULE):
+    ts[ES.TS_JUST_DREW] = 1 if drawn >= 0 and not kong_turn else 0
+    ts[ES.TS_AFTER_PUNG] = 1 if kong_turn else 0      # opens the kong question only
+    ts[ES.TS_HAS_DRAWN] = 1 if drawn >= 0 else 0
+    ts[ES.TS_DRAWN] = drawn
+    ts[ES.TS_KONG_FROM] = -1
+    ts[ES.TS_FORBID_A] = -1
+    ts[ES.TS_FORBID_B] = -1
+    ts[ES.TS_N_KONGS] = n_kongs
+    ts[ES.TS_DISCARDS] = int(n_pond.sum())
+    ts[ES.TS_CLAIMS] = claims
+    ts[ES.TS_FIRST_DRAW] = 15
+    ts[ES.TS_OUTCOME] = C.OUT_WALL_EXHAUSTED
+    for i in (ES.TS_WINNER, ES.TS_DISCARDER, ES.TS_WIN_TILE, ES.TS_LIABLE, ES.TS_EARTHLY_RULE):
         ts[i] = -1
-    ts[E.TS_ROUND_WIND] = int(pos.round_wind)
-    ts[E.TS_INDICATOR] = int(pos.indicator)
-    ts[E.TS_FIRST_LIMITS] = 1 if (rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
-                                  and ts[E.TS_DISCARDS] < 4) else 0
+    ts[ES.TS_ROUND_WIND] = int(pos.round_wind)
+    ts[ES.TS_INDICATOR] = int(pos.indicator)
+    ts[ES.TS_FIRST_LIMITS] = 1 if (rules[C.R_FIRST_ROUND] == C.FIRST_ROUND_EVERY_HAND
+                                  and ts[ES.TS_DISCARDS] < 4) else 0
     own = melds[seat].copy()
     pub = melds.copy()
     for s in range(4):
@@ -260,7 +260,7 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     if pos.passed is not None:
         passed[:, :] = np.asarray(pos.passed, dtype=np.bool_).reshape(4, C.N_KINDS)
     return View(rules, _tables(), seat, to_play, int(pos.round_wind), int(pos.indicator),
-                int(pos.tiles_left), int(ts[E.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
+                int(pos.tiles_left), int(ts[ES.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
                 n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
                 wild, pond, flags, n_pond, passed, fed, ws, ts)
 
@@ -276,7 +276,7 @@ def _checked(rules: RuleSet | str | Path, pos: Position) -> RuleSet:
     """The rules (a RuleSet, a shipped variant's name or a TOML path) and
     ``pos`` checked as a position of them (``advice_state.check_position``:
     HandError for a non-Position or one built for another variant)."""
-    from nbsim.play.advice_state import check_position
+    from nbsim.play.advice.state import check_position
     rs = as_rules(rules)
     check_position(rs, pos)
     return rs
@@ -343,12 +343,12 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     (``playout.RESPECT_PASSED``; ``pos.passed``), and a refined flush
     target keeps the honours (``playout.FLUSH_HONOURS``:
     docs/calibration.md)."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
 
     view = view_of(rules, pos, kong_turn=claim_q == PL.KONG_Q)
     n, ns = len(cands), int(samples)
-    sr = E.new_search(n, ns)
+    sr = ES.new_search(n, ns)
     sr.cands[:n] = cands
     PL.evaluate_into(view, sr, np.int64(n), np.int64(ns), _key(seed, round_),
                      np.int64(code_of(base)), np.int64(claim_tile), np.int64(claim_q), -1.0,
@@ -391,8 +391,8 @@ def _played(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, s
     ``first`` None or >= ``samples``: one round, every candidate on every
     deal. Rows: the survivors by mean
     payment, then the candidates dropped, the later first."""
-    from nbsim.kernels import playout as PL
-    from nbsim.play.advice_types import Z95
+    from nbsim.kernels.search import playout as PL
+    from nbsim.play.advice.fits import Z95
 
     keys = [(int(k), False) for k in cands] + [(int(k), True) for k in kongs]
     n = len(keys)
@@ -516,7 +516,7 @@ def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, 
     raced over rounds of them (``first``, ``budget``).
 
     Each world deals the tiles the seat has not seen at random (the others'
-    hands, face-down kongs and the wall; ``nbsim/kernels/playout.py``), the
+    hands, face-down kongs and the wall; ``nbsim/kernels/search/playout.py``), the
     candidate is discarded, and every seat plays ``base`` (greedy, value or
     defend) to the end. ``opponents``: how the others' hidden hands are
     dealt (``OPPONENT_MODELS``; the default, ``DEFAULT_OPPONENTS`` = 3,
@@ -580,7 +580,7 @@ def kong_kinds(rules: RuleSet, pos: Position) -> list[int]:
     """The kinds (ascending) of the own-turn kongs the seat of ``pos`` holds
     the tiles for: four held copies (concealed), or the fourth copy of one
     of its pungs (added); never a wild or a flower (docs/rules.md §3-§4).
-    The wall and the turn's limits are the caller's (``nbsim.play.advice``)."""
+    The wall and the turn's limits are the caller's (``nbsim.play.advice.advise``)."""
     from nbsim.kernels.wilds import wild_mask
     wild = np.zeros(C.N_KINDS, np.bool_)
     wild_mask(rules.array, np.int64(pos.indicator), wild)
@@ -605,7 +605,7 @@ def evaluate_claims(rules: RuleSet | str | Path, pos: Position, answers: Sequenc
 
     answers: claim codes (``common.CLAIM_*``: 0 pass, 1 pung, 2 kong, 3 + j
     the chow whose lowest tile is the offered one minus j), legal in the
-    position (the caller's check: ``nbsim.play.advice`` lists them). A pass
+    position (the caller's check: ``nbsim.play.advice.advise`` lists them). A pass
     passes every claim of the seat; after a claim the seat discards as
     ``base`` would, and so on to the end (``playout.evaluate_into``, docs/
     rules.md §4); ``opponents``, ``first`` and ``budget`` (a race over the
@@ -660,16 +660,16 @@ def exact_own_draws(rules: RuleSet | str | Path, pos: Position) -> dict[int, Exa
     draws, ``own_draws_left``). ``rules`` and ``pos`` as ``evaluate``'s
     (HandError likewise); RunError when the position is not the seat's
     discard, or as ``view_of``."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
-    from nbsim.play.advice_state import wall_tiles
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.search import playout as PL
+    from nbsim.play.advice.state import wall_tiles
 
     rules = _checked(rules, pos)
     if pos.seat != pos.to_play or pos.offered >= 0:
         raise RunError("exact_own_draws: the position is not the seat's discard (to_play "
                        "differs, or a discard is offered)")
     view = view_of(rules, pos)
-    sr = E.new_search(1, 1)
+    sr = ES.new_search(1, 1)
     hand = np.asarray(pos.hand)
     wins = np.zeros(C.N_KINDS, np.bool_)
     drawable = max(int(pos.tiles_left), 0)
@@ -709,8 +709,8 @@ def _win_contexts(rs: RuleSet, pos: Position, wild: np.ndarray, after: np.ndarra
     it) in the three other contexts, the both-context one first (a context
     only adds tai: a kind not legal there is legal in none)."""
     from nbsim.kernels import hand as H
-    from nbsim.kernels.score import score_win
-    from nbsim.play.advice_wins import _fed, _flowers
+    from nbsim.kernels.scoring.score import score_win
+    from nbsim.play.advice.wins import fed_counts, pond_flowers
 
     me = int(pos.seat)
     n_melds = int(pos.n_melds[me])
@@ -727,9 +727,9 @@ def _win_contexts(rs: RuleSet, pos: Position, wild: np.ndarray, after: np.ndarra
         if int(H.shanten(nat, int(h[wild].sum()), n_melds, _tables())) != -1:
             continue
         if args is None:
-            fed, fed_by = _fed(pos)
+            fed, fed_by = fed_counts(pos)
             args = (after.astype(np.int8), np.ascontiguousarray(pos.melds[me], np.int8),
-                    n_melds, _flowers(pos))
+                    n_melds, pond_flowers(pos))
         bits = 0
         for ctx in (both, C.CTX_AFTER_KONG, C.CTX_LAST_TILE):
             code = score_win(rs.array, _tables(), *args, t, C.WIN_SELF_DRAW, ctx, me,

@@ -18,7 +18,7 @@ import polars as pl
 
 from nbsim.errors import RunError
 from nbsim.play.duel import DuelResult, duel
-from nbsim.play.policy_specs import parse_policy
+from nbsim.policy_specs import parse_policy
 from nbsim.rules.ruleset import as_rules
 
 
@@ -42,7 +42,7 @@ class Ladder:
         """The ladder as markdown: one table per variant, a row per pair; the
         prose wrapped to ``stats.TEXT_WIDTH`` columns (``nbsim ladder``
         prints it)."""
-        from nbsim.analysis.stats import fill
+        from nbsim.stats import fill
         lines = [fill(f"Duels of {self.deals:,} duplicate deals each, seed {self.seed} "
                       f"(`nbsim duel VARIANT --a A --b B --deals {self.deals} --seed "
                       f"{self.seed}`). A - B is the mean payment per deal and seat in points, "

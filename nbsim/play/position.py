@@ -21,7 +21,7 @@ import numpy as np
 
 from nbsim.kernels.policies.view import MAX_POND
 
-__all__ = ["Position", "MAX_POND", "example_position"]
+__all__ = ["Position", "example_position"]
 
 
 @dataclass(frozen=True, eq=False)

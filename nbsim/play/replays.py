@@ -11,10 +11,10 @@ from pathlib import Path
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.play.policy_specs import as_policies
+from nbsim.policy_specs import as_policies
 from nbsim.rules.ruleset import RuleSet, as_rules
+from nbsim.run.files import MAX_DEALS
 from nbsim.run.game_mode import DealRecord, play_one
-from nbsim.run.simulate import MAX_DEALS
 
 SEAT_WORDS = {"E": "East", "S": "South", "W": "West", "N": "North"}
 
@@ -22,7 +22,7 @@ SEAT_WORDS = {"E": "East", "S": "South", "W": "West", "N": "North"}
 def replay(config: RuleSet | str | Path, seed: int, deal: int, policies=None) -> DealRecord:
     """Play deal ``deal`` of ``seed`` with ``policies`` (one policy spec for
     every seat, or 4 per seat from the dealer; default: the default policy,
-    ``nbsim.play.policy_specs``) and return its row and event log
+    ``nbsim.policy_specs``) and return its row and event log
     (``nbsim.run.game_mode.DealRecord``). config: a RuleSet, shipped name or path.
 
     Raises ConfigError for a bad config, RunError for a seed outside
@@ -180,9 +180,9 @@ def format_text(rs: RuleSet, rec: DealRecord) -> str:
     at the end of the deal and the payments (docs/rules.md §2-§8). A heavenly
     hand is shown without a winning tile. Each line is wrapped to
     ``stats.TEXT_WIDTH`` columns."""
-    from nbsim.analysis.stats import fill
     from nbsim.rules.names import WILD
     from nbsim.rules.tiles import parse_tiles
+    from nbsim.stats import fill
     row, ev = rec.row, rec.events
     wilds = frozenset(row.get("wild_kinds") or [])
     pols = [row["policy_" + s.lower()] for s in C.SEAT_NAMES]

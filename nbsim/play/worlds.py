@@ -1,7 +1,7 @@
 """The evaluator's worlds from Python: which opponent model deals the
 hidden hands, and a world with the real hidden tiles of a played deal.
 
-The lookahead evaluator (``nbsim/kernels/playout.py``) plays a position on
+The lookahead evaluator (``nbsim/kernels/search/playout.py``) plays a position on
 sampled worlds: the tiles the deciding seat has not seen, dealt at random to
 the other hands and the wall. ``OPPONENT_MODELS`` are its ways of dealing the
 other hands (``lookahead:opponents``, ``playout.refine_hands``):
@@ -71,10 +71,10 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
     what the view leaves unseen (without ``kongs``, a face-down kong can be
     dealt as a kind the real hands hold)."""
     from nbsim.kernels import codes as C
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
     from nbsim.kernels import wall as W
+    from nbsim.kernels.engine import wins as EWIN
+    from nbsim.kernels.search import playout as PL
 
     if PL.build_world(view, g, st, sr.pool, sr.unseen, np.int64(0), sr.out):
         return False
@@ -121,7 +121,7 @@ def real_world(view, g, st, sr, hands: Mapping[int, Sequence[int]], live: Sequen
             r += 1
         g.wall[p] = k * 4 if k < C.N_PLAY else 102 + k      # a tile id of kind k (any copy)
     for s in others:
-        E.update_may_win(view.tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win,
+        EWIN.update_may_win(view.tables, g.wild, g.hands[s], g.n_melds[s], g.nat, g.may_win,
                          g.no_win, np.int64(s))
     return True
 
@@ -131,11 +131,12 @@ def play_defend(view, sr, kind: int, key, j: int):
     discard of ``kind``, defend at its defaults in every seat, its policy
     streams from (``key``, ``j``). Returns the result row ``sr.out``
     (int64[OUT_LEN]; ``engine.O_*``)."""
-    from nbsim.kernels import engine as E
-    from nbsim.kernels import playout as PL
     from nbsim.kernels import rng
+    from nbsim.kernels.engine import loop as E
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies.catalog import code_of
-    g = E.search_game(sr)
+    from nbsim.kernels.search import playout as PL
+    g = ES.search_game(sr)
     for s in range(4):
         sr.codes[s] = code_of("defend")
         sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]

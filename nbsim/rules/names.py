@@ -5,15 +5,15 @@ shows ``清一色 full_flush`` rather than the id alone.
 One table per item family, keyed by the ids of ``nbsim.kernels.codes``
 (``TAI_ITEMS``, ``FAN_ITEMS``, ``FU_ITEMS``, ``SCHEME_NAMES``); the names are
 those of docs/rules.md §6 (tai), §8 (fan, fu, points schemes) and §3 (wilds).
-The item names come from the item registry (``nbsim/kernels/tai_items.py``).
+The item names come from the item registry (``nbsim/kernels/items.py``).
 A test checks that every id of ``codes`` has a name here.
 """
 from __future__ import annotations
 
-from nbsim.kernels.tai_items import FAN_ITEM_TABLE, FU_ITEM_TABLE, TAI_ITEM_TABLE
+from nbsim.kernels.items import FAN_ITEM_TABLE, FU_ITEM_TABLE, TAI_ITEM_TABLE
 
 # docs/rules.md §6 and §8: the names of the tai, fan and fu items are rows of
-# the item registry (nbsim/kernels/tai_items.py), in the order of codes.TAI_ITEMS,
+# the item registry (nbsim/kernels/items.py), in the order of codes.TAI_ITEMS,
 # FAN_ITEMS and FU_ITEMS
 TAI_NAMES: dict[str, str] = {r.id: r.name for r in TAI_ITEM_TABLE}
 FAN_NAMES: dict[str, str] = {r.id: r.name for r in FAN_ITEM_TABLE}

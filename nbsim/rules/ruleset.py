@@ -608,7 +608,7 @@ def rules_text(rs: RuleSet, rules: dict[str, Any]) -> str:
     wrapped, and a longer string value is written as a multi-line TOML
     string whose line-ending backslashes join its lines, so the TOML reads
     back as ``rules`` (a long word, e.g. a path, is kept whole)."""
-    from nbsim.analysis.stats import TEXT_WIDTH, fill
+    from nbsim.stats import TEXT_WIDTH, fill
     comments = [f"{rs.name} from {rs.source} (hash {rs.hash})",
                 *(line[2:] for line in origin_lines(rs)),
                 *(f"--set {ov}" for ov in rs.overrides)]
@@ -623,9 +623,9 @@ def _long_string(line: str, width: int) -> str:
     """A TOML line ``key = "long value"`` wider than ``width`` columns as a
     multi-line basic string cut at single spaces (each line ends in a backslash,
     which TOML joins with the next line's text); any other line as it is."""
-    from nbsim.analysis.stats import _columns, fill
+    from nbsim.stats import fill, text_columns
     key, sep, value = line.partition(' = "')
-    if not sep or _columns(line) <= width or not value.endswith('"') or "  " in value:
+    if not sep or text_columns(line) <= width or not value.endswith('"') or "  " in value:
         return line
     body = value[:-1]
     parts = fill(body, width - 3).split("\n")     # room for " \\" and the closing """

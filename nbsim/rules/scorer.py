@@ -1,14 +1,14 @@
 """Score one winning situation from notation: ``score_hand`` -> ``ScoreResult``,
 and its text view (``format_result``: ``nbsim score``).
 
-Wraps the Numba kernel ``nbsim.kernels.score.score_win`` (docs/rules.md
+Wraps the Numba kernel ``nbsim.kernels.scoring.score.score_win`` (docs/rules.md
 §3, §5-§8 and §10) in steps: load the rules and the hand tables once
 (``cached_rules``), parse and check the notation (``_parse``: hand and
 winning tile, melds, seats, indicator, flowers, context), score, then turn a
 kernel error code into one ``HandError`` message that names what is wrong
 and what is allowed (``_error_message``) or the result array into a
 ``ScoreResult`` (``_result``). The JSONL case format (``nbsim score
---cases``) is ``nbsim.rules.scorer_cases``.
+--cases``) is ``nbsim.rules.cases``.
 """
 from __future__ import annotations
 
@@ -370,7 +370,7 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
         wild in a meld, impossible context, ...), each with one message.
     """
     from nbsim.args import text_items
-    from nbsim.kernels.score import score_win
+    from nbsim.kernels.scoring.score import score_win
     rs = cached_rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)
@@ -389,11 +389,11 @@ def score_counts(rs: RuleSet, hand: np.ndarray, melds: np.ndarray, n_melds: int,
                  round_wind: int, indicator: int, discarder: int, fed: np.ndarray,
                  fed_by_winner: np.ndarray, kong_from: int = -1) -> ScoreResult:
     """``score_hand`` for a situation already in the kernel's encoding
-    (``nbsim.kernels.score.score_win``'s arguments: counts, meld rows, flag
+    (``nbsim.kernels.scoring.score.score_win``'s arguments: counts, meld rows, flag
     arrays, ``codes`` constants), as the advice has it from a Position;
     kong_from: the seat whose discard the winner konged before a winning
     replacement draw, or -1. Raises HandError for an invalid situation."""
-    from nbsim.kernels.score import score_win
+    from nbsim.kernels.scoring.score import score_win
     res = np.zeros(C.RES_LEN, dtype=np.int64)
     a = (hand.astype(np.int8), melds.astype(np.int8), int(n_melds), flowers.astype(np.int8),
          int(win_kind), int(win_by), int(ctx), int(seat), int(round_wind), int(indicator),
@@ -491,8 +491,8 @@ def format_result(result: ScoreResult, rs: RuleSet | None = None, *,
     ``win_by``, ``indicator`` and ``context`` are the scored situation's
     (docs/rules.md §5-§8, §10). Each line is wrapped to
     ``stats.TEXT_WIDTH`` columns."""
-    from nbsim.analysis.stats import fill
     from nbsim.rules.names import WILD, fan_label, fu_label, scheme_label, tai_label
+    from nbsim.stats import fill
     lines = [f"config: {result.config}"]
     if indicator and rs is not None:
         from nbsim.kernels.wilds import wild_kinds

@@ -57,8 +57,8 @@ def warm_worker(spec) -> dict:
     worker's nbsim version and process id."""
     import os
 
-    from nbsim import __version__
     from nbsim.run import shards
+    from nbsim.version import __version__
     tables = shards.tables()
     if spec.mode == "deal":
         from nbsim.run.frames import deal_frame
@@ -97,7 +97,7 @@ def _warm_all(client, spec, local: bool) -> None:
     """Compile the kernels on every worker before the shards fan out: one
     worker at a time (a cluster may share one Numba cache folder), or all at
     once on a LocalCluster, whose cache this process has just written."""
-    from nbsim import __version__
+    from nbsim.version import __version__
     addrs = list(client.scheduler_info()["workers"])
     if not addrs:
         raise RunError("--cluster: the Dask scheduler has no workers")

@@ -10,7 +10,7 @@ other text columns by vectorised look-ups into small tables.
 
 This module knows nothing about policies: the game builders take the policy
 specs (strings written to the ``policy_*`` columns) and the kernel's policy
-arguments made from them by ``nbsim.play.policy_specs.kernel_arrays``.
+arguments made from them by ``nbsim.policy_specs.kernel_arrays``.
 """
 from __future__ import annotations
 
@@ -294,22 +294,22 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
     Ninghai fan and fu per item; flowers_end_* from ``engine.O_FLOWERS_END``
     (bit masks, written in notation); a heavenly hand's winning tile is null
     (``engine.O_WIN_TILE`` is -1: the dealer's 14 tiles have none)."""
-    from nbsim.kernels import engine as KE
+    from nbsim.kernels.engine import state as ES
     n = out.shape[0]
     cols: dict[str, pl.Series] = {}
     cols["round_wind"] = _seat_series("round_wind", round_winds.astype(np.int64))
     outcome_lut = pl.Series("outcome", list(C.OUTCOME_NAMES), dtype=pl.String)
-    cols["outcome"] = outcome_lut.gather(out[:, KE.O_OUTCOME]).alias("outcome")
-    cols["winner"] = _seat_series("winner", out[:, KE.O_WINNER])
-    cols["discarder"] = _seat_series("discarder", out[:, KE.O_DISCARDER])
-    won = out[:, KE.O_WINNER] >= 0
-    wt = out[:, KE.O_WIN_TILE]
+    cols["outcome"] = outcome_lut.gather(out[:, ES.O_OUTCOME]).alias("outcome")
+    cols["winner"] = _seat_series("winner", out[:, ES.O_WINNER])
+    cols["discarder"] = _seat_series("discarder", out[:, ES.O_DISCARDER])
+    won = out[:, ES.O_WINNER] >= 0
+    wt = out[:, ES.O_WIN_TILE]
     tile_lut = pl.Series("win_tile", list(KIND_NAMES) + [None], dtype=pl.String)
     cols["win_tile"] = tile_lut.gather(np.where(wt < 0, C.N_KINDS, wt)).alias("win_tile")
     ctx_lut = pl.Series("context", [_context_list(c) for c in range(16)],
                         dtype=pl.List(pl.String))
-    cols["context"] = ctx_lut.gather(out[:, KE.O_CTX] & 15).alias("context")
-    res = out[:, KE.O_SCORE:KE.O_SCORE + C.RES_LEN]
+    cols["context"] = ctx_lut.gather(out[:, ES.O_CTX] & 15).alias("context")
+    res = out[:, ES.O_SCORE:ES.O_SCORE + C.RES_LEN]
     if rs.config.scoring.system == "tai":
         cols["tai"] = _when_won("tai", res[:, C.RES_TAI], won, pl.Int16)
         present = res[:, C.RES_PRESENT]     # zero on a wall-exhausted deal
@@ -332,22 +332,22 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
         for j, sch in enumerate(C.SCHEME_NAMES):
             cols[f"points_{sch}"] = _when_won(f"points_{sch}", res[:, C.RES_POINTS + j], won,
                                               pl.Int32)
-        cols["liable"] = _seat_series("liable", out[:, KE.O_LIABLE])
+        cols["liable"] = _seat_series("liable", out[:, ES.O_LIABLE])
         for s, suf in enumerate(S.SEAT_SUFFIXES):
-            cols[f"fu_{suf}"] = pl.Series(f"fu_{suf}", out[:, KE.O_FU + s].astype(np.int16))
+            cols[f"fu_{suf}"] = pl.Series(f"fu_{suf}", out[:, ES.O_FU + s].astype(np.int16))
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"pay_{suf}"] = pl.Series(f"pay_{suf}", res[:, C.RES_PAY + s].astype(np.int32))
     cols["wilds_win"] = _when_won("wilds_win", res[:, C.RES_WILDS], won, pl.UInt8)
-    cols["turns"] = pl.Series("turns", out[:, KE.O_TURNS].astype(np.int16))
-    cols["tiles_left"] = pl.Series("tiles_left", out[:, KE.O_TILES_LEFT].astype(np.int16))
-    cols["kongs"] = pl.Series("kongs", out[:, KE.O_N_KONGS].astype(np.int8))
-    n_melds = out[:, KE.O_N_MELDS:KE.O_N_MELDS + 4]
+    cols["turns"] = pl.Series("turns", out[:, ES.O_TURNS].astype(np.int16))
+    cols["tiles_left"] = pl.Series("tiles_left", out[:, ES.O_TILES_LEFT].astype(np.int16))
+    cols["kongs"] = pl.Series("kongs", out[:, ES.O_N_KONGS].astype(np.int8))
+    n_melds = out[:, ES.O_N_MELDS:ES.O_N_MELDS + 4]
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"melds_{suf}"] = _melds_column(melds, n_melds, s, f"melds_{suf}")
     flower_lut = _lookup_tables(rs.array)[2]
     for s, suf in enumerate(S.SEAT_SUFFIXES):
         cols[f"flowers_end_{suf}"] = flower_lut.gather(
-            out[:, KE.O_FLOWERS_END + s].astype(np.int64)).alias(f"flowers_end_{suf}")
+            out[:, ES.O_FLOWERS_END + s].astype(np.int64)).alias(f"flowers_end_{suf}")
     if isinstance(policy_names_per_row, tuple):
         for s, suf in enumerate(S.SEAT_SUFFIXES):
             cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
@@ -357,7 +357,7 @@ def game_columns(rs: RuleSet, out: np.ndarray, melds: np.ndarray, round_winds: n
             cols[f"policy_{suf}"] = pl.Series(f"policy_{suf}",
                                               [p[s] for p in policy_names_per_row],
                                               dtype=pl.String)
-    errors = out[:, KE.O_ERROR]
+    errors = out[:, ES.O_ERROR]
     if errors.any():
         bad = np.flatnonzero(errors)
         raise RunError(f"engine error {int(errors[bad[0]])} in {len(bad)} deal(s) "
@@ -411,10 +411,10 @@ def events_frame(events: np.ndarray, event_deal: np.ndarray, event_step: np.ndar
 def _alloc(n: int, with_events: bool):
     # the game engine's modules load only for game mode (deal mode never
     # imports them)
-    from nbsim.kernels import engine as KE
-    from nbsim.kernels import games as KG
+    from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine import state as ES
     return dict(
-        out=np.zeros((n, KE.OUT_LEN), np.int64),
+        out=np.zeros((n, ES.OUT_LEN), np.int64),
         melds=np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
         round_winds=np.zeros(n, np.int8),
         hands=np.zeros((n, 4, C.N_KINDS), np.int8),
@@ -441,7 +441,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
     policies: the 4 policy specs by seat (strings, written to the policy_*
     columns); policy_args: the kernel's policy arguments for them
-    (``nbsim.play.policy_specs.kernel_arrays``: codes, params); tables: ``load_tables()``;
+    (``nbsim.policy_specs.kernel_arrays``: codes, params); tables: ``load_tables()``;
     progress: called with the number of deals after each kernel call;
     halt: a function, true when the work should stop (checked between
     kernel calls of about ``CALL_S`` seconds, ``Pace``).
@@ -487,7 +487,7 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
     one) sizes; ``progress(n)`` is called after each and ``halt()`` asked
     before each: once it is true the work stops, and every array holds the
     deals done so far (``out.shape[0]`` of them, maybe 0)."""
-    from nbsim.kernels import games as KG
+    from nbsim.kernels.engine import games as KG
     n = stop - start
     a = _alloc(n, with_events)
     per_deal = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
@@ -532,7 +532,7 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int,
     """Whole matches ``m_start .. m_stop - 1`` (docs/rules.md §2 and §4).
 
     player_policies: the 4 players' policy specs; policy_args: the kernel's
-    policy arguments for them (``nbsim.play.policy_specs.kernel_arrays``); progress: called with
+    policy arguments for them (``nbsim.policy_specs.kernel_arrays``); progress: called with
     the number of matches after each kernel call; halt: a function, true
     when the work should stop (checked between kernel calls, ``Pace``; a
     match is never cut).
@@ -566,7 +566,7 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
     called in pieces that ``pace`` sizes (``game_arrays``): (``_alloc``'s
     dict with match_of, deal_in, players and totals, rows, event rows,
     matches done)."""
-    from nbsim.kernels import games as KG
+    from nbsim.kernels.engine import games as KG
     n_m = m_stop - m_start
     per_row = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
                "comp", "match_of", "deal_in", "players")

@@ -1,7 +1,7 @@
 """Game mode: played-out deals and matches by policy spec, and one deal with
 its event log (replays, validation).
 
-Wraps ``nbsim.kernels.games`` / ``nbsim.kernels.engine`` (docs/rules.md
+Wraps ``nbsim.kernels.engine.games`` / ``nbsim.kernels.engine.loop`` (docs/rules.md
 §2, §4-§8); the frames are built by ``nbsim.run.frames``. Seats are named by seat
 wind with the dealer as East.
 """
@@ -14,8 +14,8 @@ import polars as pl
 
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
-from nbsim.kernels import games as KG
-from nbsim.play.policy_specs import as_policies, kernel_arrays
+from nbsim.kernels.engine import games as KG
+from nbsim.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import RuleSet
 from nbsim.run import frames as F
 from nbsim.run import schema as S
@@ -26,8 +26,8 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
                with_events: bool = False, progress=None, halt=None):
     """Independent deals ``start .. stop - 1`` of ``seed`` played out
     (``nbsim.run.frames.game_frame``). policies: 4 policy specs or
-    ``nbsim.play.policy_specs.Policy`` (per seat from the dealer;
-    ``nbsim.play.policy_specs.as_policies``). Returns (game-schema DataFrame, events
+    ``nbsim.policy_specs.Policy`` (per seat from the dealer;
+    ``nbsim.policy_specs.as_policies``). Returns (game-schema DataFrame, events
     DataFrame or None); with ``halt`` (a function, true when the work should
     stop), the deals finished before it said stop, or (None, None)."""
     policies = as_policies(policies)

@@ -31,7 +31,7 @@ PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, statistics=False
 
 def nbsim_version() -> str:
     """The installed nbsim version (recorded in manifests, checked on resume)."""
-    from nbsim import __version__
+    from nbsim.version import __version__
     return __version__
 
 

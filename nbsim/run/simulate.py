@@ -48,29 +48,22 @@ from nbsim.args import stderr_is_terminal
 from nbsim.errors import RunError, RunInterrupted
 from nbsim.rules.ruleset import RuleSet, as_rules
 from nbsim.run import schema as S
-from nbsim.run.files import (  # noqa: F401  (re-exported: the public API of a run folder)
-    FOOTER_KEY,
+from nbsim.run.files import (
     LOCK_FILE,
     MANIFEST,
     MAX_DEALS,
     MAX_SEED,
-    PLOT_FILES,
     REPORT_FILES,
-    REPORT_MD,
     RUN_FORMAT,
-    SHARD_GLOB,
     SHARD_PATTERN,
-    SUMMARY_JSON,
     TMP_PATTERN,
     read_manifest,
-    scan_run,
     shard_name,
-    shard_paths,
     verify_run,
     write_atomic,
 )
 from nbsim.run.lock import RunLock
-from nbsim.run.shards import RunSpec, ShardTask, Stop, nbsim_version, run_shard  # noqa: F401
+from nbsim.run.shards import RunSpec, ShardTask, Stop, nbsim_version, run_shard
 
 DEFAULT_SHARD_SIZE = 100_000
 EVENTS_SHARD_SIZE = 20_000     # game mode with --events (about 330 event rows per deal)
@@ -134,7 +127,7 @@ def make_spec(config, *, deals, seed, mode="deal", shard_size=None, overrides=()
     if mode == "deal" and (fmt != "deals" or events or policies):
         raise RunError("--format, --events and --policy/--policies need --mode game")
     if mode == "game":
-        from nbsim.play.policy_specs import as_policies
+        from nbsim.policy_specs import as_policies
         policies = tuple(p.full for p in as_policies(policies))
     if shard_size is None:
         shard_size = (MATCH_SHARD_SIZE if fmt == "matches" else
@@ -268,18 +261,18 @@ def manifest_identity(manifest: dict) -> dict:
             "seed": manifest.get("seed"), "mode": manifest.get("mode"),
             "game_format": manifest.get("game_format", "deals"),
             "events": bool(manifest.get("events", False)),
-            "policies": _current_specs(manifest.get("policies")) or None,
+            "policies": current_specs(manifest.get("policies")) or None,
             "nbsim_version": manifest.get("nbsim_version")}
 
 
-def _current_specs(policies):
+def current_specs(policies):
     """A manifest's policy specs in today's full form: a parameter added
     since the run was written takes the value that plays as the policy did
     before it existed (``policy_specs.parse_written``; the rule for a new
     parameter: docs/layout.md), so such a run still resumes and is never
     taken for a run of a changed default. Specs that no longer parse stay as
     written."""
-    from nbsim.play.policy_specs import parse_written
+    from nbsim.policy_specs import parse_written
     if not policies:
         return policies
     out = []
@@ -591,7 +584,7 @@ def simulate(config: str | Path | RuleSet, *, deals: int, seed: int, out: str | 
         mode: 'deal' (deal, flower replacement, heavenly-hand check) or
             'game' (deals played out by bots, docs/rules.md §4-§8).
         policies: game mode: policy name per seat from the dealer
-            (``nbsim.play.policy_specs.as_policies``: one spec for every seat, or
+            (``nbsim.policy_specs.as_policies``: one spec for every seat, or
             four; default: the default policy, defend); with
             fmt='matches', per player.
         events: game mode: also write the event log (events-*.parquet).
@@ -720,7 +713,7 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
         progress = stderr_is_terminal()
     if tasks and cluster is None and spec.mode == "game" and spec.fmt == "deals":
         from nbsim.kernels.policies.catalog import SEARCH
-        from nbsim.play.policy_specs import parse_policy
+        from nbsim.policy_specs import parse_policy
         from nbsim.warmup import ensure_compiled
         ensure_compiled("game", clock=progress)   # says so before a first compile
         if any(parse_policy(p).name in SEARCH for p in spec.policies):

@@ -25,7 +25,7 @@ class Param(NamedTuple):
     """One policy parameter: name, default, allowed range [lo, hi], meaning,
     ``before``: the value that plays as the policy did before the parameter
     existed, for run manifests written then
-    (``nbsim.play.policy_specs.parse_written``; None: the default does), and
+    (``nbsim.policy_specs.parse_written``; None: the default does), and
     ``whole``: the kernels read it as a whole number (a count, a switch or a
     choice), so a fraction is refused rather than cut."""
     name: str

@@ -5,7 +5,7 @@ At a discard, ``defend`` first works out the expected value of every
 allowed discard (``defend.choose_discard``; its parameters are the first
 six of this policy's row). When its runner-up is within ``gap`` of its best
 (defend's value, in points), the best ``top_k`` candidates are played to
-the end of the deal on ``samples`` worlds each (``nbsim.kernels.playout``:
+the end of the deal on ``samples`` worlds each (``nbsim.kernels.search.playout``:
 hidden tiles dealt at random from what this seat has not seen; every seat
 then plays the ``playout`` policy, defend's ``hold`` there set to
 ``playout_hold``): the same worlds and the same policy
@@ -40,13 +40,14 @@ import math
 import numpy as np
 
 from nbsim.kernels import codes as C
-from nbsim.kernels import playout as PL
 from nbsim.kernels import rng
-from nbsim.kernels.engine_state import SEARCH_CANDS, SEARCH_SAMPLES
+from nbsim.kernels.engine.state import SEARCH_CANDS, SEARCH_SAMPLES
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import defend as D
+from nbsim.kernels.policies import threat as THREAT
 from nbsim.kernels.policies.catalog import param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG
+from nbsim.kernels.search import playout as PL
 
 P_SAMPLES = param_index("lookahead", "samples")
 P_TOP_K = param_index("lookahead", "top_k")
@@ -265,7 +266,7 @@ def choose_discard(view, params, prng, scr, allowed):
     sr = scr.search
     top_k = min(np.int64(params[P_TOP_K]), SEARCH_CANDS)
     guard = params[P_GUARD]
-    if D.caution_weight(params[D.P_CAUTION]) <= 0.0 and params[D.P_BIND] <= 0.0:
+    if THREAT.caution_weight(params[D.P_CAUTION]) <= 0.0 and params[D.P_BIND] <= 0.0:
         guard = 1000.0          # defend filled no danger to guard with
     n, gap = candidates(view, scr, allowed, k0, top_k, guard, sr.cands)
     if n < 2 or gap > params[P_GAP]:

@@ -32,7 +32,7 @@ Two sets of policies, chosen by the dtype of the codes. A search policy
 (``lookahead``, a table row with a ``base``) plays the rest of the deal
 many times with the engine from inside its own decision, so the engine
 that runs its playouts must not dispatch to it again (numba could not
-type the cycle). Codes of dtype int64 (``nbsim.play.policy_specs.kernel_arrays``
+type the cycle). Codes of dtype int64 (``nbsim.policy_specs.kernel_arrays``
 for runs without a search policy, and every playout) dispatch to the base
 set, where a search policy's row stands for its base policy; codes of
 dtype int32 (runs with a search policy) dispatch to the full set. The

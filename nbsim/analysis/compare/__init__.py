@@ -1,0 +1,2 @@
+"""Comparisons of run folders: the comparison, its estimates and the paired
+differences."""

@@ -1,0 +1,1 @@
+"""Reports of one run folder: the summary, its deal-mode and game-mode tables."""

@@ -1,0 +1,2 @@
+"""Rule search (``nbsim tune``): the search spec, the study, the targets, the
+output."""

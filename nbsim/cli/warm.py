@@ -1,0 +1,65 @@
+"""The calls that compile each kernel group (``nbsim.warmup.GROUPS``): one
+small call through the group's kernels, which compiles them or loads them
+from the cache. ``nbsim.warmup`` runs ``exercise`` in processes of their
+own; it lives at the command line's layer because the calls go through the
+run, play and rules packages."""
+from __future__ import annotations
+
+from nbsim.warmup import ESTIMATE_S, await_compiled, mark_compiled
+
+
+def exercise(group: str, helper: str | None = None) -> None:
+    """One small call through the group's kernels (compiles or loads them).
+    ``helper``: a group compiled at the same time in another process whose
+    kernels this one calls (``HELPERS``): waited for (at most three times
+    its estimate) before the kernels that call it are compiled."""
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import load_rules
+    rs = load_rules("ningbo-3baida")
+    tables = load_tables()
+    if group == "game":
+        from nbsim.kernels.engine import warm as EW
+        from nbsim.policy_specs import as_policies, kernel_arrays
+        from nbsim.run.game_mode import game_frame
+        # the policies first: meanwhile the "scorer" process compiles the
+        # scorer, which the engine then loads from the cache
+        pc, params = kernel_arrays(as_policies("defend"))
+        EW.warm_policies(rs.array, tables, pc, params, False)
+        if helper is not None:
+            await_compiled(helper, 3 * ESTIMATE_S[helper])
+        game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
+    elif group == "scorer":
+        from nbsim.kernels.engine import games as KG
+        from nbsim.kernels.engine import warm as EW
+        EW.warm_scorer(rs.array, tables, False)
+        KG.warm_parts(rs.array, tables, False)
+    elif group == "match":
+        from nbsim.policy_specs import as_policies, kernel_arrays
+        from nbsim.run.frames import match_frame
+        pols = as_policies("defend")
+        match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols), tables)
+    elif group == "wall":
+        import numpy as np
+
+        from nbsim.run.game_mode import play_wall
+        play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
+    elif group == "lookahead":
+        # the engine with the search policy (int32 codes; its playouts load
+        # the game engine from the cache), and the evaluator's Python entry
+        from nbsim.play.evaluation import evaluate, exact_own_draws
+        from nbsim.play.position import example_position
+        from nbsim.run.game_mode import game_frame
+        game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
+                   tables)
+        pos = example_position()
+        evaluate(rs, pos, samples=2)
+        exact_own_draws(rs, pos)
+    elif group == "deal":
+        from nbsim.run.frames import deal_frame
+        deal_frame(rs, 0, 0, 2, tables)
+    elif group == "score":
+        from nbsim.rules.scorer import score_hand
+        score_hand(rs, "234m567p345s67s55m", "8s", win_by="self_draw", indicator="9m")
+    else:
+        raise ValueError(f"unknown kernel group {group!r}")
+    mark_compiled(group)

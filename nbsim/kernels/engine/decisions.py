@@ -1,0 +1,125 @@
+"""The policies' decisions as the engine asks them (Numba): the deciding
+seat's public ``View`` (``make_view``), the policy dispatch
+(``policies.registry``) and the no-leak probe around each decision
+(``engine_probe``). Each decision gets the seat's parameter row and its own
+random stream ``rng.STREAM_POLICY + seat``.
+"""
+import numpy as np
+
+from nbsim.kernels import wall as W
+from nbsim.kernels.engine.probe import (
+    Q_CLAIM,
+    Q_DISCARD,
+    Q_KONG,
+    Q_WIN,
+    probe_begin,
+    probe_due,
+    probe_end,
+    probe_swap,
+)
+from nbsim.kernels.engine.state import (
+    TS_CUR,
+    TS_DECISIONS,
+    TS_DISCARDS,
+    TS_DRAWN,
+    TS_INDICATOR,
+    TS_LEN,
+    TS_N_KONGS,
+    TS_N_LOG,
+    TS_ROUND_WIND,
+)
+from nbsim.kernels.jit import njit, nrt_free
+from nbsim.kernels.policies import registry as R
+from nbsim.kernels.policies.view import View
+
+
+@njit(cache=True, inline="always")
+def make_view(rules, tables, g, seat):
+    """The public ``View`` of ``seat`` (nbsim.kernels.policies.view): its own
+    hand and melds, and the table as every player sees it. The public turn
+    state ``g.pts`` is the turn state without what ``seat`` cannot know:
+    another seat's drawn kind (and the engine's own counters)."""
+    ts = g.ts
+    pts = g.pts
+    for i in range(TS_LEN):
+        pts[i] = ts[i]
+    if seat != ts[TS_CUR]:
+        pts[TS_DRAWN] = -1
+    pts[TS_N_LOG] = 0
+    pts[TS_DECISIONS] = 0
+    return View(rules, tables, seat, ts[TS_CUR], ts[TS_ROUND_WIND], ts[TS_INDICATOR],
+                W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
+                g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
+                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts)
+
+
+@nrt_free
+def ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
+    """Does ``seat`` take its legal win on ``tile``?"""
+    code = policies[seat]
+    due = probe_due(g, probe)
+    if due:
+        probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.want_win(code, v, params[seat], g.prng[seat], g.pscr, tile, win_by)
+    if due:
+        probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.want_win(code, v2, params[seat], g.prng[seat], g.pscr, tile, win_by)
+        probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
+    return a
+
+
+@nrt_free(inline="always")
+def ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
+    """Which of its ``n_opt`` kong options (rows of ``g.opts``) does ``seat``
+    declare? The option index, or -1 for none."""
+    code = policies[seat]
+    due = probe_due(g, probe)
+    if due:
+        probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_kong(code, v, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+    if due:
+        probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_kong(code, v2, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+        probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
+    return a
+
+
+@nrt_free
+def ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, can_kong):
+    """Does ``seat`` claim the discard ``tile``? ``common.CLAIM_*`` (a chow
+    option only where ``g.chow_ok`` allows it)."""
+    code = policies[seat]
+    due = probe_due(g, probe)
+    if due:
+        probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_claim(code, v, params[seat], g.prng[seat], g.pscr, tile, can_pung, can_kong,
+                       g.chow_ok)
+    if due:
+        probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_claim(code, v2, params[seat], g.prng[seat], g.pscr, tile, can_pung,
+                           can_kong, g.chow_ok)
+        probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
+    return a
+
+
+@nrt_free(inline="always")
+def ask_discard(rules, tables, g, policies, params, probe, seat):
+    """The kind ``seat`` discards, among the kinds ``g.allowed``."""
+    code = policies[seat]
+    due = probe_due(g, probe)
+    if due:
+        probe_begin(g, probe, seat)
+    v = make_view(rules, tables, g, seat)
+    a = R.choose_discard(code, v, params[seat], g.prng[seat], g.pscr, g.allowed)
+    if due:
+        probe_swap(g, probe, seat)
+        v2 = make_view(rules, tables, g, seat)
+        b = R.choose_discard(code, v2, params[seat], g.prng[seat], g.pscr, g.allowed)
+        probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
+    return a

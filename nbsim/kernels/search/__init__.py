@@ -1,0 +1,2 @@
+"""The kernels that play the engine from inside a decision: the lookahead's
+playouts."""

@@ -1,0 +1,2 @@
+"""Advice at the table (``nbsim advise``): the table state, its notation, wins,
+the fitted targets, the text."""
