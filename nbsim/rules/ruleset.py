@@ -46,16 +46,24 @@ class WallRules(_Table):
     dealer_keeps_on_draw: the dealer keeps the deal when the wall is
     exhausted (荒庄: a deal that ends without a winner; "draw" in the key's
     name means that, not drawing a tile)."""
-    dice_throws: int = Field(1, ge=1, le=2)
-    reserve_stacks: int = Field(0, ge=0, le=30)
-    reserve_stacks_per_kong: int = Field(0, ge=0, le=4)
-    dealer_keeps_on_draw: bool = True
+    dice_throws: int = Field(1, ge=1, le=2, description=(
+        "throws of two dice that set where the wall is broken (§2)"))
+    reserve_stacks: int = Field(0, ge=0, le=30, description=(
+        "stacks left undrawn at the end of the wall (§2)"))
+    reserve_stacks_per_kong: int = Field(0, ge=0, le=4, description=(
+        "one more stack left undrawn per kong declared (§2)"))
+    dealer_keeps_on_draw: bool = Field(True, description=(
+        "the dealer deals again after a deal that ends with the wall exhausted (§2)"))
 
 
 class WildRules(_Table):
     """[wilds]: which tiles are wild (docs/rules.md §3)."""
-    wilds: Literal["none", "3baida", "7baida"] = "3baida"
-    dragon_successor: str = "7z6z5z"
+    wilds: Literal["none", "3baida", "7baida"] = Field("3baida", description=(
+        "which tiles are wild: none; the three other copies of the indicator's kind "
+        "(3baida); or those and the four of the next kind (7baida) (§3)"))
+    dragon_successor: str = Field("7z6z5z", description=(
+        "the three dragons in cycle order, each followed by its next kind, for the "
+        "next kind of a dragon indicator in 7-baida (§3)"))
 
     @field_validator("dragon_successor")
     @classmethod
@@ -74,7 +82,8 @@ class FlowerRules(_Table):
     """[flowers]: seat flowers (正花) per seat wind (docs/rules.md §6 and §8)."""
     seat_flowers: dict[Seat, list[str]] = Field(
         default_factory=lambda: {"E": ["1f", "5f"], "S": ["2f", "6f"],  # type: ignore[arg-type]
-                                 "W": ["3f", "8f"], "N": ["4f", "7f"]})
+                                 "W": ["3f", "8f"], "N": ["4f", "7f"]},
+        description="each seat's own flowers (正花), which score seat_flower (§6, §8)")
 
     @field_validator("seat_flowers")
     @classmethod
@@ -99,24 +108,47 @@ class FlowerRules(_Table):
 
 class ClaimRules(_Table):
     """[claims]: chow, pung, kong restrictions (docs/rules.md §4)."""
-    allow_chow: bool = True
-    forbid_chow_swap: bool = True
-    no_kong_after_pung: bool = True
-    first_round_restrictions: Literal["off", "first_hand", "every_hand"] = "off"
+    allow_chow: bool = Field(True, description="chows may be claimed (§4)")
+    forbid_chow_swap: bool = Field(True, description=(
+        "after a chow the player may not discard a tile that makes the same chow "
+        "(吃张打张), unless one tile is left in hand (§4)"))
+    no_kong_after_pung: bool = Field(True, description=(
+        "after a pung the player must discard: no kong until its next turn (§4)"))
+    first_round_restrictions: Literal["off", "first_hand", "every_hand"] = Field(
+        "off", description=("Ninghai's first go-around: characters or dots only at each "
+                            "player's first discard, and no claims; in the first deal "
+                            "of a match, in every deal, or off (§4)"))
 
 
 class WinRules(_Table):
     """[win]: what makes a legal win (docs/rules.md §5)."""
-    min_tai: int = Field(4, ge=0, le=100)
-    self_draw_only: bool = False
+    min_tai: int = Field(4, ge=0, le=100, description=(
+        "tai a win needs, three_wilds left out (fan with scoring.system fan_fu) (§5)"))
+    self_draw_only: bool = Field(False, description=(
+        "wins only by self-draw or by robbing a kong (§5)"))
     discard_win_wild_rule: Literal["allow", "forbid_wild_pair", "forbid_any_wild_use"] = \
-        "forbid_wild_pair"
+        Field("forbid_wild_pair", description=(
+            "a win on a discard whose winning tile leans on a wild: allowed; refused when "
+            "the tile only pairs with a wild; or refused when it needs a wild at all (§5)"))
     allowed_patterns: list[Literal["full_flush", "half_flush", "all_honors", "all_pungs"]] = \
-        Field(default_factory=list)
-    wait_needs_single_kind: bool = False
-    earthly_hand_rule: Literal["dealer_first_discard", "first_draw"] = "dealer_first_discard"
-    three_wilds_self_draw_only: bool = False
-    wild_single_wait_can_rob: bool = True
+        Field(default_factory=list, description=(
+            "patterns a win needs one of; empty: any complete hand (§5)"))
+    wait_needs_single_kind: bool = Field(False, description=(
+        "the edge, closed, single and dual-pung wait items need a hand that waits on "
+        "exactly one kind (two for dual-pung) (§6)"))
+    earthly_hand_rule: Literal["dealer_first_discard", "first_draw"] = Field(
+        "dealer_first_discard", description=(
+            "an earthly hand (地胡) is a non-dealer's win on the dealer's first discard, "
+            "or on its own first draw before any claim (§6)"))
+    three_wilds_self_draw_only: bool = Field(False, description=(
+        "holding all three wilds forbids a win on a discard, the other reading of "
+        "三财神必须自摸 (§10.3)"))
+    wild_single_wait_can_rob: bool = Field(True, description=(
+        "a player waiting on a wild single (抛搭) may rob a kong (§7)"))
+
+
+# the most an item of each item table may be worth: tai, fan, fu (docs/rules.md §6, §8)
+ITEM_MAX = {"tai": 100, "fan": 100, "fu": 1000}
 
 
 def _check_items(v: dict[str, int], names: tuple[str, ...], label: str, hi: int):
@@ -131,49 +163,65 @@ def _check_items(v: dict[str, int], names: tuple[str, ...], label: str, hi: int)
 class PointsRules(_Table):
     """[scoring.points]: Ninghai points schemes (docs/rules.md §8)."""
     points_scheme: Literal["yao_ban_san", "yao_ban_liu", "yao_er_liu", "tui_dao_ba"] = \
-        "yao_ban_san"
-    fan_cap: int = Field(3, ge=0, le=10)
-    silver_rounding: bool = True
+        Field("yao_ban_san", description="the Ninghai points scheme payments use (§8)")
+    fan_cap: int = Field(3, ge=0, le=10, description="the most fan a hand counts (§8)")
+    silver_rounding: bool = Field(True, description=(
+        "pay silver rounded to fifties in 幺半六 and 幺二六; false pays points one for "
+        "one (§8)"))
 
 
 class ScoringRules(_Table):
     """[scoring]: the scoring system and its item tables (docs/rules.md §6, §8)."""
-    system: Literal["tai", "fan_fu"] = "tai"
-    tai: dict[str, int] = Field(default_factory=dict)
-    fan: dict[str, int] = Field(default_factory=dict)
-    fu: dict[str, int] = Field(default_factory=dict)
+    system: Literal["tai", "fan_fu"] = Field("tai", description=(
+        "how wins are scored: Ningbo tai (§6), or Ninghai fan and fu (§8)"))
+    tai: dict[str, int] = Field(default_factory=dict, description=(
+        "tai of each Ningbo item the variant has; an item left out does not apply (§6)"))
+    fan: dict[str, int] = Field(default_factory=dict, description=(
+        "fan of each Ninghai fan item, before the cap (§8)"))
+    fu: dict[str, int] = Field(default_factory=dict, description=(
+        "fu of each Ninghai fu item (§8)"))
     points: PointsRules = Field(default_factory=PointsRules)
 
     @field_validator("tai")
     @classmethod
     def _tai(cls, v):
-        return _check_items(v, C.TAI_ITEMS, "tai", 100)
+        return _check_items(v, C.TAI_ITEMS, "tai", ITEM_MAX["tai"])
 
     @field_validator("fan")
     @classmethod
     def _fan(cls, v):
-        return _check_items(v, C.FAN_ITEMS, "fan", 100)
+        return _check_items(v, C.FAN_ITEMS, "fan", ITEM_MAX["fan"])
 
     @field_validator("fu")
     @classmethod
     def _fu(cls, v):
-        return _check_items(v, C.FU_ITEMS, "fu", 1000)
+        return _check_items(v, C.FU_ITEMS, "fu", ITEM_MAX["fu"])
 
 
 class PaymentRules(_Table):
     """[payments]: who pays how much (docs/rules.md §7 and §8)."""
-    payment_rule: Literal["ningbo", "ningbo_5x", "ninghai"] = "ningbo"
-    base_points: int = Field(0, ge=0, le=100)
-    bound_discarder_pays: int = Field(4, ge=0, le=100)
-    cap: int = Field(1000, ge=0, le=10**9)   # 0: no cap
-    three_melds_liability: bool = False
+    payment_rule: Literal["ningbo", "ningbo_5x", "ninghai"] = Field("ningbo", description=(
+        "who pays how much: Ningbo with bound pairs (三摊) up to 10T, the five-times "
+        "rules, or Ninghai's points (§7, §8)"))
+    base_points: int = Field(0, ge=0, le=100, description=(
+        "points added to the tai before paying (§7)"))
+    bound_discarder_pays: int = Field(4, ge=0, le=100, description=(
+        "multiple of T a bound discarder pays for a win on its discard (§7)"))
+    cap: int = Field(1000, ge=0, le=10**9, description=(
+        "the most a player wins or loses in one deal, points; 0: no cap (§7)"))
+    three_melds_liability: bool = Field(False, description=(
+        "Ninghai's liability (三摊): against a player showing three melds of one suit "
+        "(or three pungs), a player not ready who discards the winning tile of that "
+        "suit (or a terminal or honour) pays the whole win (§8)"))
 
 
 class RuleConfig(_Table):
     """A whole variant config (docs/rules.md §9)."""
-    name: str
-    description: str = ""
-    sources: list[str] = Field(default_factory=list)
+    name: str = Field(description="the variant's name, which labels its runs, reports and "
+                      "comparisons (§9)")
+    description: str = Field("", description="one line on the variant (§9)")
+    sources: list[str] = Field(default_factory=list,
+                               description="the rule texts the variant comes from (§9)")
     wall: WallRules = Field(default_factory=WallRules)
     wilds: WildRules = Field(default_factory=WildRules)
     flowers: FlowerRules = Field(default_factory=FlowerRules)
