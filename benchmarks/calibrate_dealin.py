@@ -4,7 +4,7 @@ hands of played deals say.
 
     python -m benchmarks.calibrate_dealin [--variant ningbo-3baida] [--deals 60]
         [--worlds 100] [--seed 1] [--every 3] [--samples 0]
-        [--models 0,1,2,3,3p,3ph] [--plot docs/calibration.png]
+        [--models 0,1,2,3,3p,3ph] [--plot docs/results/calibration.png]
 
 Replays deals 0 .. ``--deals``-1 of ``--seed`` with defend in every seat
 (``nbsim.play.replays.replay``). At every ``--every``-th discard of East
@@ -38,7 +38,7 @@ predicted chance, the tiles, their mean prediction and the share that
 dealt in (Wilson 95% interval). Intervals of means are from the spread
 of the deals' sums (the tiles of one deal are not independent).
 ``--plot`` draws the bins (matplotlib PNG, the version, date and command
-in its footer). docs/calibration.md has the figures. Not part of
+in its footer). docs/results/calibration.md has the figures. Not part of
 ``make test`` or ``make bench``.
 """
 from __future__ import annotations

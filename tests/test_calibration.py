@@ -1,4 +1,4 @@
-"""The calibration of the deal-in chances (docs/calibration.md): the
+"""The calibration of the deal-in chances (docs/results/calibration.md): the
 measurement's statistics on a constructed case, the immediate deal-in of
 a world (``playout.discard_wins``), and a visible flush threat whose
 honour waits advise must not call safe."""

@@ -250,7 +250,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
                    "player's target; 3 also a flush in the suit their discards point to, "
                    "whose forecasts agree with real deals (docs/lookahead.md, 'Calibration of the "
                    "worlds'). A flush target keeps the honours; each tile's deal-in chance against "
-                   "played deals: docs/calibration.md.")
+                   "played deals: docs/results/calibration.md.")
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print the advice as JSON.")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,

@@ -342,7 +342,7 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     seat a hand that would have won on a kind it let go by
     (``playout.RESPECT_PASSED``; ``pos.passed``), and a refined flush
     target keeps the honours (``playout.FLUSH_HONOURS``:
-    docs/calibration.md)."""
+    docs/results/calibration.md)."""
     from nbsim.kernels.engine import state as ES
     from nbsim.kernels.search import playout as PL
 
@@ -524,7 +524,7 @@ def evaluate(rules: RuleSet | str | Path, pos: Position, *, samples: int = 400, 
     discards point to, so that the forecasts agree with real deals:
     docs/lookahead.md, "Calibration of the worlds"; a refined flush target
     keeps the honours: each tile's deal-in chance against played deals,
-    docs/calibration.md); no world gives a seat a hand that would have won
+    docs/results/calibration.md); no world gives a seat a hand that would have won
     on a kind it let go by (``pos.passed``).
     The same worlds for every candidate (common random numbers). ``kinds``:
     the candidates

@@ -19,7 +19,7 @@ other hands (``lookahead:opponents``, ``playout.refine_hands``):
 of how a deal ends agree with real deals (docs/lookahead.md, "Calibration
 of the worlds"; ``benchmarks/world_calibration.py`` measures it) and whose
 deal-in chances of each tile are among the best calibrated
-(docs/calibration.md; ``benchmarks/calibrate_dealin.py``). Advise's
+(docs/results/calibration.md; ``benchmarks/calibrate_dealin.py``). Advise's
 worlds keep the honours in a refined flush target
 (``playout.FLUSH_HONOURS``), so a visible flush threat's honour waits are
 not called safe.
