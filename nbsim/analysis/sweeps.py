@@ -181,8 +181,9 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
         config: shipped config name or TOML path.
         vary: 'KEY=V1,V2,...' or a list of them (a grid: every combination),
             or a mapping key -> values, e.g. ``{"win.min_tai": [3, 4, 5, 6]}``.
-        deals, seed, mode ('game' or 'deal'), policies (4 names, game mode),
-            workers, shard_size, progress: as ``nbsim.simulate``.
+        deals, seed, mode, policies, workers, shard_size, progress: as
+            ``nbsim.simulate`` (mode 'game' or 'deal'; policies: 4 names, game
+            mode).
         overrides: ``--set`` strings applied to every run before the swept
             value (one string is one override).
         out: the sweep folder (created); finished runs in it are reused.

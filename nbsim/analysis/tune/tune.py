@@ -230,8 +230,8 @@ def tune(config, targets, vary, *, trials: int, deals: int, out, seed: int = 1,
         overrides: ``--set`` strings applied to every trial first.
         steps: looks per trial (1 .. 100): pruning is checked after each of
             the first steps - 1 (deals / steps deals each).
-        confirm_deals (default 4 x deals), confirm_seed (default seed + 1),
-            confirm_top (default 3): the confirmation of the best settings.
+        confirm_deals, confirm_seed, confirm_top: the confirmation of the best
+            settings (default 4 x deals, seed + 1 and 3).
         styles: the play styles the recommended settings are checked under
             (policy specs, optionally ``SPEC@DEALS``; a comma-separated
             string or a list; None: value, defend, defend:caution=0.9;
