@@ -84,10 +84,11 @@ check: setup
 	$(MAKE) test
 
 ## docs: the documentation site (mkdocs, warnings as errors) -> site/; its packages (the
-## `docs` extra) are installed into the venv first
+## `docs` extra) are installed into the venv first (the two variables silence the
+## plugins' notices about mkdocs 2, which the docs extra keeps out)
 DOCS_STAMP := $(VENV)/.docs-stamp
 docs: $(DOCS_STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --site-dir site
 
 $(DOCS_STAMP): $(STAMP)
 	($(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[docs]') \
