@@ -172,7 +172,7 @@ def folder_of_runs(out, what: str = "a sweep", holds: str = "one run folder per 
 
 
 def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
-          policies=None, overrides=(), workers: int = 1, progress: bool | None = None,
+          policies=None, overrides=(), workers: int | None = None, progress: bool | None = None,
           shard_size: int | None = None, overwrite: bool = False) -> SweepResult:
     """Play one run per point of the grid of ``vary`` with the same seed and
     compare them against the swept value (docs/rules.md §9 for the options).
@@ -183,7 +183,9 @@ def sweep(config, vary, *, deals: int, seed: int, out, mode: str = "game",
             or a mapping key -> values, e.g. ``{"win.min_tai": [3, 4, 5, 6]}``.
         deals, seed, mode, policies, workers, shard_size, progress: as
             ``nbsim.simulate`` (mode 'game' or 'deal'; policies: 4 names, game
-            mode).
+            mode). The mode is 'game' by default, as in ``nbsim.tune``: a
+            rule's effect on wins and payments shows only in played deals;
+            workers: threads of each run (None: every core, as simulate).
         overrides: ``--set`` strings applied to every run before the swept
             value (one string is one override).
         out: the sweep folder (created); finished runs in it are reused.

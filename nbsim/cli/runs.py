@@ -45,8 +45,10 @@ def rules_cmd(config, overrides, as_json):
 @click.command("simulate")
 @config_argument
 @click.option("--mode", type=click.Choice(["deal", "game"]), default="deal", show_default=True,
-              help="deal: deal, flower replacement and the heavenly-hand check only; "
-                   "game: play the deals out with bots.")
+              help="deal: deal, flower replacement and the heavenly-hand check only, "
+                   "the default here because a deal's own statistics need no play; game: "
+                   "play the deals out with bots, the mode of sweep and tune, whose "
+                   "statistics are those of played deals.")
 @click.option("--deals", type=int, required=True,
               help="Number of deals (>= 1); with --format matches, number of matches.")
 @click.option("--seed", type=int, required=True, help="Run seed, 0 .. 2**64 - 1.")
@@ -185,13 +187,17 @@ def compare_cmd(run_dirs, out):
               help="Option to sweep and its values, e.g. --vary win.min_tai=3,4,5,6 "
                    "(repeatable: every combination, a grid). Values are TOML values.")
 @click.option("--mode", type=click.Choice(["deal", "game"]), default="game", show_default=True,
-              help="Simulation mode of every run.")
+              help="Simulation mode of every run: game, as tune, because a rule's effect on "
+                   "wins and payments shows only in played deals (simulate's default, deal, "
+                   "answers the deal's own questions).")
 @click.option("--deals", type=int, required=True, help="Deals per run (>= 1).")
 @click.option("--seed", type=int, required=True,
               help="Run seed, 0 .. 2**64 - 1: the same for every run (shared walls).")
 @click.option("--out", "out", type=click.Path(file_okay=True, dir_okay=True), required=True,
               help="Sweep folder: one run folder per value, sweep.md/.json/.html/.png.")
-@click.option("--workers", type=int, default=1, show_default=True, help="Worker threads.")
+@click.option("--workers", type=int, default=None,
+              help="Worker threads of each run, 1 .. 256 (default: every core, as simulate "
+                   "and tune). Does not change any row.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bars on stderr (default: when stderr is a terminal).")
 @click.option("--overwrite", is_flag=True,
