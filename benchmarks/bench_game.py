@@ -6,7 +6,7 @@ game loop in Python: shuffle, deal, flower replacement, then draw / win check
 / random discard / win checks of the others until the wall is exhausted, with
 a recursive complete-hand check. It does less than the engine (no claims, no
 kongs, no wilds, no scoring or payments), so the ratios understate the
-engine's advantage. Targets (issue 4): >= 10,000 deals/s with greedy and
+engine's advantage. Targets: >= 10,000 deals/s with greedy and
 >= 5,000 with value, per core, without event logs.
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ greedy, the cheapest player with a plan. Where the time goes: seconds per
 discard of whole deals with defend in every seat, beside the same with
 random (the engine, its decisions nearly free).
 
-Targets (issue 21): >= 50,000 playouts per second per core; one advice on a
+Targets: >= 50,000 playouts per second per core; one advice on a
 14-tile hand with P(win) to +-0.01 in <= 1 s (<= 100 ms for the exact
 own-draw answer); ``lookahead`` at its default >= 20 decisions per second;
 duels use every core (duplicate deals per second on every core against one

@@ -1,4 +1,4 @@
-"""Peak memory against run size (issue 10): the max RSS of an ``nbsim
+"""Peak memory against run size: the max RSS of an ``nbsim
 simulate`` subprocess of 10 million against 100 million deal-mode deals
 (--quick: 1 million against 10 million), with the wall time of each. A
 ratio near 1 means memory stays bounded whatever the run size.

@@ -1,6 +1,6 @@
 """``nbsim report`` at scale: the time and peak memory of reporting a
 10-million-deal game run, against a 1-million-deal run measured in the same
-call (target, issue 9: 15 s or less, memory not growing with the run).
+call (target: 15 s or less, memory not growing with the run).
 
 The large run is built once and kept in the cache folder
 (``$NBSIM_BENCH_DIR``, default ``~/.cache/nbsim/bench``): 100,000 ningbo-3baida

@@ -136,10 +136,10 @@ def parse_policy(text: str | Policy) -> Policy:
 
 
 def parse_written(text: str) -> Policy:
-    """A policy spec as a run manifest wrote it, in today's full form: a
+    """A policy spec as a run manifest wrote it, in the full form of this version: a
     parameter the spec does not name (one added since the run was written)
     takes its ``before`` value, which plays as the policy did before the
-    parameter existed (``catalog.Param``), not today's default. Raises
+    parameter existed (``catalog.Param``), not its default. Raises
     RunError as ``parse_policy`` does."""
     name = text.split(":", 1)[0].strip()
     if name not in NAMES:

@@ -76,7 +76,8 @@ class DuelResult:
     (``nbsim.play.pools``). ``a_full``, ``b_full``, ``among_full``: the
     same policies with every parameter written out (``Policy.full``; ""
     for ``among_full`` when there is no ``among``, and for all three in a
-    result of an nbsim before stop 39): ``a`` and ``b`` drop the parameters
+    result of an older nbsim, which did not record them): ``a`` and ``b``
+    drop the parameters
     at their defaults, so they name other play once a default changes,
     while the full forms keep meaning what was played."""
     config: str

@@ -51,7 +51,7 @@ class _Record(BaseModel):
     first: int = Field(ge=0, le=MAX_DEALS - 2)
     parts: str
     rules_hash: str
-    # written since stop 39; an older result has none (read as "")
+    # an older nbsim's result has none (read as "")
     a_full: str = ""
     b_full: str = ""
     among_full: str = ""
@@ -87,8 +87,8 @@ def read_result(data, source: str) -> DuelResult:
 _SAME = (("config", "config"), ("rules_hash", "rules (a --set override or an edited config "
                                               "file; rules hash)"),
          ("a", "policy A"), ("b", "policy B"), ("seating", "seating"), ("among", "--among"))
-# compared where both parts record them (a result of an nbsim before stop 39
-# does not): the policies with every parameter, which tell apart play that
+# compared where both parts record them (a result of an older nbsim does
+# not): the policies with every parameter, which tell apart play that
 # the short names (defaults dropped) confuse once a default has changed
 _SAME_FULL = (("a_full", "policy A's parameters"), ("b_full", "policy B's parameters"),
               ("among_full", "the --among policy's parameters"))

@@ -266,7 +266,7 @@ def manifest_identity(manifest: dict) -> dict:
 
 
 def current_specs(policies):
-    """A manifest's policy specs in today's full form: a parameter added
+    """A manifest's policy specs in this version's full form: a parameter added
     since the run was written takes the value that plays as the policy did
     before it existed (``policy_specs.parse_written``; the rule for a new
     parameter: docs/layout.md), so such a run still resumes and is never

@@ -203,7 +203,7 @@ def _policies_text(policies) -> str:
 def identity_differences(ident: dict, have: dict) -> list[str]:
     """How a request's ``TuneSpec.identity`` differs from a study's (empty:
     --resume continues it), one phrase per key. The study's policy specs are
-    compared in today's full form (a parameter added since takes the value
+    compared in this version's full form (a parameter added since takes the value
     that plays as before it existed); a changed config is said to be one."""
     from nbsim.run.simulate import current_specs
     have = dict(have)
