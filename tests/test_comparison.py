@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from scipy import stats
 
 import nbsim
+from nbsim import stats as ST
 from nbsim.cli import cli
 from nbsim.errors import RunError
 from nbsim.run import files as FILES
@@ -52,34 +53,34 @@ def _est(comp, key, label):
 # ------------------------------------------------------------------ helpers
 def test_newcombe_published_example():
     # Newcombe (1998), Stat. Med. 17:873, example 56/70 - 48/80, method 10
-    lo, hi = CMP.newcombe_interval(48, 80, 56, 70)
+    lo, hi = ST.newcombe_interval(48, 80, 56, 70)
     assert (lo, hi) == pytest.approx((0.0524, 0.3339), abs=5e-5)
-    lo, hi = CMP.newcombe_interval(56, 70, 48, 80)               # the other order
+    lo, hi = ST.newcombe_interval(56, 70, 48, 80)               # the other order
     assert (lo, hi) == pytest.approx((-0.3339, -0.0524), abs=5e-5)
 
 
 def test_rate_test_is_two_proportion_z():
     k1, n1, k2, n2 = 410, 1000, 455, 1000
-    p, name = CMP.rate_test(k1, n1, k2, n2)
+    p, name = ST.rate_test(k1, n1, k2, n2)
     pool = (k1 + k2) / (n1 + n2)
     z = (k2 / n2 - k1 / n1) / math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
     assert name == "z test" and p == pytest.approx(2 * stats.norm.sf(abs(z)))
-    p, name = CMP.rate_test(0, 5000, 3, 5000)                   # rare events: exact test
+    p, name = ST.rate_test(0, 5000, 3, 5000)                   # rare events: exact test
     assert name == "Fisher exact" and 0.2 < p <= 1
-    assert CMP.rate_test(0, 100, 0, 100) == (1.0, "Fisher exact")
+    assert ST.rate_test(0, 100, 0, 100) == (1.0, "Fisher exact")
 
 
 def test_welch_against_formula():
     rng = np.random.default_rng(5)
     a, b = rng.normal(4.0, 1.0, 300), rng.normal(4.3, 2.0, 200)
-    lo, hi, p = CMP.welch(a, b)
+    lo, hi, p = ST.welch(a, b)
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
     d, se = b.mean() - a.mean(), math.sqrt(va + vb)
     half = stats.t.ppf(0.975, df) * se
     assert (lo, hi) == pytest.approx((d - half, d + half))
     assert p == pytest.approx(2 * stats.t.sf(abs(d / se), df))
-    assert CMP.welch(np.ones(5), np.ones(7)) == (0.0, 0.0, 1.0)
+    assert ST.welch(np.ones(5), np.ones(7)) == (0.0, 0.0, 1.0)
 
 
 # ------------------------------------------------------------------ game runs
@@ -108,7 +109,7 @@ def test_compare_two_game_runs(runs, tmp_path):
     wb = (fb["outcome"] != "wall_exhausted").sum()
     assert d["win_rate"]["diff"] == pytest.approx(wb / fb.height - wa / fa.height)
     assert d["win_rate"]["method"] == "Newcombe interval, z test"
-    lo, hi = CMP.newcombe_interval(wa, fa.height, wb, fb.height)
+    lo, hi = ST.newcombe_interval(wa, fa.height, wb, fb.height)
     assert (d["win_rate"]["ci_low"], d["win_rate"]["ci_high"]) == pytest.approx((lo, hi))
     ta = fa["tai"].drop_nulls().to_numpy().astype(float)
     tb = fb["tai"].drop_nulls().to_numpy().astype(float)
@@ -276,7 +277,7 @@ def test_paired_differences(paired_runs):
     assert row["p_value"] == pytest.approx(r.pvalue)
     assert row["se"] == pytest.approx(np.std(wb - wa, ddof=1) / math.sqrt(len(wa)))
     # the independent interval is kept beside it
-    lo, hi = CMP.newcombe_interval(int(wa.sum()), len(wa), int(wb.sum()), len(wb))
+    lo, hi = ST.newcombe_interval(int(wa.sum()), len(wa), int(wb.sum()), len(wb))
     assert (row["indep_ci_low"], row["indep_ci_high"]) == pytest.approx((lo, hi))
     # net points of a seat: paired t on pay_e
     pe = stats.ttest_rel(fb["pay_e"].to_numpy().astype(float),

@@ -3,8 +3,8 @@ turns every ``NbsimError`` and ``OSError`` into one message and exit status
 2 (``CommandGroup``), and the options several commands take
 (``config_argument``, ``set_option``, ``policy_options``). ``nbsim.cli``
 defines the group and registers every command; the command modules
-(``nbsim.cli.hand``, ``nbsim.cli_server``) import this module, never
-``nbsim.cli``."""
+(``nbsim.cli.runs``, ``play``, ``hand``, ``tune``) import this module, never
+``nbsim.cli`` itself."""
 from __future__ import annotations
 
 import click

@@ -1,13 +1,13 @@
-"""``nbsim tune``: the click command (registered on ``nbsim.cli.cli``); the
-work is ``nbsim.analysis.tune.tune.tune``. Options given on the command line replace the
-same keys of a ``--file`` request."""
+"""``nbsim tune``: the click command (registered in ``nbsim.cli``); the work
+is ``nbsim.analysis.tune.tune.tune`` (``nbsim.tune``). Options given on the
+command line replace the same keys of a ``--file`` request."""
 from __future__ import annotations
 
 import click
 
 from nbsim.errors import NbsimError
 
-# option name -> key of the request file (nbsim.analysis.tune.tune.SPEC_KEYS)
+# option name -> key of the request file (nbsim.analysis.tune.spec.SPEC_KEYS)
 _FILE_KEYS = {"config": "config", "targets": "target", "vary": "vary", "policy": "policy",
               "overrides": "set", "trials": "trials", "deals": "deals", "seed": "seed",
               "steps": "steps", "confirm_deals": "confirm_deals",

@@ -127,7 +127,7 @@ class Pace:
 
 
 POLL_S = 0.02    # how often a caller waiting for a kernel call asks ``halt``
-KERNEL_CALL_THREAD = "nbsim-kernel-call"   # the name nbsim.client.run_here looks for
+KERNEL_CALL_THREAD = "nbsim-kernel-call"   # the name nbsim.cli.main looks for
 
 
 class _Call:
@@ -205,7 +205,7 @@ def deal_arrays(arr: np.ndarray, seed: int, start: int, stop: int, tables, pace=
                 halt=None, progress=None) -> tuple:
     """The deal kernel's arrays for deals ``start .. stop - 1`` of ``seed``
     (the arguments of ``deal_columns`` after ``start``): hands, flowers, wilds,
-    dice, ind, comp. No polars: the warm server calls it before it forks.
+    dice, ind, comp (numpy only; ``deal_frame`` makes the polars frame).
     pace, halt, progress: as ``game_arrays`` (the arrays hold the deals
     done before ``halt()`` said stop: ``start .. start + len(ind) - 1``).
     Raises RunError if the kernel reports a failure (a bug)."""
@@ -480,8 +480,8 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
                 tables, with_events: bool, pace=None, halt=None,
                 progress=None) -> tuple[dict, int]:
     """The game kernel's arrays for deals ``start .. stop - 1`` of ``seed``
-    played out (``_alloc``'s dict, filled) and the number of event rows. No
-    polars: the warm server calls it before it forks.
+    played out (``_alloc``'s dict, filled) and the number of event rows
+    (numpy only; ``game_frame`` makes the polars frames).
 
     The kernel is called in pieces that ``pace`` (a ``Pace``; None: a new
     one) sizes; ``progress(n)`` is called after each and ``halt()`` asked
