@@ -44,6 +44,7 @@ class Command:
     text: str                  # as documented
     args: list[str]            # shrunk, without the program name
     stdout_to: str | None      # `> FILE`
+    written: list[str]         # as documented, without the program name
 
 
 def _lines(block: str, lang: str) -> list[tuple[int, str]]:
@@ -121,7 +122,8 @@ def commands(page: str, text: str) -> list[Command]:
             if ">" in words:
                 k = words.index(">")
                 stdout_to, words = words[k + 1], words[:k]
-            found.append(Command(page, first + offset, line, shrink(words[1:]), stdout_to))
+            found.append(Command(page, first + offset, line, shrink(words[1:]), stdout_to,
+                                 words[1:]))
     return found
 
 
@@ -194,3 +196,129 @@ def test_page_commands_run(page, tmp_path):
         pytest.skip(f"{page} shows no nbsim command")
     failures = run_page(page, text, tmp_path)
     assert not failures, f"{len(failures)} of {len(cmds)} commands failed:\n" + "\n".join(failures)
+
+
+# What a run's statistics do not depend on: where it is written and how it is played out.
+NOT_A_DIFFERENCE = {"out", "workers", "shard_size", "overwrite", "resume", "cluster",
+                    "progress", "events"}
+
+
+def _run_request(args: list[str]) -> dict:
+    """The parameters of ``nbsim simulate ARGS`` that a run's statistics
+    depend on (click's own parse of the command line)."""
+    ctx = cli.commands["simulate"].make_context("simulate", list(args), resilient_parsing=True)
+    return {k: v for k, v in ctx.params.items() if k not in NOT_A_DIFFERENCE}
+
+
+def compared_differences(cmds: list[Command]) -> list[str]:
+    """For every ``nbsim compare RUN1 RUN2 ...`` whose runs a ``simulate``
+    before it on the page wrote: each run that differs from RUN1 in other
+    than exactly one parameter (config, --set, policies, mode, deals, seed,
+    format), as text."""
+    made: dict[str, dict] = {}
+    bad = []
+    for cmd in cmds:
+        args = cmd.written
+        if args[:1] == ["simulate"]:
+            out = args[args.index("--out") + 1] if "--out" in args else None
+            made[str(out).rstrip("/")] = _run_request(args[1:])
+        elif args[:1] == ["compare"]:
+            runs = [a.rstrip("/") for i, a in enumerate(args[1:], 1)
+                    if not a.startswith("--") and args[i - 1] != "--out"]
+            known = [r for r in runs if r in made]
+            if len(known) < 2 or known[0] != runs[0]:
+                continue
+            first = made[runs[0]]
+            for r in known[1:]:
+                diff = sorted(k for k in first if first[k] != made[r].get(k))
+                if len(diff) != 1:
+                    bad.append(f"{cmd.page}:{cmd.line}: {runs[0]} and {r} differ in "
+                               f"{', '.join(diff) or 'nothing'}")
+    return bad
+
+
+def python_compared_differences(page: str, text: str) -> list[str]:
+    """The same check for the ``python`` blocks: ``simulate(CONFIG, ...,
+    out=...)`` calls and ``compare([RUN1, RUN2, ...])``."""
+    import ast
+
+    def value(node):
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            return ast.unparse(node)
+
+    def name(call):
+        f = call.func
+        return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+
+    bad = []
+    for m in FENCE.finditer(text):
+        if m.group(1) != "python":
+            continue
+        first = text.count("\n", 0, m.start(2)) + 1
+        try:
+            tree = ast.parse(m.group(2))
+        except SyntaxError:
+            continue
+        made: dict[str, dict] = {}
+        calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call)),
+                       key=lambda n: (n.lineno, n.col_offset))
+        for call in calls:
+            kw = {k.arg: value(k.value) for k in call.keywords if k.arg}
+            if name(call) == "simulate" and "out" in kw:
+                req = {"config": value(call.args[0]) if call.args else kw.get("config"),
+                       **{k: v for k, v in kw.items() if k not in NOT_A_DIFFERENCE}}
+                made[str(kw["out"]).rstrip("/")] = req
+            elif name(call) == "compare" and call.args:
+                runs = value(call.args[0])
+                if not isinstance(runs, (list, tuple)):
+                    continue
+                runs = [str(r).rstrip("/") for r in runs]
+                if len(runs) < 2 or not all(r in made for r in runs):
+                    continue
+                base = made[runs[0]]
+                for r in runs[1:]:
+                    keys = set(base) | set(made[r])
+                    diff = sorted(k for k in keys if base.get(k) != made[r].get(k))
+                    if len(diff) != 1:
+                        bad.append(f"{page}:{first + call.lineno - 1}: {runs[0]} and {r} "
+                                   f"differ in {', '.join(diff) or 'nothing'}")
+    return bad
+
+
+def test_one_difference_check():
+    text = """```console
+$ nbsim simulate ningbo-3baida --mode game --deals 20000 --seed 1 --out runs/a
+$ nbsim simulate ningbo-3baida --mode game --deals 20000 --seed 1 --set win.min_tai=5 --out runs/b
+$ nbsim simulate ningbo-3baida --mode game --deals 20000 --seed 2 --policy value --out runs/c
+$ nbsim simulate ningbo-7baida --mode game --deals 20000 --seed 1 --workers 2 --out runs/d
+$ nbsim simulate ningbo-3baida --mode game --deals 2000 --seed 1 --out runs/e
+$ nbsim compare runs/a runs/b runs/d --out runs/cmp
+$ nbsim compare runs/a runs/c
+$ nbsim compare runs/a runs/a
+$ nbsim compare runs/a runs/e
+```"""
+    assert compared_differences(commands("p.md", text)) == [
+        "p.md:8: runs/a and runs/c differ in policy, seed",
+        "p.md:9: runs/a and runs/a differ in nothing"]
+    text = """```python
+nbsim.simulate("ningbo-3baida", mode="game", deals=10_000, seed=1, out="runs/g",
+               policies=("value",) * 4)
+nbsim.simulate("ningbo-3baida", mode="game", deals=10_000, seed=2, out="runs/g5",
+               overrides=["win.min_tai=5"])
+nbsim.simulate("ningbo-3baida", mode="game", deals=10_000, seed=1, out="runs/g6",
+               policies=("value",) * 4, workers=2, overrides=["win.min_tai=6"])
+cmp = nbsim.compare(["runs/g", "runs/g5"])
+cmp = nbsim.compare(["runs/g", "runs/g6"])
+```"""
+    assert python_compared_differences("p.md", text) == [
+        "p.md:8: runs/g and runs/g5 differ in overrides, policies, seed"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_compared_runs_differ_in_one_thing(page):
+    """Every example that compares runs changes one thing between them."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    assert compared_differences(commands(page, text)) == []
+    assert python_compared_differences(page, text) == []
