@@ -24,6 +24,7 @@ At the table:
     advise(config, position, samples=None, seed=0, base="defend", budget=None) -> Advice
     format_advice(advice) -> str, advice_json(advice) -> dict, plot_advice(advice, path)
     evaluate(config, position, samples=400, seed=0, first=None, budget=None) -> Evaluation
+    review(source, seat=..., deal=..., samples=None, seed=0) -> Review  (a played deal rated)
 
 Everything is imported on first use (numpy and pydantic with load_rules;
 polars, scipy and the kernels with the others), so ``import nbsim`` costs
@@ -34,9 +35,9 @@ from nbsim.version import __version__
 
 __all__ = ["load_rules", "RuleSet", "score_hand", "ScoreResult", "simulate", "scan_run",
            "summarize", "compare", "sweep", "tune", "replay", "duel", "pool_duels", "ladder",
-           "band", "advise", "evaluate", "Position", "position_from_options", "format_advice",
-           "advice_json", "plot_advice", "NbsimError", "ConfigError", "TileError", "HandError",
-           "RunError", "__version__"]
+           "band", "advise", "evaluate", "review", "Position", "position_from_options",
+           "format_advice", "advice_json", "plot_advice", "NbsimError", "ConfigError",
+           "TileError", "HandError", "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "RuleSet": ("nbsim.rules.ruleset", "RuleSet"),
@@ -55,6 +56,7 @@ _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "band": ("nbsim.play.band", "band"),
          "advise": ("nbsim.play.advice.advise", "advise"),
          "evaluate": ("nbsim.play.evaluation", "evaluate"),
+         "review": ("nbsim.play.review.review", "review"),
          "Position": ("nbsim.play.position", "Position"),
          "position_from_options": ("nbsim.play.advice.state", "position_from_options"),
          "format_advice": ("nbsim.play.advice.text", "format_advice"),

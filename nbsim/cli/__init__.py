@@ -17,6 +17,7 @@ import threading
 import click
 
 from nbsim.cli import hand, play, runs
+from nbsim.cli import review as review_commands
 from nbsim.cli import tune as tune_commands
 from nbsim.cli.options import CommandGroup
 
@@ -37,7 +38,7 @@ def cli():
 for _command in (runs.rules_cmd, runs.simulate_cmd, runs.report_cmd, runs.compare_cmd,
                  runs.sweep_cmd, play.replay_cmd, play.duel_cmd, play.pool_duels_cmd,
                  play.ladder_cmd, play.band_cmd, play.policies_cmd, hand.score_cmd,
-                 hand.advise_cmd, tune_commands.tune_cmd):
+                 hand.advise_cmd, review_commands.review_cmd, tune_commands.tune_cmd):
     cli.add_command(_command)
 
 
