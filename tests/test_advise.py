@@ -775,11 +775,12 @@ def test_errors_are_nbsim_errors(rs):
         position_from_state(rs, {"hand": 3})
 
 
-def test_readme_state_example(rs):
-    """The JSON state of the README's "Advice for players" is a valid position."""
+def test_guide_state_example(rs):
+    """The JSON state of the players' guide ("Writing the table down") is a
+    valid position."""
     from pathlib import Path
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Advice for players", 1)[1]
+    guide = Path(__file__).resolve().parent.parent / "docs" / "guide" / "players.md"
+    section = guide.read_text(encoding="utf-8").split("## Writing the table down", 1)[1]
     block = section.split("```json\n", 1)[1].split("```", 1)[0]
     state = json.loads(block)
     pos = position_from_state(rs, state)

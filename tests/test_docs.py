@@ -192,7 +192,7 @@ def test_dotted_names_resolve():
     notebooks, benchmarks and the wrappers' docstrings and comments names a
     module or an attribute that exists (modules that moved leave no stale
     name behind)."""
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
              *sorted((ROOT / "notebooks").glob("*.*")), *sorted((ROOT / "benchmarks").glob("*.py")),
              *sorted(p for p in (ROOT / "nbsim").rglob("*.py") if "kernels" not in p.parts)]
     stale = sorted({(str(f.relative_to(ROOT)), m) for f in files
