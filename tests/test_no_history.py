@@ -3,7 +3,8 @@
 of a file that is not in the repository.
 
 What a user reads: README.md, docs/**/*.md, notebooks (their README and
-every cell), the shipped configs (configs/*.toml), the help of every
+every cell), the shipped configs (configs/*.toml), the targets' help in the
+Makefile (``## target: ...``, which ``make help`` prints), the help of every
 command and option of ``nbsim.cli.cli`` and the output of ``nbsim
 policies``, and the docstrings (module, class, function) of nbsim/ and
 benchmarks/. The changelog is the one place for history (CHANGELOG.md,
@@ -116,6 +117,9 @@ def user_text() -> Iterator[tuple[str, str]]:
         yield from _text_lines(path)
     for path in sorted((ROOT / "configs").glob("*.toml")):
         yield from _text_lines(path)
+    for where, line in _text_lines(ROOT / "Makefile"):          # `make help` prints these
+        if line.startswith("## "):
+            yield where, line
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         yield from _notebook_lines(path)
     for folder in ("nbsim", "benchmarks"):
