@@ -75,7 +75,7 @@ def _advice_lines(lines, answer):
 @click.command("score")
 @click.argument("config", metavar="CONFIG", required=False)
 @click.option("--cases", "cases_file", type=click.Path(dir_okay=False), default=None,
-              help="Score every line of a JSONL cases file (format: README, 'Scoring cases').")
+              help="Score every line of a JSONL cases file (format: docs/guide/players.md).")
 @click.option("--check", is_flag=True,
               help="With --cases: compare each result with the line's 'expect'; exit 1 on any "
                    "mismatch.")

@@ -5,7 +5,7 @@ A,B,A,B then B,A,B,A) of each pair of policies, on each variant, with the
 same seed, so anyone can rerun it (``make ladder``). Its table gives, per
 variant and pair, the mean payment per deal and seat of A minus B (points)
 with its 95% t interval, the p-value, and each side's share of plays won;
-the markdown form is what the README shows.
+the markdown form is docs/results/ladder.md.
 """
 from __future__ import annotations
 

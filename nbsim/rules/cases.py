@@ -1,8 +1,8 @@
-"""The JSONL scoring-case format (README, 'Scoring cases'; the golden cases
-in tests/data/scoring_cases.jsonl): one JSON object per line naming a
-config and a winning situation in notation, optionally with what it must
-score ("expect"). ``score_case`` scores one case (through
-``nbsim.rules.scorer.score_hand``), ``case_output`` is the object ``nbsim score
+"""The JSONL scoring-case format (docs/guide/players.md, "What is this hand
+worth?"; the golden cases in tests/data/scoring_cases.jsonl): one JSON
+object per line naming a config and a winning situation in notation,
+optionally with what it must score ("expect"). ``score_case`` scores one
+case (through ``nbsim.rules.scorer.score_hand``), ``case_output`` is the object ``nbsim score
 --cases`` prints for it, ``check_expect`` / ``check_case`` validate and
 compare "expect", and ``check_cases`` runs a whole file (``nbsim score
 --cases [--check]``). A malformed line is one ``{"id", "error"}`` object,
@@ -46,7 +46,7 @@ EXPECT_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 
 
 def score_case(case: Mapping[str, Any], rules_cache: dict | None = None) -> ScoreResult:
-    """Score one line of the case format (README, 'Scoring cases').
+    """Score one line of the case format (docs/guide/players.md).
 
     rules_cache: optional dict reused across calls ({config name: RuleSet}).
     Raises NbsimError (HandError / TileError / ConfigError) for a malformed
@@ -103,9 +103,10 @@ def case_output(case_id, result: ScoreResult) -> dict[str, Any]:
 
 def check_expect(expect: Any) -> None:
     """Validate a case's ``expect`` object (format of the scoring cases:
-    tests/data/scoring_cases.jsonl and the README's case format). Raises
-    HandError naming the field and what it allows: expect must be a JSON
-    object whose keys are in ``EXPECT_FIELDS``, each of the listed type."""
+    tests/data/scoring_cases.jsonl and the case format of
+    docs/guide/players.md). Raises HandError naming the field and what it
+    allows: expect must be a JSON object whose keys are in
+    ``EXPECT_FIELDS``, each of the listed type."""
     if not isinstance(expect, dict):
         raise HandError(f"expect: expected an object such as {{\"win\": true, \"tai\": 5}}, "
                         f"got {expect!r}")
@@ -268,5 +269,5 @@ def read_case_lines(path) -> list[str]:
         raise HandError(f"cases file {str(path)!r}: cannot read: {e}") from None
     if not any(line.strip() for line in lines):
         raise HandError(f"cases file {str(path)!r}: holds no case; expected one JSON object "
-                        f"per line (README, 'Scoring cases')")
+                        f"per line (docs/guide/players.md)")
     return lines

@@ -87,7 +87,7 @@ def _start(cluster: str, workers: int):
         raise RunError(f"--cluster {cluster}: cannot reach the Dask scheduler ({e})") from None
     except Exception as e:      # not a Dask scheduler there, TLS without settings, ...
         hint = ("; tls:// needs Dask's TLS settings (distributed.comm.tls in the Dask "
-                "config, see the README)" if cluster.startswith("tls://") else
+                "config, see docs/guide/long-runs.md)" if cluster.startswith("tls://") else
                 "; is a Dask scheduler listening there?")
         raise RunError(f"--cluster {cluster}: cannot connect to a Dask scheduler "
                        f"({type(e).__name__}: {str(e)[:200]}){hint}") from None
