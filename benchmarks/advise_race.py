@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-# (name, table state): the README's position, plain ready hands, a hand two
+# (name, table state): the players' guide position, plain ready hands, a hand two
 # tiles from ready and a claim
 POSITIONS = (
     ("readme", dict(hand="123m456p789s1155z3p", drawn="3p", indicator="9m",
