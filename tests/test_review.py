@@ -114,6 +114,10 @@ def test_run_and_replay_give_the_same_record_and_every_decision(game_run):
     _, again = RV.load_record("ningbo-3baida", deal=2, seat="S", replay_seed=3,
                               policies="defend")
     assert rec.play == again.play and rec.hand == again.hand
+    # deal 2 of seed 1: W wins on a discard with four melds declared
+    _, four = RV.load_record("ningbo-3baida", deal=2, seat="W", replay_seed=1,
+                             policies="defend")
+    assert four.play[-1].action == "win" and RV.decisions(rs, four)
     own = sum(a.seat == 1 and a.action in ("discard", "ckong", "add") for a in rec.play)
     found = RV.decisions(rs, rec)
     assert own <= sum(d.kind == "turn" for d in found) <= own + 1
@@ -183,3 +187,30 @@ def test_bad_sources_are_refused(game_run):
         review("ningbo-3baida", deal=1, seat="E", **FAST)
     with pytest.raises(RunError, match="samples"):
         review(BEST, samples=1)
+
+
+@pytest.mark.parametrize("variant,policy", [("ningbo-tongchengyou", "greedy"),
+                                            ("ningbo-3baida", "defend"), ("ninghai", "defend")])
+def test_every_seat_of_played_deals_reads_as_a_record(variant, policy):
+    """Played deals (a win on a wild discard, with four melds, a robbed
+    kong, Ninghai's reserve) read as records of each seat, the wall counted
+    as the engine counts it (tiles_left at the end)."""
+    import polars as pl
+
+    from nbsim.play.review.record import Table
+    from nbsim.policy_specs import as_policies
+    from nbsim.rules.lookups import load_tables
+    from nbsim.rules.ruleset import as_rules
+    from nbsim.run.game_mode import game_frame
+    rs = as_rules(variant)
+    df, ev = game_frame(rs, 11, 0, 40, as_policies(policy), load_tables(), with_events=True)
+    for d in range(40):
+        row = df.filter(pl.col("deal") == d).row(0, named=True)
+        events = ev.filter(pl.col("deal") == d).sort("step").drop("deal").to_dicts()
+        for seat in "ESWN":
+            rec = RV.record_from_events(variant, row, events, seat)
+            table = Table(rs, rec)
+            for act in rec.play:
+                table.apply(act)
+            assert table.left == row["tiles_left"]
+            assert all(x.state["seat"] == seat for x in RV.decisions(rs, rec))

@@ -308,6 +308,7 @@ class Table:
         self.replaced = False
         self.turn, self.phase = 0, "discard"        # phase: discard, draw, replace, over
         self.last: tuple[int, int] | None = None    # (seat, kind) of the discard on offer
+        self.added: tuple[int, int] | None = None   # (seat, kind) of a kong added just now
         w = rs.config.wall
         n_flowers = sum(len(f) for f in rec.flowers)
         self.left = (C.N_TILES - DEALT - (1 if rec.indicator >= 0 else 0) - n_flowers
@@ -401,15 +402,16 @@ class Table:
         if act.tile >= 0 and act.tile != k and act.action != "chow":
             raise self._fail(act, f"a claim that was not possible: the discard on offer is "
                                   f"{KIND_NAMES[k]}, not {KIND_NAMES[act.tile]}")
-        if self.wild[k]:
+        if self.wild[k] and act.action != "win":
             raise self._fail(act, f"a claim that was not possible: {KIND_NAMES[k]} is a wild, "
                                   f"never claimed (docs/rules.md §3)")
-        if len(self.melds[act.seat]) >= C.MAX_MELDS:
+        if act.action != "win" and len(self.melds[act.seat]) >= C.MAX_MELDS:
             raise self._fail(act, f"a claim that was not possible: {SEATS[act.seat]} has "
                                   f"{C.MAX_MELDS} melds")
         return d, k
 
     def _draw_tile(self, act: Act) -> None:
+        self.added = None
         if self.left <= 0:
             raise self._fail(act, "a draw after the wall ran out (no drawable tile left)")
         self.left -= 1
@@ -517,6 +519,7 @@ class Table:
                                       f"of {KIND_NAMES[k]} to add to")
             self._take(act, s, k, 1, "the added tile must be held")
             self.melds[s][i][0] = C.MELD_KONG
+            self.added = (s, k)
             for o in range(4):
                 if o != s:
                     self.passed[o].add(k)
@@ -544,7 +547,10 @@ class Table:
                 raise self._fail(act, "a claim that was not possible: the hand is not "
                                       "complete")
         else:
-            d, k = self._claimed(act)
+            if self.phase == "replace" and self.added is not None and self.added[0] != s:
+                d, k = self.added               # the added kong robbed (docs/rules.md §6)
+            else:
+                d, k = self._claimed(act)
             if s == self.me:
                 h = self.hand.copy()
                 h[k] += 1

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nbsim.errors import HandError, NbsimError, RunError
+from nbsim.errors import NbsimError, RunError
 from nbsim.play.review.decisions import decisions
 from nbsim.play.review.rate import Rating, rate
 from nbsim.play.review.record import Record, parse_record, read_record, record_from_events
@@ -43,7 +43,10 @@ class Review:
     the evaluator's settings (samples: the most sampled deals per move of
     a decision; budget: seconds of computing per decision, None: none);
     seconds: the time it took; interrupted: Ctrl-C stopped it (the
-    ratings are those finished before)."""
+    ratings are those finished before); unread: the decisions left unrated
+    because the advice's table notation cannot express their table, each
+    with the reason (e.g. two claimed tiles of one discarder that its
+    matching of melds to discards pairs the other way)."""
     record: Record
     variant: str
     ratings: tuple[Rating, ...]
@@ -55,6 +58,7 @@ class Review:
     opponents: int
     seconds: float = 0.0
     interrupted: bool = False
+    unread: tuple[str, ...] = ()
 
     @property
     def agreement(self) -> float:
@@ -227,6 +231,7 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
     ensure_compiled("lookahead", clock=show)
     start = time.perf_counter()
     rated: list[Rating] = []
+    unread: list[str] = []
     interrupted = False
     with tqdm(total=len(found), unit="decision", disable=not show, file=sys.stderr,
               mininterval=0.25, desc="review") as bar:
@@ -235,8 +240,11 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
                 try:
                     pos = position_from_state(rs, dec.state)
                 except NbsimError as e:
-                    raise HandError(f"record play action {dec.step}: the table does not fit "
-                                    f"the rules: {e}") from None
+                    # the record passed its own checks (``record.Table``): a table the
+                    # advice's notation cannot express is left unrated, and said so
+                    unread.append(f"decision {dec.number} (play action {dec.step}): {e}")
+                    bar.update(1)
+                    continue
                 if pos.tiles_left >= 1:
                     adv = advise(rs, pos, samples=cap, budget=budget, seed=seed, base=base,
                                  opponents=opponents)
@@ -247,4 +255,4 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
         except KeyboardInterrupt:
             interrupted = True
     return Review(rec, rs.name, tuple(rated), len(found), cap, budget, seed, base, opponents,
-                  time.perf_counter() - start, interrupted)
+                  time.perf_counter() - start, interrupted, tuple(unread))

@@ -92,6 +92,9 @@ def _summary(rv: Review) -> list[str]:
     if rec.pay is not None:
         lines.append("payments at the end: " + ", ".join(
             f"{s} {p:+d}" for s, p in zip(SEATS, rec.pay, strict=True)))
+    if rv.unread:
+        lines.append(f"not rated: {len(rv.unread)} decisions whose table the advice cannot "
+                     f"read; the first: {rv.unread[0]}")
     if rv.interrupted:
         lines.append(f"interrupted: {n} decisions rated before Ctrl-C")
     return lines
@@ -156,6 +159,7 @@ def review_json(rv: Review) -> dict[str, Any]:
             "costliest": [r.number for r in rv.costliest()],
             "samples": rv.samples, "budget": rv.budget, "seed": rv.seed, "base": rv.base,
             "opponents": rv.opponents, "seconds": rv.seconds, "interrupted": rv.interrupted,
+            "unread": list(rv.unread),
             "rules": rv.record.rules,
             "decisions": [rating_json(r) for r in rv.ratings]}
 
@@ -171,7 +175,7 @@ def review_from_json(data: dict[str, Any]) -> Review:
         return Review(rec, data["variant"], tuple(rating_from_json(d) for d in data["decisions"]),
                       int(data["found"]), data["samples"], data["budget"], int(data["seed"]),
                       data["base"], int(data["opponents"]), float(data["seconds"]),
-                      bool(data["interrupted"]))
+                      bool(data["interrupted"]), tuple(data.get("unread") or ()))
     except (KeyError, TypeError, ValueError) as e:
         raise RunError(f"not a review's JSON (nbsim review --json): {e}") from None
 
@@ -203,7 +207,7 @@ def _facts(rv: Review, lines: list[str]) -> list[tuple[str, str]]:
     facts = [("seat", f"{seat} ({SEAT_WORDS[seat]})"), ("variant", rv.variant),
              ("record", rv.record.source or "written by hand")]
     names = {"expected": "expected loss", "precision:": "precision", "payments": "payments",
-             "interrupted:": "interrupted", "no": "decisions"}
+             "interrupted:": "interrupted", "no": "decisions", "not": "not rated"}
     return facts + [(names.get(line.split(" ")[0], "decisions"), line) for line in lines[1:]]
 
 
