@@ -25,6 +25,7 @@ At the table:
     format_advice(advice) -> str, advice_json(advice) -> dict, plot_advice(advice, path)
     evaluate(config, position, samples=400, seed=0, first=None, budget=None) -> Evaluation
     review(source, seat=..., deal=..., samples=None, seed=0) -> Review  (a played deal rated)
+    format_review(review) -> str, review_json(review) -> dict
 
 Everything is imported on first use (numpy and pydantic with load_rules;
 polars, scipy and the kernels with the others), so ``import nbsim`` costs
@@ -36,8 +37,8 @@ from nbsim.version import __version__
 __all__ = ["load_rules", "RuleSet", "score_hand", "ScoreResult", "simulate", "scan_run",
            "summarize", "compare", "sweep", "tune", "replay", "duel", "pool_duels", "ladder",
            "band", "advise", "evaluate", "review", "Position", "position_from_options",
-           "format_advice", "advice_json", "plot_advice", "NbsimError", "ConfigError",
-           "TileError", "HandError", "RunError", "__version__"]
+           "format_advice", "advice_json", "plot_advice", "format_review", "review_json",
+           "NbsimError", "ConfigError", "TileError", "HandError", "RunError", "__version__"]
 
 _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "RuleSet": ("nbsim.rules.ruleset", "RuleSet"),
@@ -57,6 +58,8 @@ _LAZY = {"load_rules": ("nbsim.rules.ruleset", "load_rules"),
          "advise": ("nbsim.play.advice.advise", "advise"),
          "evaluate": ("nbsim.play.evaluation", "evaluate"),
          "review": ("nbsim.play.review.review", "review"),
+         "format_review": ("nbsim.play.review.text", "format_review"),
+         "review_json": ("nbsim.play.review.text", "review_json"),
          "Position": ("nbsim.play.position", "Position"),
          "position_from_options": ("nbsim.play.advice.state", "position_from_options"),
          "format_advice": ("nbsim.play.advice.text", "format_advice"),

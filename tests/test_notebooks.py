@@ -29,7 +29,8 @@ def test_notebooks_exist():
                                            "03_compare_variants.ipynb",
                                            "04_play_styles.ipynb",
                                            "05_advise.ipynb",
-                                           "06_tune.ipynb"]
+                                           "06_tune.ipynb",
+                                           "07_review.ipynb"]
 
 
 @pytest.fixture(scope="module")

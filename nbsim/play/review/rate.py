@@ -22,6 +22,7 @@ worse than the best beyond the noise of the sampled deals.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,10 @@ def _why(best: CandidateAdvice, made: CandidateAdvice, best_pay: float, made_pay
         return (f"{move_of(best).label} expects {best_pay:+.2f} points, {move_of(made).label} "
                 f"{made_pay:+.2f} (a win pays its scored amount; the other move is played "
                 f"out on the sampled deals).")
-    return why_best(best, made, move_of(best).label, move_of(made).label)
+    # the evaluator's split of the gap, without its unpaired size (the loss
+    # above is the paired one, on the deals both moves were played on)
+    text = why_best(best, made, move_of(best).label, move_of(made).label)
+    return re.sub(r" by [-+0-9.]+ points per deal,", "", text)
 
 
 def rating_json(r: Rating) -> dict[str, Any]:
