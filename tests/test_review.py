@@ -187,6 +187,8 @@ def test_bad_sources_are_refused(game_run):
         review("ningbo-3baida", deal=1, seat="E", **FAST)
     with pytest.raises(RunError, match="samples"):
         review(BEST, samples=1)
+    with pytest.raises(RunError, match="no run folder, .json record or TOML file"):
+        review("no-such-run", deal=0, seat="E", **FAST)
 
 
 @pytest.mark.parametrize("variant,policy", [("ningbo-tongchengyou", "greedy"),

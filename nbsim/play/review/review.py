@@ -124,6 +124,11 @@ def load_record(source: Any, *, seat: str | int | None = None, deal: int | None 
             return _rules_of(rec), rec
         if p.is_dir():
             return _from_run(p, seat, deal)
+    if isinstance(source, (str, Path)):
+        from nbsim.rules.ruleset import shipped_configs
+        if not Path(source).exists() and str(source) not in shipped_configs():
+            raise RunError(f"{source}: no run folder, .json record or TOML file of that name, "
+                           f"and no shipped variant ({', '.join(shipped_configs())})")
     if replay_seed is None or deal is None or seat is None:
         raise RunError(f"{source}: a variant is reviewed on the deal nbsim replay plays: give "
                        f"its seed, deal and seat (--run-seed, --deal, --seat); or give a run "
