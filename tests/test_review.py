@@ -25,14 +25,19 @@ ROUND = ["S draw", "S discard 2z", "W draw", "W discard 3z", "N draw", "N discar
 # wild drawn the hand is complete (three wilds 3 tai + self-drawn 1: legal)
 BEST = {**BASE, "hand": "123m456p78s11z59m1s1s",
         "play": ["E discard 9m", *ROUND, "E draw 1s", "E win"]}
-# the same deal with the win passed (2m thrown), then a wild thrown
+# the same deal with the win passed (2m thrown), then one of three wilds thrown
 WILD = {**BASE, "hand": "123m456p78s11z59m1s1s",
         "play": ["E discard 9m", *ROUND, "E draw 1s", "E discard 2m", "S draw",
                  "S discard 6z", "W draw", "W discard 7z", "N draw", "N discard 9p",
                  "E draw 2z", "E discard 1s"]}
-# a full flush ready on 5m/8m broken for nothing: 2m thrown, the 1p drawn kept
-READY = {**BASE, "hand": "123m456m789m22m67m9s",
-         "play": ["E discard 9s", *ROUND, "E draw 1p", "E discard 2m"]}
+# a full flush ready on 5m/8m: the self-drawn 5m win passed (5m thrown), the
+# ready hand broken for nothing (2m thrown, the 1p drawn kept), a wild thrown
+BLUNDERS = {**BASE, "hand": "123m456m789m22m67m9s",
+            "play": ["E discard 9s", *ROUND, "E draw 5m", "E discard 5m",
+                     "S draw", "S discard 6z", "W draw", "W discard 7z", "N draw", "N discard 9p",
+                     "E draw 1p", "E discard 2m",
+                     "S draw", "S discard 5z", "W draw", "W discard 1z", "N draw", "N discard 9p",
+                     "E draw 1s", "E discard 1s"]}
 FAST = dict(samples=100, seed=0, progress=False)
 
 
@@ -51,20 +56,20 @@ def test_best_moves_review_within_the_noise():
 
 
 def test_planted_blunders_are_flagged_among_the_costliest():
-    wild = review(WILD, **FAST)
-    by = _rated(wild)
-    passed, thrown = by["discard 2m"], by["discard 1s"]
-    assert passed.best.action == "win" and passed.flagged          # a legal win passed
-    assert thrown.best.label != "discard 1s" and thrown.flagged    # a wild thrown
-    costly = wild.costliest()
-    assert passed in costly and thrown in costly
-    ready = review(READY, **FAST)
-    broke = _rated(ready)["discard 2m"]
-    assert broke.best.label == "discard 1p" and broke.flagged      # a ready hand broken
-    assert ready.costliest()[0] is broke
-    text = format_review(wild)
+    rv = review(BLUNDERS, seed=0, progress=False)           # the default precision
+    kept, passed, broke, thrown = rv.ratings
+    assert kept.made == kept.best and not kept.flagged
+    assert passed.made.label == "discard 5m" and passed.best.action == "win"   # a win passed
+    assert broke.made.label == "discard 2m" and broke.best.label == "discard 1p"  # ready broken
+    assert thrown.made.label == "discard 1s" and thrown.best.label != "discard 1s"  # a wild
+    assert passed.flagged and broke.flagged and thrown.flagged
+    assert sorted(r.number for r in rv.costliest()) == [2, 3, 4]
+    assert passed.low > 0 and passed.deals == 200              # paired on fresh sampled deals
+    text = format_review(rv)
     assert "the costliest decisions:" in text and "discard 2m" in text
     assert max(len(line) for line in text.splitlines()) <= 100
+    wild = _rated(review(WILD, **FAST))["discard 1s"]          # three wilds: one thrown
+    assert wild.flagged and wild.best.label == "discard 2z"
 
 
 @pytest.mark.parametrize("change,message", [

@@ -5,11 +5,13 @@ A decision's table state (what the seat could see; ``decisions``) becomes a
 every legal move, the simulated ones played to the end of the deal on
 common sampled deals (the evaluator's race, ``nbsim.play.evaluation``; the
 hidden tiles are sampled, never read from the record), a legal win scored.
-The move made is then compared with the best:
+The race picks the best move. Picking the largest of noisy estimates
+would overstate how much better it is, so the move made and the best are
+then played again on fresh common sampled deals (a seed of their own) and
+compared there:
 
-* both simulated: its expected loss is minus its paired difference to the
-  best (the same sampled deals: common random numbers), with that
-  difference's 95% interval;
+* both simulated: the expected loss is the paired difference best - made
+  on those deals (common random numbers), with its 95% interval;
 * a legal win against a simulated move: the win pays a known amount
   (``nbsim score``'s payment for the seat), so the loss is the gap
   between it and the simulated move's mean payment, with the mean's 95%
@@ -30,6 +32,7 @@ from nbsim.errors import HandError
 from nbsim.play.advice.fits import Z95, Advice, CandidateAdvice
 from nbsim.play.advice.notation import SEATS
 from nbsim.play.review.decisions import Decision, Move
+from nbsim.play.worlds import ADVICE_OPPONENTS
 from nbsim.rules.ruleset import RuleSet
 
 __all__ = ["Rating", "rate", "move_of", "rating_json", "rating_from_json"]
@@ -88,9 +91,15 @@ def _win_pay(c: CandidateAdvice, me: int) -> float | None:
     return float((c.score.payments or {}).get(SEATS[me], 0))
 
 
-def rate(rs: RuleSet, dec: Decision, adv: Advice) -> Rating | None:
+def rate(rs: RuleSet, dec: Decision, adv: Advice, *, samples: int, seed: int,
+         base: str = "defend", opponents: int = ADVICE_OPPONENTS) -> Rating | None:
     """The rating of ``dec`` from the advice ``adv`` of its position (the
-    module doc gives the comparison); None when the seat had one move
+    module doc gives the comparison): the best move is the advice's
+    (``adv``: its race picks it), then the move made and the best are
+    played again on ``samples`` fresh common sampled deals from ``seed``
+    (independent of the race's, so that picking the best among noisy
+    estimates does not inflate the loss), the rest of the deal by ``base``
+    with the opponent model ``opponents``. None when the seat had one move
     only (e.g. a win on the offered tile that the scorer finds not legal,
     leaving only a pass). Raises HandError when the move made is not among
     the legal moves (e.g. a win that is not legal, a claim the rules do
@@ -112,28 +121,55 @@ def rate(rs: RuleSet, dec: Decision, adv: Advice) -> Rating | None:
     best_is_win = w is not None and (top is None or w >= (top.mean_pay or 0.0))
     best = win if best_is_win else top
     assert best is not None
-    if made.action == "win":
-        made_pay = float(w or 0.0)
-        if best_is_win:
-            loss, se, deals = 0.0, 0.0, 0
-        else:
-            assert top is not None
-            loss, se = float(top.mean_pay or 0.0) - made_pay, float(top.se_pay or 0.0)
-            deals = int(top.deals or 0)
-    else:
-        made_pay = float(made.mean_pay or 0.0)
-        deals = int(made.deals or 0)
-        if best_is_win:
-            loss, se = float(w or 0.0) - made_pay, float(made.se_pay or 0.0)
-        else:
-            loss, se = -float(made.diff or 0.0), float(made.diff_se or 0.0)
-    best_pay = float(w) if best_is_win and w is not None else float(best.mean_pay or 0.0)
     if _same(best, dec.made):
-        loss, se = 0.0, 0.0
+        pay = float(w) if best_is_win and w is not None else float(best.mean_pay or 0.0)
+        return Rating(dec.number, dec.step, dec.kind, dec.state, dec.made, move_of(best), 0.0,
+                      0.0, 0.0, False, pay, pay, 0, len(legal), "")
+    played = [c for c in (best, made) if c.action != "win"]
+    fresh = _fresh(rs, adv, played, samples, seed, base, opponents)
+    if made.action == "win" or best_is_win:
+        sim = fresh[_key(played[0])]
+        value = float(w or 0.0)
+        made_pay, best_pay = (value, sim.mean_pay) if made.action == "win" else \
+            (sim.mean_pay, value)
+        loss, se = best_pay - made_pay, sim.se_pay
+        deals = sim.n
+    else:
+        rb, rm = fresh[_key(best)], fresh[_key(made)]
+        made_pay, best_pay = rm.mean_pay, rb.mean_pay
+        # the fresh rows' differences are to the fresher leader: the pair's paired gap
+        loss, se = (-rm.diff, rm.diff_se) if rm.diff or not rb.diff else (rb.diff, rb.diff_se)
+        deals = min(rb.n, rm.n)
     low, high = loss - Z95 * se, loss + Z95 * se
     return Rating(dec.number, dec.step, dec.kind, dec.state, dec.made, move_of(best), loss, low,
                   high, bool(low > 0 and math.isfinite(low)), made_pay, best_pay, deals,
                   len(legal), _why(best, made, best_pay, made_pay))
+
+
+def _key(c: CandidateAdvice) -> tuple[bool, int]:
+    """The key of a candidate's row in an Evaluation: (own-turn kong, the
+    kind) at a turn, (False, the claim's code) at a claim."""
+    return (c.action == "kong" and c.code < 0, int(c.code if c.code >= 0 else c.kind))
+
+
+def _fresh(rs: RuleSet, adv: Advice, moves: list[CandidateAdvice], samples: int, seed: int,
+           base: str, opponents: int) -> dict[tuple[bool, int], Any]:
+    """``moves`` (one or two simulated candidates of ``adv``) played out on
+    ``samples`` common sampled deals of ``seed``: their ``CandidateValue``
+    rows by ``_key``."""
+    from nbsim.play.evaluation import evaluate, evaluate_claims
+    pos = adv.position
+    if pos.offered >= 0:
+        ev = evaluate_claims(rs, pos, [c.code for c in moves], samples=samples, seed=seed,
+                             base=base, opponents=opponents)
+    else:
+        kinds = [c.kind for c in moves if not (c.action == "kong" and c.code < 0)]
+        kongs = [c.kind for c in moves if c.action == "kong" and c.code < 0]
+        if not kinds:                # evaluate plays a discard beside the kongs: the first held
+            kinds = [int(next(k for k in range(len(pos.hand)) if pos.hand[k] > 0))]
+        ev = evaluate(rs, pos, kinds=kinds, kongs=kongs, samples=samples, seed=seed, base=base,
+                      opponents=opponents)
+    return {(bool(v.kong), int(v.kind)): v for v in ev.candidates}
 
 
 def _why(best: CandidateAdvice, made: CandidateAdvice, best_pay: float, made_pay: float) -> str:

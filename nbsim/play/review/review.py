@@ -196,10 +196,12 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
     hand, the melds, discards and flowers; never the hidden tiles) goes to
     the advice (``nbsim.advise``): the legal moves raced on common sampled
     deals played out by ``base`` with the opponent model ``opponents``,
-    a legal win scored. The Rating gives the move made, the best move and
-    the expected loss of the move made in points per deal for the seat,
-    with its 95% interval (paired on the same sampled deals), flagged when
-    the interval lies above 0 (``rate``; docs/rules.md §2-§6).
+    a legal win scored; the move made and the best are then played again
+    on fresh common sampled deals (seed + 1). The Rating gives the move
+    made, the best move and the expected loss of the move made in points
+    per deal for the seat, with its 95% interval (paired on those deals),
+    flagged when the interval lies above 0 (``rate``; docs/rules.md
+    §2-§6).
 
     Precision: ``samples`` the most sampled deals a move of a decision is
     played on (default ``DEFAULT_SAMPLES``, the seed then fixing the
@@ -253,7 +255,8 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
                 if pos.tiles_left >= 1:
                     adv = advise(rs, pos, samples=cap, budget=budget, seed=seed, base=base,
                                  opponents=opponents)
-                    r = rate(rs, dec, adv)
+                    r = rate(rs, dec, adv, samples=cap or max(int(adv.samples), 2),
+                             seed=(seed + 1) % 2**64, base=base, opponents=opponents)
                     if r is not None:
                         rated.append(r)
                 bar.update(1)

@@ -208,7 +208,14 @@ def _facts(rv: Review, lines: list[str]) -> list[tuple[str, str]]:
              ("record", rv.record.source or "written by hand")]
     names = {"expected": "expected loss", "precision:": "precision", "payments": "payments",
              "interrupted:": "interrupted", "no": "decisions", "not": "not rated"}
-    return facts + [(names.get(line.split(" ")[0], "decisions"), line) for line in lines[1:]]
+    out = []
+    for line in lines[1:]:
+        name = names.get(line.split(" ")[0], "decisions")
+        for lead in ("expected loss ", "precision: ", "payments at the end: ", "not rated: ",
+                     "interrupted: "):
+            line = line.removeprefix(lead)
+        out.append((name, line))
+    return facts + out
 
 
 def write_review_html(rv: Review, path: str | Path) -> Path:
