@@ -119,6 +119,7 @@ def test_run_and_replay_give_the_same_record_and_every_decision(game_run):
     _, again = RV.load_record("ningbo-3baida", deal=2, seat="S", replay_seed=3,
                               policies="defend")
     assert rec.play == again.play and rec.hand == again.hand
+    assert RV.load_record(game_run, deal=2, seat="1")[1] == rec        # --seat 1: S
     # deal 2 of seed 1: W wins on a discard with four melds declared
     _, four = RV.load_record("ningbo-3baida", deal=2, seat="W", replay_seed=1,
                              policies="defend")
