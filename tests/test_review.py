@@ -222,3 +222,17 @@ def test_every_seat_of_played_deals_reads_as_a_record(variant, policy):
                 table.apply(act)
             assert table.left == row["tiles_left"]
             assert all(x.state["seat"] == seat for x in RV.decisions(rs, rec))
+
+
+def test_guide_record_example():
+    """The record of the players' guide ("Writing a deal down") reads and
+    replays: East's discard and its self-drawn win with the third wild."""
+    from pathlib import Path
+
+    from nbsim.rules.ruleset import as_rules
+    guide = Path(__file__).resolve().parent.parent / "docs" / "guide" / "players.md"
+    section = guide.read_text(encoding="utf-8").split("### Writing a deal down", 1)[1]
+    data = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    rec = parse_record(data)
+    made = [d.made.label for d in RV.decisions(as_rules(rec.variant), rec)]
+    assert made == ["discard 9m", "win"] and rec.flowers[1] == (34 + 1,)
