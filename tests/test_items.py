@@ -58,7 +58,7 @@ def test_every_hand_item_has_its_reading():
                          ids=lambda r: r.id)
 def test_other_readings_name_kernels(row):
     """Every ``module.function`` a row cites exists in nbsim/kernels."""
-    for module, name in re.findall(r"(\w+)\.(\w+)", row.reading):
+    for module, name in re.findall(r"([\w.]+)\.(\w+)", row.reading):
         mod = importlib.import_module(f"nbsim.kernels.{module}")
         assert hasattr(mod, name), f"{module}.{name}"
 

@@ -83,7 +83,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     lo, hi = int(g.ws[0]), int(g.ws[1])
     seat = 2
     rng.stream_init(np.uint64(9), 0, rng.STREAM_USER, g.probe_rng)
-    moved = EP._shuffle_hidden(g, seat)
+    moved = EP.shuffle_hidden(g, seat)
     assert moved > 0
     assert (g.hands[seat] == before_hands[seat]).all()
     assert (g.hands.sum(axis=1) == before_hands.sum(axis=1)).all()
@@ -103,7 +103,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     assert (kinds(g.hands, g.wall) == kinds(before_hands, before_wall)).all()
     assert (g.wall[:lo] == before_wall[:lo]).all()
     assert (g.wall[hi + 1:] == before_wall[hi + 1:]).all()
-    EP._restore_hidden(g)
+    EP.restore_hidden(g)
     assert (g.hands == before_hands).all() and (g.wall == before_wall).all()
 
 
