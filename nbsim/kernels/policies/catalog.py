@@ -72,8 +72,8 @@ DEFEND_PARAMS: tuple[Param, ...] = (
     Param("hold", 0.15, 0.0, 2.0,
           "points charged for discarding a single honour tile whose pung scores (a "
           "dragon, the seat's or the round's wind), a lesson of lookahead's search "
-          "(docs/lookahead.md, \"What defend learned\"); 0: no charge, as defend "
-          "played before the default became 0.15", before=0.0),
+          "(docs/lookahead.md, \"What defend learned\"); 0: no charge",
+          before=0.0),
 )
 
 POLICY_TABLE: tuple[PolicySpec, ...] = (
@@ -128,8 +128,8 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
          Param("confirm", 96, 0, 1024,
                "worlds of a second, fresh playout of a challenger that beat defend's "
                "answer: it is played only if it wins again by z standard errors (0: no "
-               "second stage, lookahead before stop 34; docs/lookahead.md, \"The second "
-               "stage\")", before=0.0, whole=True),
+               "second stage; docs/lookahead.md, \"The second stage\")", before=0.0,
+               whole=True),
          Param("opponents", -1, -1, 3,
                "hidden hands of the sampled worlds: -1 (default) by the rules: 3 where "
                "win.allowed_patterns restricts the winning hands (同城游), else 0; "

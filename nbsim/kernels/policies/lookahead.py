@@ -1,5 +1,5 @@
 """The ``lookahead`` policy: defend, with its close discards settled by
-Monte-Carlo playouts (the expert reference of the band; docs/band.md).
+Monte-Carlo playouts (the expert reference of the band; docs/results/band.md).
 
 At a discard, ``defend`` first works out the expected value of every
 allowed discard (``defend.choose_discard``; its parameters are the first
