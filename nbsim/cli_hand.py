@@ -83,6 +83,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     from nbsim.rules.ruleset import load_rules
     from nbsim.rules.scorer import format_result, score_hand
     from nbsim.rules.scorer_cases import check_cases, read_case_lines
+    from nbsim.warmup import ensure_compiled
 
     if cases_file is not None:
         # each line gives its own config, hand and settings: a hand option here would be
@@ -100,6 +101,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
             if case.mismatch_line():
                 click.echo(case.mismatch_line(), err=True)
 
+        ensure_compiled("score")      # says so before a first compile
         tally = check_cases(read_case_lines(cases_file), check=check, on_case=show)
         click.echo(tally.summary(), err=True)
         ctx.exit(tally.exit_code())
@@ -114,6 +116,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     if config is None or hand is None or win_tile is None:
         raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
                                "(or use --cases FILE)")
+    ensure_compiled("score")          # says so before a first compile
     res = score_hand(config, hand, win_tile, melds=melds, win_by=win_by, seat=seat,
                      round_wind=round_wind, indicator=indicator, flowers=flowers,
                      context=context, discarder=discarder,

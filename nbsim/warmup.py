@@ -30,8 +30,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
-              "lookahead": 200}
+ESTIMATE_S = {"game": 150, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
+              "lookahead": 130, "advice": 30}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
@@ -40,14 +40,19 @@ GROUPS = tuple(ESTIMATE_S)
 # mode and the scorer's own entry wait for the engine's scorer, so that it
 # has a core to itself
 AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
-         "lookahead": "game"}
+         "lookahead": "game", "advice": "game"}
 # the game engine is compiled in two processes (engine.warm_scorer and
 # engine.warm_policies): "scorer" goes with "game" whenever the engine is
-# compiled by the warm-up
+# compiled, by the warm-up and by ``ensure_compiled`` alike (both cores)
 HELPERS = {"game": "scorer"}
-# seconds of a group compiled in one process, its helper's work included
-# (``ensure_compiled``: the first game-mode call of the CLI)
-ALONE_S = {"game": 240}
+
+
+# the first lines of a compiling process: numba's warning that the kernels'
+# tuples of compiled functions are an experimental feature reaches the
+# terminal highlighted (escape codes before the text), which the kernels'
+# own filters (by the text's start) miss
+_QUIET = ("import warnings; warnings.filterwarnings('ignore', "
+          "message='.*First-class function type feature is experimental'); ")
 
 
 def _folder() -> Path | None:
@@ -58,8 +63,8 @@ def _folder() -> Path | None:
 def is_compiled(group: str) -> bool:
     """True when ``group`` (one of ``GROUPS``: 'game' independent deals,
     'match' whole matches, 'wall' a deal from a given wall, 'deal' deal mode,
-    'score' the scorer, 'lookahead' the search policy and the evaluator) ran
-    in this cache folder."""
+    'score' the scorer, 'lookahead' the search policy in play, 'advice' the
+    evaluator of ``nbsim advise``) ran in this cache folder."""
     f = _folder()
     return f is not None and (f / f"compiled-{group}").is_file()
 
@@ -71,18 +76,22 @@ def _mark(group: str) -> None:
             (f / f"compiled-{group}").write_text(time.strftime("%Y-%m-%d %H:%M:%S\n"))
 
 
-def _await(group: str, limit_s: float) -> None:
-    """Wait until ``group`` is compiled (its marker), at most ``limit_s`` seconds."""
+def _await(group: str, limit_s: float, alive: Callable[[], bool] | None = None) -> None:
+    """Wait until ``group`` is compiled (its marker), at most ``limit_s``
+    seconds, and no longer once ``alive()`` (when given) is False."""
     t0 = time.perf_counter()
-    while not is_compiled(group) and time.perf_counter() - t0 < limit_s:
+    while (not is_compiled(group) and time.perf_counter() - t0 < limit_s
+           and (alive is None or alive())):
         time.sleep(0.5)
 
 
-def _compile(group: str, helper: str | None = None) -> None:
+def _compile(group: str, helper: str | None = None,
+             helper_alive: Callable[[], bool] | None = None) -> None:
     """One small call through the group's kernels (compiles or loads them).
     ``helper``: a group compiled at the same time in another process whose
     kernels this one calls (``HELPERS``): waited for (at most three times
-    its estimate) before the kernels that call it are compiled."""
+    its estimate, and while ``helper_alive()``, when given, is True) before
+    the kernels that call it are compiled."""
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.ruleset import load_rules
     rs = load_rules("ningbo-3baida")
@@ -91,12 +100,13 @@ def _compile(group: str, helper: str | None = None) -> None:
         from nbsim.kernels import engine as E
         from nbsim.play.policy_specs import as_policies, kernel_arrays
         from nbsim.run.game_mode import game_frame
-        # the policies first: meanwhile the "scorer" process compiles the
-        # scorer, which the engine then loads from the cache
-        pc, params = kernel_arrays(as_policies("defend"))
-        E.warm_policies(rs.array, tables, pc, params, False)
         if helper is not None:
-            _await(helper, 3 * ESTIMATE_S[helper])
+            # the policies first: meanwhile the "scorer" process compiles
+            # the scorer, which the engine then loads from the cache (alone,
+            # this entry would only link the policies once more)
+            pc, params = kernel_arrays(as_policies("defend"))
+            E.warm_policies(rs.array, tables, pc, params, False)
+            _await(helper, 3 * ESTIMATE_S[helper], helper_alive)
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
         from nbsim.kernels import engine as E
@@ -115,12 +125,15 @@ def _compile(group: str, helper: str | None = None) -> None:
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
         # the engine with the search policy (int32 codes; its playouts load
-        # the game engine from the cache), and the evaluator's Python entry
-        from nbsim.play.evaluation import evaluate, exact_own_draws
-        from nbsim.play.position import example_position
+        # the game engine from the cache)
         from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
                    tables)
+    elif group == "advice":
+        # the evaluator's entries (``nbsim advise``; its playouts load the
+        # game engine from the cache)
+        from nbsim.play.evaluation import evaluate, exact_own_draws
+        from nbsim.play.position import example_position
         pos = example_position()
         evaluate(rs, pos, samples=2)
         exact_own_draws(rs, pos)
@@ -170,15 +183,29 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
     """Compile (or load) the kernels of ``group`` now. When they are not yet
     compiled in this cache folder, first tell ``echo`` (default: stderr)
     "compiling kernels, once, about N s", and show the seconds passing while
-    it runs (``clock``; default: when stderr is a terminal)."""
+    it runs (``clock``; default: when stderr is a terminal). A group with a
+    helper (``HELPERS``) not yet compiled has it compiled at the same time
+    in a process of its own, as the warm-up does (``main``)."""
     if is_compiled(group):
         return
+    import subprocess
     echo = echo or (lambda s: print(s, file=sys.stderr, flush=True))
     helper = HELPERS.get(group)
-    est = (ALONE_S.get(group, ESTIMATE_S.get(group, 60))
-           if helper is not None and not is_compiled(helper) else ESTIMATE_S.get(group, 60))
+    if helper is not None and is_compiled(helper):
+        helper = None
+    est = ESTIMATE_S.get(group, 60)
     echo(f"compiling the {group} kernels, once, about {est} s on a 2-core machine "
          f"(cached for later runs in {_folder()})")
+    helping = None
+    if helper is not None:
+        import os
+        # the helper imports this very nbsim, wherever it was imported from
+        here = str(Path(__file__).resolve().parents[1])
+        path = os.pathsep.join([here] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        helping = subprocess.Popen([sys.executable, "-c",
+                                    f"{_QUIET}from nbsim.warmup import _compile, _mark; "
+                                    f"_compile({helper!r}); _mark({helper!r})"],
+                                   env=dict(os.environ, PYTHONPATH=path))
     show = stderr_is_terminal() if clock is None else clock
     done = threading.Event()
     t0 = time.perf_counter()
@@ -195,13 +222,24 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
     if th is not None:
         th.start()
     try:
-        _compile(group)
+        _compile(group, helper, None if helping is None else _running(helping))
+    except BaseException:
+        if helping is not None:
+            helping.terminate()
+        raise
     finally:
         done.set()
         if th is not None:
             th.join()
+        if helping is not None:
+            helping.wait()
     _mark(group)
     echo(f"compiled in {time.perf_counter() - t0:.0f} s")
+
+
+def _running(proc) -> Callable[[], bool]:
+    """A check that ``proc`` (a subprocess.Popen) still runs."""
+    return lambda: proc.poll() is None
 
 
 def main(argv=None) -> int:
@@ -240,7 +278,7 @@ def main(argv=None) -> int:
                       AFTER.get(g) not in procs]:
                 waiting.remove(g)
                 wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
-                code = (f"from nbsim.warmup import _compile, _mark; "
+                code = (f"{_QUIET}from nbsim.warmup import _compile, _mark; "
                         f"_compile({g!r}, {wait!r}); _mark({g!r})")
                 procs[g] = subprocess.Popen([sys.executable, "-c", code])
             for g, proc in list(procs.items()):

@@ -17,7 +17,8 @@ def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
 
 
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
-    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead"}
+    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead",
+                                  "advice"}
     assert all(warmup.ESTIMATE_S[g] > 0 for g in warmup.GROUPS)
     assert warmup.main(["bogus"]) == 2
     err = capsys.readouterr().err
@@ -91,26 +92,52 @@ def test_a_compiled_engine_needs_no_scorer_process(monkeypatch, tmp_path):
     assert len(started) == 1 and "_compile('deal', None)" in started[0]
 
 
-def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp_path):
-    """ensure_compiled("game") in one process also compiles the scorer that
-    the warm-up gives a process of its own: its estimate says so."""
+def test_the_engine_compiles_on_both_cores_with_its_scorer(monkeypatch, tmp_path):
+    """ensure_compiled("game") compiles the engine's scorer in a process of
+    its own at the same time, as the warm-up does (importing this nbsim),
+    and waits for it; with the scorer compiled it starts no process."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    import nbsim
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
-    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None: None)
+    calls: list[tuple[str, str | None]] = []
+    monkeypatch.setattr(warmup, "_compile", lambda group, helper=None, alive=None:
+                        calls.append((group, helper)) or alive is not None and alive())
+    started: list[str] = []
+
+    class FakeProcess:
+        def __init__(self, args, env):
+            started.append(args[-1])
+            assert env["PYTHONPATH"].split(os.pathsep)[0] == str(Path(nbsim.__file__).parents[1])
+
+        def poll(self):
+            return None
+
+        def wait(self):
+            started.append("waited")
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", FakeProcess)
     said: list[str] = []
     warmup.ensure_compiled("game", echo=said.append, clock=False)
-    assert f"about {warmup.ALONE_S['game']} s" in said[0]
+    assert f"about {warmup.ESTIMATE_S['game']} s" in said[0]
+    assert len(started) == 2 and "_compile('scorer'); _mark('scorer')" in started[0]
+    assert started[1] == "waited" and calls == [("game", "scorer")]
     (tmp_path / "compiled-game").unlink()
     (tmp_path / "compiled-scorer").write_text("x")
-    said.clear()
+    started.clear()
+    calls.clear()
     warmup.ensure_compiled("game", echo=said.append, clock=False)
-    assert f"about {warmup.ESTIMATE_S['game']} s" in said[0]
+    assert started == [] and calls == [("game", None)]
 
 
 def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, tmp_path):
-    """A duel, a game-mode run and an advice that play the lookahead first
-    make sure its kernels are compiled (``ensure_compiled("lookahead")``,
-    which says so before a first compile); play without it asks only for
-    the game engine."""
+    """A duel and a game-mode run that play the lookahead first make sure
+    its kernels are compiled (``ensure_compiled("lookahead")``, which says
+    so before a first compile); play without it asks only for the game
+    engine, and an advice only for the evaluator ("advice")."""
     import nbsim
     from nbsim.play.advice import advise, position_from_options
     asked: list[str] = []
@@ -129,4 +156,4 @@ def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, 
     rs = nbsim.load_rules("ningbo-3baida")
     pos = position_from_options(rs, hand="123m456p789s1155z7z", indicator="9m")
     advise(rs, pos, samples=4)
-    assert asked == ["lookahead"]
+    assert asked == ["advice"]

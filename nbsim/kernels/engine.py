@@ -325,7 +325,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, p
                  out, log, dealt_hands, dealt_flowers, probe)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
               restrict_first, policies, params, g, out, log, dealt_hands, dealt_flowers,
               probe):

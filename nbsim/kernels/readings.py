@@ -60,6 +60,8 @@ kind's slots and the wilds fill the rest.
    a wild can stand in an N slot of kind j exactly when the whole reading
    has more j slots than naturals of j.
 """
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.reading_leaf import eval_leaf
@@ -121,8 +123,10 @@ def search(rules, iw, wilds, n_meld_slots, pair_slots):
     naturals used: a count, or a slot bit mask for a chow) and GW (wilds
     used). Needs the hand constants and classes of iw (``score.score_one``)."""
     leaves = 0
-    d = 0
-    n_pairs = 0
+    # int64 from the start: a literal 0 here makes numba compile eval_leaf
+    # (and the readings below it) once more for Literal[int](0) arguments
+    d = np.int64(0)
+    n_pairs = np.int64(0)
     n_melds = 0
     wilds_left = wilds
     i0 = 0
