@@ -38,10 +38,11 @@ CALIBRATION_ARGS := --variant ningbo-3baida --deals 200 --worlds 100 --samples 4
 
 .PHONY: setup demo test check bench validate ladder band calibration clean browser docs
 
-## setup: the virtual environment, then the kernels of game mode, deal mode and scoring
-## compiled once (in parallel processes; `python -m nbsim.warmup` compiles every group)
+## setup: the virtual environment, then every kernel group compiled once (in parallel
+## processes: game and deal mode, scoring, whole matches, given walls, the lookahead
+## policy and the evaluator of `nbsim advise`), so no README command compiles later
 setup: $(STAMP)
-	$(BIN)/python -m nbsim.warmup game deal score
+	$(BIN)/python -m nbsim.warmup
 
 # uv (from PyPI) resolves and installs the packages: about 10 s from an empty
 # cache, where pip took about 100 s (measured on this 2-core machine); pip
@@ -73,7 +74,6 @@ browser:
 
 ## test: the test suite (long statistical checks are in `make validate`)
 test: setup
-	$(BIN)/python -m nbsim.warmup match wall lookahead
 	$(BIN)/python -m pytest -q
 
 ## check: lint (ruff, rules in pyproject.toml), types of the wrappers (nbsim/ but the kernels)

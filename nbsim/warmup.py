@@ -33,8 +33,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
-              "lookahead": 200}
+ESTIMATE_S = {"game": 150, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
+              "lookahead": 130, "advice": 30}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is
@@ -43,11 +43,17 @@ GROUPS = tuple(ESTIMATE_S)
 # mode and the scorer's own entry wait for the engine's scorer, so that it
 # has a core to itself
 AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
-         "lookahead": "game"}
+         "lookahead": "game", "advice": "game"}
 # the game engine is compiled in two processes (engine.warm_scorer and
 # engine.warm_policies): "scorer" goes with "game" whenever the engine is
-# compiled by the warm-up
+# compiled, by the warm-up and by ``ensure_compiled`` alike (both cores)
 HELPERS = {"game": "scorer"}
+# the first lines of a compiling process: numba's warning that the kernels'
+# tuples of compiled functions are an experimental feature reaches the
+# terminal highlighted (escape codes before the text), which the kernels'
+# own filters (by the text's start) miss
+_QUIET = ("import warnings; warnings.filterwarnings('ignore', "
+          "message='.*First-class function type feature is experimental'); ")
 
 
 def _folder() -> Path | None:
@@ -173,7 +179,7 @@ def _compile_in_processes(todo: list[str], bar) -> int:
                   AFTER.get(g) not in procs]:
             waiting.remove(g)
             wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
-            code = f"from nbsim.cli.warm import exercise; exercise({g!r}, {wait!r})"
+            code = f"{_QUIET}from nbsim.cli.warm import exercise; exercise({g!r}, {wait!r})"
             procs[g] = subprocess.Popen([sys.executable, "-c", code])
         for g, proc in list(procs.items()):
             if proc.poll() is not None:

@@ -74,3 +74,20 @@ def test_time_per_discard_counts_the_deals_real_discards(tables):
         rate2, per = _seconds_per_discard(rs, tables, pol, 12)
         assert rate > 0 and rate2 > 0
         assert abs(per - 12 / rate2 / discards) < 1e-12
+
+
+def test_compile_benchmark_reports_each_group_and_its_costliest_functions():
+    """bench_compile's quick mode compiles the deal group from an empty
+    cache folder in a fresh process: its row in the table names the
+    costliest kernel; ``top_spans`` sums a function's specialisations
+    (seconds are measured by `make bench`, never asserted here)."""
+    from benchmarks import bench_compile
+    from benchmarks.run import _fmt
+    rows = bench_compile.bench(quick=True)
+    assert [r.name for r in rows] == ["compile from empty cache: deal (subprocess)"]
+    assert rows[0].unit == "s" and rows[0].rate > 0 and "specialisations compiled" in rows[0].note
+    assert "costliest nbsim.kernels." in rows[0].note
+    assert _fmt(rows[0].rate, rows[0].unit).endswith("s")
+    spans = [("f", "(int64,)", 3.0, 1.0), ("g", "(int64,)", 2.0, 2.0), ("f", "(bool,)", 1.5, 1.5)]
+    assert bench_compile.top_spans({"spans": spans}) == [
+        ("f", "(bool,)", 2.5, 1.5, 2), ("g", "(int64,)", 2.0, 2.0, 1)]

@@ -26,7 +26,8 @@ def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
 
 
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
-    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead"}
+    assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead",
+                                  "advice"}
     assert all(warmup.ESTIMATE_S[g] > 0 for g in warmup.GROUPS)
     assert warmup.main(["bogus"]) == 2
     err = capsys.readouterr().err
@@ -136,10 +137,10 @@ def test_a_failed_compile_is_one_clear_error(monkeypatch, tmp_path):
 
 
 def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, tmp_path):
-    """A duel, a game-mode run and an advice that play the lookahead first
-    make sure its kernels are compiled (``ensure_compiled("lookahead")``,
-    which says so before a first compile); play without it asks only for
-    the game engine."""
+    """A duel and a game-mode run that play the lookahead first make sure
+    its kernels are compiled (``ensure_compiled("lookahead")``, which says
+    so before a first compile); play without it asks only for the game
+    engine, and an advice only for the evaluator ("advice")."""
     import nbsim
     from nbsim.play.advice.advise import advise
     from nbsim.play.advice.state import position_from_options
@@ -159,4 +160,4 @@ def test_play_with_a_search_policy_announces_the_lookahead_compile(monkeypatch, 
     rs = nbsim.load_rules("ningbo-3baida")
     pos = position_from_options(rs, hand="123m456p789s1155z7z", indicator="9m")
     advise(rs, pos, samples=4)
-    assert asked == ["lookahead"]
+    assert asked == ["advice"]

@@ -134,6 +134,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     from nbsim.rules.cases import check_cases, read_case_lines
     from nbsim.rules.ruleset import load_rules
     from nbsim.rules.scorer import format_result, score_hand
+    from nbsim.warmup import ensure_compiled
 
     if cases_file is not None and state_stream is not None:
         raise click.UsageError("--cases FILE and --state - exclude each other: give one")
@@ -157,6 +158,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
 
         lines = (read_case_lines(cases_file) if cases_file is not None
                  else _with_config(sys.stdin, config))
+        ensure_compiled("score")      # says so before a first compile
         tally = check_cases(lines, check=check, on_case=show)
         click.echo(tally.summary(), err=True)
         ctx.exit(tally.exit_code())
@@ -171,6 +173,7 @@ def score_cmd(ctx, config, cases_file, check, hand, win_tile, self_draw, on_disc
     if config is None or hand is None or win_tile is None:
         raise click.UsageError("a single hand needs CONFIG, --hand and --win-tile "
                                "(or use --cases FILE)")
+    ensure_compiled("score")          # says so before a first compile
     res = score_hand(config, hand, win_tile, melds=melds, win_by=win_by, seat=seat,
                      round_wind=round_wind, indicator=indicator, flowers=flowers,
                      context=context, discarder=discarder,

@@ -21,11 +21,12 @@ def exercise(group: str, helper: str | None = None) -> None:
         from nbsim.kernels.engine import warm as EW
         from nbsim.policy_specs import as_policies, kernel_arrays
         from nbsim.run.game_mode import game_frame
-        # the policies first: meanwhile the "scorer" process compiles the
-        # scorer, which the engine then loads from the cache
-        pc, params = kernel_arrays(as_policies("defend"))
-        EW.warm_policies(rs.array, tables, pc, params, False)
         if helper is not None:
+            # the policies first: meanwhile the "scorer" process compiles
+            # the scorer, which the engine then loads from the cache (alone,
+            # this entry would only link the policies once more)
+            pc, params = kernel_arrays(as_policies("defend"))
+            EW.warm_policies(rs.array, tables, pc, params, False)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
@@ -45,12 +46,15 @@ def exercise(group: str, helper: str | None = None) -> None:
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
         # the engine with the search policy (int32 codes; its playouts load
-        # the game engine from the cache), and the evaluator's Python entry
-        from nbsim.play.evaluation import evaluate, exact_own_draws
-        from nbsim.play.position import example_position
+        # the game engine from the cache)
         from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
                    tables)
+    elif group == "advice":
+        # the evaluator's entries (``nbsim advise``; its playouts load the
+        # game engine from the cache)
+        from nbsim.play.evaluation import evaluate, exact_own_draws
+        from nbsim.play.position import example_position
         pos = example_position()
         evaluate(rs, pos, samples=2)
         exact_own_draws(rs, pos)

@@ -109,7 +109,7 @@ SCHEME_SILVER_ROUND = (0, 1, 1, 0)
 
 # ---------------------------------------------------------------- tai items
 # docs/rules.md §6. The ids and their order are the rows of the item registry
-# (``tai_items.TAI_ITEM_TABLE``); the numbers below are their indices there
+# (``items.TAI_ITEM_TABLE``); the numbers below are their indices there
 # (checked at import). A variant's [scoring.tai] maps id -> tai; an id it
 # omits does not exist in the variant (stored as TAI_ABSENT).
 TAI_ITEMS = tuple(r.id for r in TAI_ITEM_TABLE)
@@ -144,7 +144,7 @@ N_TAI = len(TAI_ITEMS)
 TAI_ABSENT = -1
 
 # ---------------------------------------------------------------- Ninghai fan
-# docs/rules.md §8; ids and order: tai_items.FAN_ITEM_TABLE
+# docs/rules.md §8; ids and order: items.FAN_ITEM_TABLE
 FAN_ITEMS = tuple(r.id for r in FAN_ITEM_TABLE)
 F_SEAT_FLOWER = 0
 F_FLOWER_SET = 1
@@ -157,7 +157,7 @@ N_FAN = len(FAN_ITEMS)
 
 # ---------------------------------------------------------------- Ninghai fu
 # "terminal" means terminal or honor (幺九), "simple" ranks 2-8
-# ids and order: tai_items.FU_ITEM_TABLE
+# ids and order: items.FU_ITEM_TABLE
 FU_ITEMS = tuple(r.id for r in FU_ITEM_TABLE)
 FU_EXPOSED_PUNG_TERMINAL = 0
 FU_EXPOSED_PUNG_SIMPLE = 1

@@ -4,7 +4,7 @@ one row each.
 This is the one list of scoring items. ``codes`` takes the item ids and
 their order from it (``TAI_ITEMS``, ``FAN_ITEMS``, ``FU_ITEMS``; a config's
 ``scoring.tai.<id>``, ``scoring.fan.<id>`` and ``scoring.fu.<id>`` keys),
-``tai_hand`` builds the dispatch of the hand-level tai items from it,
+``scoring.hand_items`` builds the dispatch of the hand-level tai items from it,
 ``nbsim.rules.names`` takes the Chinese names from it, and docs/items.md explains
 how to add a row. It is plain Python (no numba), so the wrappers and the
 command line can read it without loading the kernels.
@@ -24,14 +24,14 @@ Columns of a row (``Item``):
 * ``reading``: the kernel that decides whether (and how many times) the
   item applies. For a hand-level tai item it is the name of a function of
   ``nbsim/kernels/scoring/hand_items.py`` with the signature ``f(rules, h) -> int``
-  (``h``: ``tai_hand.HandFacts``; the result: how many times the item
-  applies, 0 when it does not); ``tai_hand.tai_hand_items`` calls every
+  (``h``: ``scoring.hand_items.HandFacts``; the result: how many times the item
+  applies, 0 when it does not); ``scoring.hand_items.tai_hand_items`` calls every
   such function in table order. For the other items it names the kernel
   (``module.function``) where the item is decided.
 
 Adding a hand-level tai item is one row here (at the end of
 ``TAI_ITEM_TABLE``, so the numbers of the others stay) and its reading
-function in ``tai_hand.py`` (docs/items.md).
+function in ``scoring/hand_items.py`` (docs/items.md).
 """
 from __future__ import annotations
 
@@ -51,9 +51,9 @@ class Item(NamedTuple):
     reading: str
 
 
-_WAIT = "reading_choice.wait_item"
-_SHAPE = "reading_choice.consider (the reading's shape)"
-_PUNGS = "reading_choice.consider (the reading's pungs)"
+_WAIT = "scoring.readings.choice.wait_item"
+_SHAPE = "scoring.readings.choice.consider (the reading's shape)"
+_PUNGS = "scoring.readings.choice.consider (the reading's pungs)"
 
 # docs/rules.md §6, in table order (the order of codes.TAI_ITEMS and RES_ITEMS)
 TAI_ITEM_TABLE: tuple[Item, ...] = (
@@ -88,8 +88,8 @@ TAI_ITEM_TABLE: tuple[Item, ...] = (
     Item("wild_drawn", "T_WILD_DRAWN", HAND, "摸搭", "§6", "wild_drawn"),
 )
 
-_FAN_HAND = "score.fan_fu_hand_items"
-_FAN_READING = "reading_choice.consider, reading_items.fill_fan_fu"
+_FAN_HAND = "scoring.score.fan_fu_hand_items"
+_FAN_READING = "scoring.readings.choice.consider, scoring.readings.descriptor.fill_fan_fu"
 
 # docs/rules.md §8, in table order (codes.FAN_ITEMS, RES_FAN_ITEMS)
 FAN_ITEM_TABLE: tuple[Item, ...] = (
@@ -102,11 +102,12 @@ FAN_ITEM_TABLE: tuple[Item, ...] = (
     Item("all_pungs", "F_ALL_PUNGS", READING, "对对胡", "§8", _FAN_READING),
 )
 
-_SET_FU = "score.declared_melds (declared), reading_items.fu_set_inc (concealed)"
+_SET_FU = ("scoring.score.declared_melds (declared), "
+           "scoring.readings.descriptor.fu_set_inc (concealed)")
 
 # docs/rules.md §8, in table order (codes.FU_ITEMS, RES_FU_ITEMS); "terminal"
 # means a terminal or an honor (幺九). The eight set items come first, in the
-# order payments.pung_fu_item numbers them.
+# order scoring.payments.pung_fu_item numbers them.
 FU_ITEM_TABLE: tuple[Item, ...] = (
     Item("exposed_pung_terminal", "FU_EXPOSED_PUNG_TERMINAL", READING, "幺九碰出", "§8",
          _SET_FU),
@@ -122,7 +123,8 @@ FU_ITEM_TABLE: tuple[Item, ...] = (
     Item("concealed_kong_simple", "FU_CONCEALED_KONG_SIMPLE", READING, "暗杠", "§8", _SET_FU),
     Item("flower", "FU_FLOWER", HAND, "花", "§8", _FAN_HAND),
     Item("self_drawn", "FU_SELF_DRAWN", HAND, "自摸", "§8", _FAN_HAND),
-    Item("closed_wait", "FU_CLOSED_WAIT", READING, "夹中", "§8", "reading_choice.consider"),
+    Item("closed_wait", "FU_CLOSED_WAIT", READING, "夹中", "§8",
+         "scoring.readings.choice.consider"),
 )
 
 HAND_TAI_ITEMS: tuple[Item, ...] = tuple(r for r in TAI_ITEM_TABLE if r.level == HAND)

@@ -460,7 +460,7 @@ def assess(config: RuleSet | str | Path, df: pl.DataFrame, *, samples: int = 1_0
         raise RunError("no decision where both policies discarded: nothing to assess")
     gains, ses = [], []
     show = stderr_is_terminal() if progress is None else bool(progress)
-    ensure_compiled("lookahead", clock=show)     # says so before a first compile
+    ensure_compiled("advice", clock=show)        # says so before a first compile
     for r in tqdm(rows.iter_rows(named=True), total=rows.height, unit="decision",
                   disable=not show, file=sys.stderr, mininterval=0.25,
                   desc=f"assess ({samples} samples)"):

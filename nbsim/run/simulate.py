@@ -711,13 +711,19 @@ def _simulate_locked(spec, out, workers, resume, overwrite, progress, cluster, s
                                                                   done), used)
     if progress is None:
         progress = stderr_is_terminal()
-    if tasks and cluster is None and spec.mode == "game" and spec.fmt == "deals":
-        from nbsim.kernels.policies.catalog import SEARCH
-        from nbsim.policy_specs import parse_policy
+    if tasks and cluster is None:
         from nbsim.warmup import ensure_compiled
-        ensure_compiled("game", clock=progress)   # says so before a first compile
-        if any(parse_policy(p).name in SEARCH for p in spec.policies):
-            ensure_compiled("lookahead", clock=progress)   # the engine with a search policy
+        if spec.mode == "game" and spec.fmt == "deals":
+            from nbsim.kernels.policies.catalog import SEARCH
+            from nbsim.policy_specs import parse_policy
+            ensure_compiled("game", clock=progress)   # says so before a first compile
+            if any(parse_policy(p).name in SEARCH for p in spec.policies):
+                ensure_compiled("lookahead", clock=progress)   # the engine with a search policy
+        elif spec.mode == "game":
+            ensure_compiled("game", clock=progress)   # whole matches load the engine from it
+            ensure_compiled("match", clock=progress)
+        else:
+            ensure_compiled("deal", clock=progress)
     from tqdm import tqdm
     unit = "match" if spec.fmt == "matches" else "deal"
     bar = tqdm(total=spec.deals, initial=sum(b - a for a, b in done), unit=unit,

@@ -1,7 +1,7 @@
 """The policies' decisions as the engine asks them (Numba): the deciding
 seat's public ``View`` (``make_view``), the policy dispatch
 (``policies.registry``) and the no-leak probe around each decision
-(``engine_probe``). Each decision gets the seat's parameter row and its own
+(``engine.probe``). Each decision gets the seat's parameter row and its own
 random stream ``rng.STREAM_POLICY + seat``.
 """
 import numpy as np

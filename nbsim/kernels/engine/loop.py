@@ -9,22 +9,23 @@ random stream ``rng.STREAM_POLICY + seat``), scoring and payments from
 ``nbsim.kernels.scoring.score.score_one``.
 
 This module is the turn loop (``play_from``) and its entries (``play_deal``,
-``play_wall``). The engine's other parts, one job each:
+``play_wall``). The engine's other modules, one job each:
 
-* ``engine_state``: the ``Game`` state, the turn state ``TS_*``, the result
+* ``engine.state``: the ``Game`` state, the turn state ``TS_*``, the result
   row ``O_*``, the event log, a search policy's ``Search``;
-* ``engine_probe``: the no-leak probe (``PR_*``, ``Q_*``);
-* ``engine_decisions``: the public ``View`` and the four decisions asked of
+* ``engine.probe``: the no-leak probe (``PR_*``, ``Q_*``);
+* ``engine.decisions``: the public ``View`` and the four decisions asked of
   the policies;
-* ``engine_wins``: win checks, the scorer's verdict, Ninghai liability and fu;
-* ``engine_moves``: draws, own-turn kong options, declared melds;
-* ``engine_turn``: the steps of a turn (deal set-up, self-drawn win, kongs,
+* ``engine.wins``: win checks, the scorer's verdict, Ninghai liability and fu;
+* ``engine.moves``: draws, own-turn kong options, declared melds;
+* ``engine.turn``: the steps of a turn (deal set-up, self-drawn win, kongs,
   discards, wins on a discard);
-* ``engine_claims``: pungs, exposed kongs and chows of a discard;
-* ``engine_warm``: compiling the engine in parts (``nbsim.warmup``).
+* ``engine.claims``: pungs, exposed kongs and chows of a discard;
+* ``engine.warm``: compiling the engine in parts (``nbsim.warmup``).
 
-Every name callers use is importable from here (``engine.TS_CUR``,
-``engine.new_state``, ``engine.warm_scorer``, ...).
+Callers import each name from the module that defines it
+(``engine.state.TS_CUR``, ``engine.state.new_state``,
+``engine.warm.warm_scorer``, ...).
 
 Turn structure
 --------------
@@ -166,10 +167,10 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     built mid-deal (``nbsim.kernels.search.playout``). ``claim_seat`` >= 0: that
     discard is already made and nobody won on it; play starts at its claims
     with ``claim_seat``'s answer to question ``claim_q`` fixed to
-    ``claim_action`` (``engine_claims.claim_discard``); -1 for the others.
+    ``claim_action`` (``engine.claims.claim_discard``); -1 for the others.
     ``kong_kind``: -2 asks every kong question; -1 or a kind fixes the
     first own-turn kong answer of the seat to play (decline, or the kong of
-    that kind: ``engine_turn.own_kong``), as the lookahead's kong search
+    that kind: ``engine.turn.own_kong``), as the lookahead's kong search
     plays it. policies, params, log and probe as ``play_deal``. Returns the number of
     events."""
     ts = g.ts
@@ -262,7 +263,7 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, p
                  out, log, dealt_hands, dealt_flowers, probe)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
               restrict_first, policies, params, g, out, log, dealt_hands, dealt_flowers,
               probe):

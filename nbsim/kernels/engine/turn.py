@@ -1,7 +1,7 @@
 """The steps of a turn (Numba), each a function of the state ``Game``
 (docs/rules.md §2, §4 and §5): setting up a deal, the self-drawn win, own-turn
 kongs (and robbing an added kong), the allowed discards, the discard and
-the wins offered on it. Claims are in ``engine_claims``; the loop that runs
+the wins offered on it. Claims are in ``engine.claims``; the loop that runs
 the steps is ``engine.play_from``.
 
 Each step that may end the turn returns ``GO_ON`` (the turn goes on),

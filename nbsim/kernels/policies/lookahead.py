@@ -227,7 +227,7 @@ def paired_best(pays, n_cands, n_samples, z):
     return best
 
 
-@nrt_free
+@nrt_free(inline="always")
 def settle(view, params, prng, sr, n, claim_tile, claim_q):
     """Row of ``sr.cands[:n]`` to play (0: defend's answer, row 0). The
     candidates are played out on ``samples`` worlds (``playout.evaluate_into``
@@ -238,7 +238,9 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     first stage chose it because its gain looked large on those worlds, so
     only fresh worlds judge it without that bias. ``sr.cands`` is left as
     given. The seeds come from ``prng`` (two uint32 per stage; none for the
-    second stage when it is not played)."""
+    second stage when it is not played). Inlined (numba IR) into the three
+    decisions that search: compiled apart, it would link and optimize the
+    playouts' engine once more (docs/layout.md, "The kernels")."""
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     playout = np.int64(params[P_PLAYOUT])
@@ -255,7 +257,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     PL.evaluate_into(view, sr, np.int64(2), confirm, key, playout, claim_tile, claim_q,
                      params[P_PLAYOUT_HOLD], refine)
     sr.cands[1] = second
-    return b if paired_best(sr.pays, 2, confirm, params[P_Z]) == 1 else 0
+    return b if paired_best(sr.pays, np.int64(2), confirm, params[P_Z]) == 1 else 0
 
 
 @nrt_free

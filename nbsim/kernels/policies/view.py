@@ -1,7 +1,7 @@
 """What a player sees when it decides: the public table view (``View``) and
 the policies' scratch arrays (``Scratch``).
 
-The engine builds one ``View`` for the seat to decide (``engine_decisions.make_view``)
+The engine builds one ``View`` for the seat to decide (``engine.decisions.make_view``)
 and passes it, the seat's parameter row and random stream to the policy.
 A policy reads nothing else: no other player's concealed tiles, no wall
 order. Everything in a View is what that player would know at a real table
@@ -44,7 +44,7 @@ fed        int8[4, 4]             bound-pair counts: fed[a, b] = melds a claimed
 ws         int64[WS_LEN]          the wall's state (``wall.WS_*``): positions
                                   drawn from the live end and the tail, the
                                   indicator's place; never the tiles
-pts        int64[TS_LEN]          the public turn state (``engine_state.TS_*``): whose
+pts        int64[TS_LEN]          the public turn state (``engine.state.TS_*``): whose
                                   turn, kong locks, chow-swap limits, claims
                                   and kongs so far; ``TS_DRAWN`` is the drawn
                                   kind only when the deciding seat drew it
@@ -77,7 +77,7 @@ View = namedtuple("View", (
 # so that loops visit only those kinds instead of testing all 42) and a
 # memo per group and fit class (``memo``, int8[4 x MEMO_W]: 0 not known)
 # ``search``: the working memory of a search policy's playouts
-# (``engine_state.Search``, made by ``engine_state.new_search``)
+# (``engine.state.Search``, made by ``engine.state.new_search``)
 Scratch = namedtuple("Scratch", ("nat", "tmp", "nat2", "danger", "feed", "threat", "worth",
                                  "work", "iwork", "unseen", "kinds", "memo", "search"))
 

@@ -3,7 +3,7 @@ from the hand as a whole (flowers, how and when it was won, the wilds it
 holds), not from one reading of it.
 
 Each item has a reading function ``f(rules, h) -> int``, named by its row
-of the item registry (``tai_items.TAI_ITEM_TABLE``, level ``"hand"``): how
+of the item registry (``items.TAI_ITEM_TABLE``, level ``"hand"``): how
 many times the item applies to the winning situation ``h`` (``HandFacts``),
 0 when it does not. ``tai_hand_items`` calls them all, in table order, with
 the dispatch technique of ``policies.registry`` (``numba.literal_unroll``

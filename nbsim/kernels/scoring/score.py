@@ -17,7 +17,7 @@ Public kernels (no allocation in the batch loop):
 
 ``score_one`` is a sequence of named steps (small inlined kernels below):
 check the situation (``validation.validate``), count the naturals and
-wilds, read the declared melds, the hand-level items (``tai_hand`` for
+wilds, read the declared melds, the hand-level items (``hand_items`` for
 Ningbo, ``fan_fu_hand_items`` for Ninghai), the 13-tile wait set, find the
 best reading (``readings.search``), write its items, decide whether the
 win is legal, then the payments.
@@ -25,7 +25,7 @@ win is legal, then the payments.
 The work is split along its seams, one module each:
 
 * ``validation``: the input checks and the compact wild set;
-* ``tai_items``: the item registry (plain Python), ``tai_hand``: the
+* ``items``: the item registry (plain Python), ``hand_items``: the
   hand-level tai items;
 * ``readings`` and the ``reading_*`` modules: the search over readings, the
   free group classes and the choice of the counted reading (the method is

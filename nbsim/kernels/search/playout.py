@@ -44,7 +44,7 @@ from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, pa
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
 
-# statistics per candidate (float64[n, engine_state.SEARCH_STATS])
+# statistics per candidate (float64[n, engine.state.SEARCH_STATS])
 ST_PAY = 0             # sum of the seat's payments (points)
 ST_PAY2 = 1            # sum of their squares
 ST_WIN = 2             # deals the seat won
@@ -68,7 +68,7 @@ DEFEND_HOLD = param_index("defend", "hold")
 RESPECT_PASSED = 4
 # ``build_world``'s refine flag (models 2 and 3): a flush target of
 # ``refine_hands`` keeps the honours (the half flush of its suit), as a
-# player collecting one suit holds honours too (docs/calibration.md)
+# player collecting one suit holds honours too (docs/results/calibration.md)
 FLUSH_HONOURS = 8
 MODEL_BITS = 3          # refine & MODEL_BITS: the opponent model (0 .. 3)
 PASSED_TRIES = 16       # deals of a world before the last one is kept anyway
@@ -259,7 +259,7 @@ def discard_win_counts(view, sr, n_samples, key, refine, wins, counts):
     the stream (``key``, j) as in ``evaluate_into``) some other seat would
     legally win on kind ``k`` discarded by ``view.seat`` now
     (``discard_wins``; ``wins`` bool[N_KINDS] scratch). ``sr``:
-    ``engine_state.Search`` working memory. Returns the worlds dealt (a
+    ``engine.state.Search`` working memory. Returns the worlds dealt (a
     world the view leaves too few tiles for is not counted)."""
     g = ES.search_game(sr)
     for k in range(C.N_KINDS):
@@ -279,7 +279,7 @@ def discard_win_counts(view, sr, n_samples, key, refine, wins, counts):
 
 @nrt_free
 def build_world(view, g, st, pool, u, refine, out):
-    """Fill the state ``g`` (``engine_state.Game``) with a complete deal that
+    """Fill the state ``g`` (``engine.state.Game``) with a complete deal that
     agrees with ``view`` (``policies.view.View``) and deals the hidden tiles
     at random from the stream ``st`` (uint64[RNG_LEN]); ``pool`` uint8[144]
     and ``u`` int64[42] are scratch. ``refine & MODEL_BITS`` 1, 2 or 3: the
@@ -412,16 +412,16 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     ``hold`` >= 0 with defend: defend's ``hold`` set to it, < 0: its default)
     to the end of the deal. ``claim_q`` >= 0: the candidates are instead the
     seat's answers (``common.CLAIM_*``) to the discard ``claim_tile``, which
-    the view shows made and not won on (``engine_claims.claim_discard``): a
+    the view shows made and not won on (``engine.claims.claim_discard``): a
     pung or kong answers the pung question, a chow the chow question (no
     seat pungs first), and a pass the question ``claim_q`` (0: the pung
     question, the chow question then asked as usual; 1: every claim of the
     seat, and nobody pungs); ``KONG_Q``: the candidates are the seat's
     answers to its own-turn kong question (-1 no kong, then the playout
     policy's discard; k: the kong of kind k, concealed or added, then the
-    replacement draw; ``engine_turn.own_kong``); -1: the candidates are
+    replacement draw; ``engine.turn.own_kong``); -1: the candidates are
     discards. ``sr``:
-    ``engine_state.Search`` working memory (at least n_cands rows and
+    ``engine.state.Search`` working memory (at least n_cands rows and
     n_samples columns); ``refine``: ``build_world``'s (1, 2 or 3: the others' hands
     refined by ``refine_hands``, 0: uniform); ``key``: uint64, the seed of
     the worlds (world j comes from stream (key, j) for every candidate, and

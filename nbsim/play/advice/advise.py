@@ -665,7 +665,7 @@ def advise(rules: RuleSet | str | Path, pos: Position, *, samples: int | None = 
                        f"moves by shanten and acceptance alone")
     from nbsim.play.evaluation import evaluate, evaluate_claims, exact_own_draws
     from nbsim.warmup import ensure_compiled
-    ensure_compiled("lookahead")       # says so before a first compile of the playouts
+    ensure_compiled("advice")          # says so before a first compile of the playouts
     cands = _candidates(rs, pos, _Fitter(rs, pos))
     if pos.offered < 0:
         kinds = [c.kind for c in cands if c.action == "discard"]

@@ -235,7 +235,7 @@ def review(source: Any, *, seat: str | int | None = None, deal: int | None = Non
                           policies=policies)
     found = decisions(rs, rec)
     show = stderr_is_terminal() if progress is None else bool(progress)
-    ensure_compiled("lookahead", clock=show)
+    ensure_compiled("advice", clock=show)
     start = time.perf_counter()
     rated: list[Rating] = []
     unread: list[str] = []

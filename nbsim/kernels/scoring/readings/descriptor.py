@@ -4,7 +4,7 @@
 A reading's tai items that depend on its groups and winning slot (the
 flushes, all_pungs, dragon pungs, the wind pungs, the wait item and
 big_single_wait) are packed into one int, its descriptor; the items that do
-not (the hand items, ``tai_hand``) are hand constants in the scratch.
+not (the hand items, ``hand_items``) are hand constants in the scratch.
 
 The reading descriptor
 ----------------------

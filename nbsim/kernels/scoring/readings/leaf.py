@@ -1,7 +1,7 @@
 """The readings of one cover of the natural tiles (Numba; docs/rules.md
 §10.3): ``eval_leaf`` places the winning tile (in a natural group, in a
 re-identified free group, or in a free group of wilds) and chooses the
-classes of the free groups, then scores each reading (``reading_choice.
+classes of the free groups, then scores each reading (``readings.choice.
 consider``). Steps 2 and 3 of the method in ``readings``' module doc.
 """
 from nbsim.kernels import codes as C

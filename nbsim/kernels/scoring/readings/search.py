@@ -10,12 +10,12 @@ The work is split, one module each:
   int``: every reading of the natural tiles iw[O_NAT:] with ``wilds`` wilds;
   the best one is left in iw[O_ST:] (``scratch.ST_*``). Returns the number
   of covers.
-* ``reading_leaf``: the readings of one cover (the winning slot, the free
+* ``readings.leaf``: the readings of one cover (the winning slot, the free
   groups' classes);
-* ``reading_choice``: scoring one reading, its legality, keeping the best;
-* ``reading_groups``: ``Groups`` and ``WinSlot``, the free group classes
+* ``readings.choice``: scoring one reading, its legality, keeping the best;
+* ``readings.groups``: ``Groups`` and ``WinSlot``, the free group classes
   (``fill_classes``);
-* ``reading_items``: the reading descriptor and the items it stands for
+* ``readings.descriptor``: the reading descriptor and the items it stands for
   (``fill_items``, ``reading_present``, ``fill_fan_fu``).
 
 Every kernel reads and writes only the scratch ``iw``
@@ -60,6 +60,8 @@ kind's slots and the wilds fill the rest.
    a wild can stand in an N slot of kind j exactly when the whole reading
    has more j slots than naturals of j.
 """
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.scoring.readings.leaf import eval_leaf
@@ -121,8 +123,10 @@ def search(rules, iw, wilds, n_meld_slots, pair_slots):
     naturals used: a count, or a slot bit mask for a chow) and GW (wilds
     used). Needs the hand constants and classes of iw (``score.score_one``)."""
     leaves = 0
-    d = 0
-    n_pairs = 0
+    # int64 from the start: a literal 0 here makes numba compile eval_leaf
+    # (and the readings below it) once more for Literal[int](0) arguments
+    d = np.int64(0)
+    n_pairs = np.int64(0)
     n_melds = 0
     wilds_left = wilds
     i0 = 0
