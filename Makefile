@@ -55,9 +55,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## demo: three variants played out by the default (strongest) policy, then their comparison
-## (it compiles only the game engine: deal mode and the scorer's own entry wait for `make setup`)
-demo: $(STAMP)
-	$(BIN)/python -m nbsim.warmup game
+## (after `make setup`, which compiles every kernel group, so no later command compiles)
+demo: setup
 	@for v in $(DEMO_VARIANTS); do \
 		$(BIN)/nbsim simulate $$v --mode game --deals $(DEMO_DEALS) --seed 1 \
 			--out $(DEMO_OUT)/$$v --overwrite || exit 1; \
