@@ -157,7 +157,8 @@ def test_stop_keeps_the_finished_matches(tmp_path, monkeypatch):
 
     def tick(self, index, n, size):
         real(self, index, n, size)
-        stop.set()                          # stop after the first kernel call
+        stop.set()                          # stop after the first kernel call,
+        time.sleep(5 * SIM.POLL_S)          # once the main thread (polling) passed it on
 
     monkeypatch.setattr(SIM._Recorder, "tick", tick)
     out = tmp_path / "run"
