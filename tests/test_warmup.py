@@ -1,10 +1,15 @@
 """nbsim.warmup: the first compile of a kernel group is announced, later
 calls are silent, and the warm-up command checks its group names."""
+import pytest
+
 from nbsim import warmup
 
 
-def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
-    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)   # markers only
+@pytest.fixture
+def compiles(monkeypatch, tmp_path) -> list[list[str]]:
+    """Markers in ``tmp_path`` and a stand-in for the compile processes:
+    each call's groups are recorded (the list returned) and marked compiled."""
+    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
     ran: list[list[str]] = []
 
     def fake(todo, bar):
@@ -13,6 +18,11 @@ def test_first_compile_is_announced_then_silent(monkeypatch, tmp_path):
             warmup.mark_compiled(g)
         return 0
     monkeypatch.setattr(warmup, "_compile_in_processes", fake)
+    return ran
+
+
+def test_first_compile_is_announced_then_silent(compiles, tmp_path):
+    ran = compiles
     said: list[str] = []
     assert not warmup.is_compiled("deal")
     warmup.ensure_compiled("deal", echo=said.append, clock=False)
@@ -101,19 +111,11 @@ def test_a_compiled_engine_needs_no_scorer_process(monkeypatch, tmp_path):
     assert len(started) == 1 and "exercise('deal', None)" in started[0]
 
 
-def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp_path):
+def test_the_engine_compiled_alone_is_announced_with_its_scorer(compiles, tmp_path):
     """ensure_compiled("game") compiles the engine in two processes at once
     (the engine and its scorer), as the warm-up does: its estimate is the
     longer of the two; with the scorer compiled, the engine's alone."""
-    monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
-    ran: list[list[str]] = []
-
-    def fake(todo, bar):
-        ran.append(list(todo))
-        for g in todo:
-            warmup.mark_compiled(g)
-        return 0
-    monkeypatch.setattr(warmup, "_compile_in_processes", fake)
+    ran = compiles
     said: list[str] = []
     warmup.ensure_compiled("game", echo=said.append, clock=False)
     est = warmup.ESTIMATE_S
@@ -128,7 +130,6 @@ def test_the_engine_compiled_alone_is_announced_with_its_scorer(monkeypatch, tmp
 def test_a_failed_compile_is_one_clear_error(monkeypatch, tmp_path):
     """A compile process that fails raises RuntimeError naming the group and
     the command that shows why, and leaves the group uncompiled."""
-    import pytest
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
     monkeypatch.setattr(warmup, "_compile_in_processes", lambda todo, bar: 1)
     with pytest.raises(RuntimeError, match="python -m nbsim.warmup deal"):

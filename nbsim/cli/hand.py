@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from nbsim.cli.options import set_option
+from nbsim.cli.options import echo_result, set_option
 from nbsim.play.worlds import ADVICE_OPPONENTS
 
 
@@ -304,7 +304,6 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
     Example: nbsim advise ningbo-3baida --hand 123m456p789s1155z3p
     --indicator 9m --discards E:19m --melds W:pung:777z --samples 200
     """
-    import json
 
     from nbsim.play.advice.advise import advise
     from nbsim.play.advice.state import position_from_state, read_state, table_state
@@ -332,9 +331,4 @@ def advise_cmd(config, hand, melds, discards, seat, round_wind, indicator, wall_
         sys.exit(2 if failed else 0)
     adv = answer(read_state(state_file) if state_file else None)
     written = plot_advice(adv, plot) if plot else None
-    if as_json:
-        click.echo(json.dumps(advice_json(adv), ensure_ascii=False, indent=2))
-    else:
-        click.echo(format_advice(adv))
-    if written is not None:
-        click.echo(f"wrote {written}", err=as_json)
+    echo_result(as_json, lambda: advice_json(adv), lambda: format_advice(adv), written)

@@ -54,6 +54,16 @@ def os_error_text(e: OSError) -> str:
     return f"{reason}: {name!r}" if name else reason
 
 
+def echo_result(as_json: bool, data, text, written=None, indent: int = 2) -> None:
+    """Print a command's answer: ``data()`` (a JSON-ready dict) as JSON with
+    --json, else ``text()`` (a str); then "wrote PATH" for a file it wrote
+    (``written``, or None), on stderr with --json so stdout stays JSON."""
+    import json
+    click.echo(json.dumps(data(), ensure_ascii=False, indent=indent) if as_json else text())
+    if written is not None:
+        click.echo(f"wrote {written}", err=as_json)
+
+
 def config_argument(f):
     """CONFIG argument shared by the commands: a path or a shipped config name."""
     return click.argument("config", metavar="CONFIG")(f)

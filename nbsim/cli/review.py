@@ -2,12 +2,11 @@
 against the best move (the library: ``nbsim.play.review``; docs/guide/players.md)."""
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from nbsim.cli.options import INTERRUPTED, policy_options
+from nbsim.cli.options import INTERRUPTED, echo_result, policy_options
 from nbsim.play.worlds import ADVICE_OPPONENTS
 
 __all__ = ["review_cmd"]
@@ -80,12 +79,7 @@ def review_cmd(source, deal, seat, run_seed, policy, policies, samples, budget, 
                 samples=samples, budget=budget, seed=seed, base=base, opponents=opponents,
                 progress=progress)
     written = write_review_html(rv, html) if html else None
-    if as_json:
-        click.echo(json.dumps(review_json(rv), ensure_ascii=False, indent=1))
-    else:
-        click.echo(format_review(rv))
-    if written is not None:
-        click.echo(f"wrote {written}", err=as_json)
+    echo_result(as_json, lambda: review_json(rv), lambda: format_review(rv), written, indent=1)
     if rv.interrupted:
         click.echo("interrupted: the review above holds the decisions rated before Ctrl-C",
                    err=True)
