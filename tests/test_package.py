@@ -8,6 +8,7 @@ import ast
 import collections
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -106,6 +107,7 @@ def test_cache_folder_hash_covers_every_kernel_file(tmp_path, monkeypatch):
     second = numba_cache.cache_folder("0.1")
     assert second != first
     assert numba_cache.cache_folder("0.2") != second
+    assert numba_cache.compiler_versions().split()[::2] == ["numba", "llvmlite", "numpy"]
     # an explicit folder is a parent too: a kernel edit names a new subfolder
     monkeypatch.setenv("NBSIM_NUMBA_CACHE", str(tmp_path / "explicit"))
     explicit = numba_cache.cache_folder("0.1")
@@ -115,11 +117,10 @@ def test_cache_folder_hash_covers_every_kernel_file(tmp_path, monkeypatch):
     assert numba_cache.cache_folder("0.1") != explicit
 
 
-def test_cache_folder_of_a_clone_elsewhere_is_its_own(tmp_path, monkeypatch):
-    """The same kernel sources at another path (a second clone) name another
-    cache folder: numba files compiled code by the source folder's absolute
-    path, so the clone must not find the first one's compile markers and
-    skip its compile message (``nbsim.warmup``)."""
+def test_cache_folder_of_a_clone_elsewhere_is_the_same(tmp_path, monkeypatch):
+    """The same kernel sources at another path (a second clone, a worktree,
+    a moved checkout) name the same cache folder, and a changed source in
+    one of them a folder of its own."""
     for clone in ("one", "two"):
         (tmp_path / clone / "kernels").mkdir(parents=True)
         (tmp_path / clone / "kernels" / "a.py").write_text("x = 1\n")
@@ -127,10 +128,38 @@ def test_cache_folder_of_a_clone_elsewhere_is_its_own(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(numba_cache, "KERNELS_DIR", tmp_path / "one" / "kernels")
     one = numba_cache.cache_folder("0.1")
-    assert numba_cache.cache_folder("0.1") == one            # stable for one clone
     monkeypatch.setattr(numba_cache, "KERNELS_DIR", tmp_path / "two" / "kernels")
-    two = numba_cache.cache_folder("0.1")
-    assert two != one and two.parent == one.parent
+    assert numba_cache.cache_folder("0.1") == one
+    (tmp_path / "two" / "kernels" / "a.py").write_text("x = 2\n")
+    assert numba_cache.cache_folder("0.1") != one
+
+
+def test_a_second_clone_loads_the_compiled_kernels(tmp_path):
+    """A kernel compiled from one copy of the package is loaded, not
+    compiled, by a copy of the same package elsewhere (numba_cache's
+    locator files compiled code by its folder inside nbsim/kernels)."""
+    for clone in ("one", "two"):
+        shutil.copytree(ROOT / "nbsim", tmp_path / clone / "nbsim",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    code = """
+        import numpy as np
+        from nbsim.kernels import rng
+        rng.deal_key(np.uint64(5), np.int64(3))
+        s = rng.deal_key.stats
+        print(rng.__file__, sum(s.cache_hits.values()), sum(s.cache_misses.values()))
+    """
+    runs = []
+    for clone in ("one", "one", "two"):
+        r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                           text=True, cwd=tmp_path / clone, timeout=300,
+                           env={**os.environ, "NBSIM_NUMBA_CACHE": str(tmp_path / "cache"),
+                                "PYTHONPATH": str(tmp_path / clone)})
+        assert r.returncode == 0, r.stderr
+        runs.append(r.stdout.split())
+    assert [Path(r[0]).parts[-4] for r in runs] == ["one", "one", "two"]
+    assert runs[0][1:] == ["0", "1"]          # compiled in the first copy
+    assert runs[1][1:] == ["1", "0"]          # loaded there again
+    assert runs[2][1:] == ["1", "0"]          # and loaded by the second copy
 
 
 # ---------------------------------------------------------------- the CLI
