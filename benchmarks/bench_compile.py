@@ -17,8 +17,12 @@ today. Compare figures of one run, or of runs made in the same period.
 Inside each child, numba's compile events (``numba.core.event``, kind
 ``numba:compile``) give the seconds of every compiled specialisation
 (dispatcher and argument types): inclusive (its callees compiled while it
-was typed included) and exclusive (without them). ``python -m
-benchmarks.bench_compile [GROUP ...]`` prints the ten costliest per group;
+was typed included) and exclusive (without them). Numba's pass
+events (``numba:run_pass``) give the seconds of each compiler pass (type
+inference, inlining, lowering, ...) and its LLVM-lock events
+(``numba:llvm_lock``) the seconds spent in LLVM. ``python -m
+benchmarks.bench_compile [GROUP ...]`` prints the ten costliest
+specialisations per group and the split by stage;
 ``make bench`` shows the group totals and the costliest specialisation of
 each group.
 
@@ -53,6 +57,9 @@ t0 = time.perf_counter()
 from numba.core import event
 spans = []
 stack = []
+stages = {}
+pass_stack = []
+llvm = [0, 0.0, 0.0]      # depth, start, seconds
 class L(event.Listener):
     def on_start(self, ev):
         stack.append([ev.data, time.perf_counter(), 0.0])
@@ -65,7 +72,27 @@ class L(event.Listener):
         name = getattr(d, "py_func", d)
         name = getattr(name, "__module__", "?") + "." + getattr(name, "__qualname__", str(name))
         spans.append((name, str(data["args"]), dt, dt - child))
+class P(event.Listener):      # compiler passes, exclusive of the passes nested in them
+    def on_start(self, ev):
+        pass_stack.append([ev.data["name"].split(" [")[0], time.perf_counter(), 0.0])
+    def on_end(self, ev):
+        name, t, child = pass_stack.pop()
+        dt = time.perf_counter() - t
+        if pass_stack:
+            pass_stack[-1][2] += dt
+        stages[name] = stages.get(name, 0.0) + dt - child
+class V(event.Listener):      # the LLVM lock, outermost holds only
+    def on_start(self, ev):
+        llvm[0] += 1
+        if llvm[0] == 1:
+            llvm[1] = time.perf_counter()
+    def on_end(self, ev):
+        llvm[0] -= 1
+        if llvm[0] == 0:
+            llvm[2] += time.perf_counter() - llvm[1]
 event.register("numba:compile", L())
+event.register("numba:run_pass", P())
+event.register("numba:llvm_lock", V())
 from nbsim import warmup
 from nbsim.cli.warm import exercise
 group = sys.argv[1]
@@ -78,7 +105,8 @@ else:      # as ensure_compiled: the helper group in a process of its own, at th
                              f"from nbsim.cli.warm import exercise; exercise({helper!r})"])
     exercise(group, helper)
     proc.wait()
-print(json.dumps({"seconds": time.perf_counter() - t0, "spans": spans}))
+print(json.dumps({"seconds": time.perf_counter() - t0, "spans": spans, "stages": stages,
+                  "llvm": llvm[2]}))
 """
 
 
@@ -94,7 +122,11 @@ def compile_group(group: str, cache: Path, alone: bool = False) -> dict:
     machine than the wall clock), "seconds": seconds from its
     first import to the end of the warm-up call, "spans": [(function,
     argument types, inclusive s, exclusive s), ...] per compiled
-    specialisation}. Raises subprocess.CalledProcessError when it fails."""
+    specialisation, "stages": {compiler pass name: seconds}, exclusive of
+    the passes nested in it (a callee's compile inside a caller's type
+    inference), "llvm": seconds the process held numba's LLVM lock
+    (LLVM's optimization and code emission)}. Raises
+    subprocess.CalledProcessError when it fails."""
     env = dict(os.environ, NBSIM_NUMBA_CACHE=str(cache))
     env.pop("NUMBA_CACHE_DIR", None)
     import resource
@@ -139,14 +171,32 @@ def top_spans(rec: dict, n: int = 10) -> list[tuple[str, str, float, float, int]
     return [(e[0], e[1], e[2], e[3], e[4]) for e in rows]
 
 
+def top_stages(rec: dict, n: int = 5) -> list[tuple[str, float]]:
+    """The ``n`` compiler passes with the most seconds in one group's record
+    (name, seconds exclusive of nested passes), costliest first. Numba's
+    lowering pass includes the LLVM work on the function it lowers
+    (``rec["llvm"]`` gives all the LLVM seconds)."""
+    return sorted(rec.get("stages", {}).items(), key=lambda kv: -kv[1])[:n]
+
+
 def bench(quick: bool = False) -> list[Result]:
-    recs = compile_all(QUICK if quick else ORDER)
+    """Compile every group from an empty cache (only ``QUICK`` in quick
+    mode) and tabulate it (``rows``)."""
+    return rows(compile_all(QUICK if quick else ORDER), quick)
+
+
+def rows(recs: dict[str, dict], quick: bool = False) -> list[Result]:
+    """The table rows of ``compile_all``'s records: each group's seconds,
+    beside the reference where there is one, with its CPU and LLVM
+    seconds and costliest function in the note; then the sums (every
+    group's unless ``quick``)."""
     out = []
     base = "before the compile work"
     search = [g for g in SEARCH if g in recs]
     for g, rec in recs.items():
         top = top_spans(rec, 1)
-        note = (f"{rec['cpu']:.0f} CPU s; {len(rec['spans'])} specialisations compiled; "
+        note = (f"{rec['cpu']:.0f} CPU s, LLVM {rec['llvm']:.0f} s of it; "
+                f"{len(rec['spans'])} specialisations compiled; "
                 f"costliest {top[0][0]} {top[0][2]:.1f} s exclusive" if top
                 else "loaded from the cache")
         ref = REFERENCE_S["game"] if g == "game" else (
@@ -175,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({len(rec['spans'])} specialisations)")
         for name, args, excl, incl, n in top_spans(rec):
             print(f"  {excl:7.1f} s excl  {incl:7.1f} s incl  x{n}  {name}  {args[:100]}")
+        print(f"  LLVM (optimization and code emission): {rec['llvm']:.1f} s; costliest passes: "
+              + ", ".join(f"{name} {t:.1f} s" for name, t in top_stages(rec)))
     return 0
 
 

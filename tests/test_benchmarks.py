@@ -83,10 +83,16 @@ def test_compile_benchmark_reports_each_group_and_its_costliest_functions():
     (seconds are measured by `make bench`, never asserted here)."""
     from benchmarks import bench_compile
     from benchmarks.run import _fmt
-    rows = bench_compile.bench(quick=True)
+    recs = bench_compile.compile_all(bench_compile.QUICK)
+    rows = bench_compile.rows(recs, quick=True)
     assert [r.name for r in rows] == ["compile from empty cache: deal (subprocess)"]
     assert rows[0].unit == "s" and rows[0].rate > 0 and "specialisations compiled" in rows[0].note
-    assert "costliest nbsim.kernels." in rows[0].note
+    assert "costliest nbsim.kernels." in rows[0].note and ", LLVM " in rows[0].note
+    rec = recs["deal"]
+    assert 0 < rec["llvm"] < rec["seconds"]
+    stages = bench_compile.top_stages(rec, 3)
+    assert len(stages) == 3 and stages[0][1] >= stages[2][1] > 0
+    assert {"nopython_type_inference", "native_lowering"} & {name for name, _ in stages}
     assert _fmt(rows[0].rate, rows[0].unit).endswith("s")
     spans = [("f", "(int64,)", 3.0, 1.0), ("g", "(int64,)", 2.0, 2.0), ("f", "(bool,)", 1.5, 1.5)]
     assert bench_compile.top_spans({"spans": spans}) == [
