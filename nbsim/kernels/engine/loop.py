@@ -230,14 +230,10 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     return n_log
 
 
-@nrt_free(inline="always")
+@nrt_free
 def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g, out,
           log, dealt_hands, dealt_flowers, probe):
-    """The deal from a set-up wall (the state's wall, ws and wild) to its end.
-    Inlined (numba IR) into ``play_deal`` and ``play_wall``, themselves
-    inlined into their entries: a compiled function that is not inlined
-    links, optimizes and emits the whole engine below it once more, so only
-    ``play_from`` and the entries do (docs/layout.md, "The kernels")."""
+    """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
     return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1),
