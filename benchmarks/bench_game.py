@@ -130,16 +130,15 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
     from nbsim.kernels.engine import games as KG
     from nbsim.kernels.engine import state as ES
     from nbsim.policy_specs import as_policies, kernel_arrays
-    from nbsim.run.frames import _alloc
+    from nbsim.run.frames import PER_DEAL, PER_EVENT, _alloc
 
     a = _alloc(n, False)
-    pc, params = kernel_arrays(as_policies(policy))
+    pols = kernel_arrays(as_policies(policy))
+    rows = KG.DealRows(*(a[k] for k in PER_DEAL))
+    ev = KG.EventRows(*(a[k] for k in PER_EVENT))
 
     def run():
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pc, params, False, a["out"],
-                      a["melds"], a["round_winds"], a["hands"], a["flowers"], a["wilds"],
-                      a["dice"], a["ind"], a["comp"], a["events"], a["event_deal"],
-                      a["event_step"])
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pols, False, rows, ev)
 
     run()                                 # compile / load the cache
     best = 0.0

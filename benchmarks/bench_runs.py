@@ -73,14 +73,13 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     from nbsim.rules.ruleset import load_rules
     from nbsim.run import frames as F
     rs, tables = load_rules("ningbo-3baida"), load_tables()
-    args = kernel_arrays(as_policies((DEFAULT_POLICY,) * 4))
+    pols = kernel_arrays(as_policies((DEFAULT_POLICY,) * 4))
 
     def play(start, count):
         a = F._alloc(count, False)
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), *args, False,
-                      a["out"], a["melds"], a["round_winds"], a["hands"], a["flowers"],
-                      a["wilds"], a["dice"], a["ind"], a["comp"], a["events"],
-                      a["event_deal"], a["event_step"])
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), pols, False,
+                      KG.DealRows(*(a[k] for k in F.PER_DEAL)),
+                      KG.EventRows(*(a[k] for k in F.PER_EVENT)))
 
     play(0, 100)
     t0 = time.perf_counter()

@@ -24,7 +24,7 @@ from nbsim.kernels import codes as C
 
 def make_batch(n: int, seed: int = 1, *, wild_probs=(0.55, 0.33, 0.10, 0.02),
                meld_probs=(0.6, 0.25, 0.1, 0.05), config: str = "ningbo-3baida"):
-    """n winning situations as the argument arrays of ``score_batch`` (dict)."""
+    """n winning situations as the arrays of ``score_batch``'s records (dict)."""
     from nbsim.rules.ruleset import load_rules
     rs = load_rules(config)
     rng = np.random.default_rng(seed)
@@ -104,6 +104,14 @@ def make_batch(n: int, seed: int = 1, *, wild_probs=(0.55, 0.33, 0.10, 0.02),
     return rs, out
 
 
+def batch_args(rs, tables, b, res) -> tuple:
+    """``score_batch``'s arguments for the arrays ``b`` of ``make_batch``."""
+    from nbsim.kernels.scoring.score import HandTiles, Win
+    return (rs.array, tables, HandTiles(b["hands"], b["melds"], b["n_melds"], b["flowers"]),
+            Win(b["win_tile"], b["win_by"], b["ctx"], b["seat"], b["round_wind"], b["indicator"],
+                b["discarder"], b["fed"], b["fed_by_winner"], b["kong_from"], b["liable"]), res)
+
+
 def _to_136(counts):
     tiles = []
     for k in range(34):
@@ -119,9 +127,7 @@ def bench(quick: bool = False) -> list[Result]:
     rs, b = make_batch(n, seed=7)
     tables = load_tables()
     res = np.zeros((n, C.RES_LEN), np.int64)
-    args = (rs.array, tables, b["hands"], b["melds"], b["n_melds"], b["flowers"], b["win_tile"],
-            b["win_by"], b["ctx"], b["seat"], b["round_wind"], b["indicator"], b["discarder"],
-            b["fed"], b["fed_by_winner"], b["kong_from"], b["liable"], res)
+    args = batch_args(rs, tables, b, res)
     n_err = score_batch(*args)
     assert n_err == 0, f"{n_err} invalid situations in the benchmark batch"
     assert res[:, C.RES_COMPLETE].all()
@@ -149,10 +155,7 @@ def bench(quick: bool = False) -> list[Result]:
     # the same kernel on the no-wild concealed subset only (like for like)
     sub = {k: v[sel] for k, v in b.items()}
     res2 = np.zeros((len(sel), C.RES_LEN), np.int64)
-    args2 = (rs.array, tables, sub["hands"], sub["melds"], sub["n_melds"], sub["flowers"],
-             sub["win_tile"], sub["win_by"], sub["ctx"], sub["seat"], sub["round_wind"],
-             sub["indicator"], sub["discarder"], sub["fed"], sub["fed_by_winner"],
-             sub["kong_from"], sub["liable"], res2)
+    args2 = batch_args(rs, tables, sub, res2)
     score_batch(*args2)
     rate2 = best_rate(lambda: score_batch(*args2), len(sel), repeat=2 if quick else 3)
 
@@ -170,10 +173,7 @@ def bench(quick: bool = False) -> list[Result]:
         if cfg_name == "ninghai":
             b3["indicator"][:] = -1
         res3 = np.zeros((n // 4, C.RES_LEN), np.int64)
-        args3 = (rs3.array, tables, b3["hands"], b3["melds"], b3["n_melds"], b3["flowers"],
-                 b3["win_tile"], b3["win_by"], b3["ctx"], b3["seat"], b3["round_wind"],
-                 b3["indicator"], b3["discarder"], b3["fed"], b3["fed_by_winner"],
-                 b3["kong_from"], b3["liable"], res3)
+        args3 = batch_args(rs3, tables, b3, res3)
         assert score_batch(*args3) == 0
         r3 = best_rate(lambda a=args3: score_batch(*a), n // 4, repeat=2)
         out.append(Result(f"full scoring, {cfg_name}", r3, "hands/s", "", float("nan"),

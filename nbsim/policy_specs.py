@@ -30,7 +30,9 @@ from nbsim.kernels.policies.catalog import (
     NAMES,
     POLICY_TABLE,
     SEARCH,
+    BasePolicies,
     PolicySpec,
+    SearchPolicies,
     code_of,
 )
 
@@ -199,18 +201,19 @@ def as_policies(value: str | Policy | Iterable[str | Policy] | None,
     return tuple(parse_policy(v) for v in items)
 
 
-def kernel_arrays(pols: Sequence[Policy]) -> tuple[np.ndarray, np.ndarray]:
-    """(policy codes, float64[n, MAX_PARAMS] parameter rows) for the kernels
-    (``engine.play_deal``). The codes are int64[n], or int32[n] when a
-    search policy (``lookahead``) plays: their dtype selects the engine
-    compiled with the search (``kernels/policies/registry.py``)."""
-    search = any(p.name in SEARCH for p in pols)
-    codes = np.array([p.code for p in pols], dtype=np.int32 if search else np.int64)
+def kernel_arrays(pols: Sequence[Policy]) -> BasePolicies | SearchPolicies:
+    """The kernels' policy record (``engine.play_deal``): int64[n] policy
+    codes and float64[n, MAX_PARAMS] parameter rows, as ``SearchPolicies``
+    when a search policy (``lookahead``) plays and ``BasePolicies``
+    otherwise: the record's class selects the engine compiled with the
+    search (``kernels/policies/registry.py``)."""
+    record = SearchPolicies if any(p.name in SEARCH for p in pols) else BasePolicies
+    codes = np.array([p.code for p in pols], dtype=np.int64)
     params = np.zeros((len(pols), MAX_PARAMS), dtype=np.float64)
     for i, p in enumerate(pols):
         for j, (_, v) in enumerate(p.params):
             params[i, j] = v
-    return codes, params
+    return record(codes, params)
 
 
 def describe() -> str:

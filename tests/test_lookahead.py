@@ -256,7 +256,7 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     from nbsim.kernels import rng
     from nbsim.kernels.engine import loop as E
     from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.policies.catalog import code_of
+    from nbsim.kernels.policies.catalog import BasePolicies, code_of
     from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     view = view_of(rs, pos, kong_turn=kong >= -1)
@@ -268,13 +268,13 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     for s in range(4):
         rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_POLICY + s, g.prng[s])
     codes = np.full(4, code_of("defend"), np.int64)
-    params = np.ascontiguousarray(PL.DEFAULT_PARAMS[codes])
+    pols = BasePolicies(codes, np.ascontiguousarray(PL.DEFAULT_PARAMS[codes]))
     log = np.zeros((400, C.EV_LEN), np.int32)
     if kong >= -1:
-        E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
+        E.play_from(rs.array, view.tables, pols, g, sr.out, log, sr.probe,
                     np.int64(-1), np.int64(-1), np.int64(0), np.int64(0), np.int64(kong))
     else:
-        E.play_from(rs.array, view.tables, codes, params, g, sr.out, log, sr.probe,
+        E.play_from(rs.array, view.tables, pols, g, sr.out, log, sr.probe,
                     np.int64(pos.offered), np.int64(pos.seat), np.int64(q),
                     np.int64(answer), np.int64(-2))
     return tuple(int(x) for x in log[0, :C.EV_POS])

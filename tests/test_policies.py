@@ -102,7 +102,9 @@ def test_parse_policies_and_api_forms():
 
 def test_kernel_arrays_follow_the_table():
     pols = parse_policies(policies="defend:caution=0.7:speed=0.5,value,random,defend")
-    codes, params = kernel_arrays(pols)
+    record = kernel_arrays(pols)
+    codes, params = record
+    assert isinstance(record, T.BasePolicies)
     assert codes.dtype == np.int64 and params.shape == (4, T.MAX_PARAMS)
     assert codes.tolist() == [T.code_of(n) for n in ("defend", "value", "random", "defend")]
     assert params[0, T.param_index("defend", "caution")] == 0.7
@@ -110,6 +112,16 @@ def test_kernel_arrays_follow_the_table():
     assert (params[1] == 0).all()
     caution = next(p for p in T.POLICY_TABLE[T.code_of("defend")].params if p.name == "caution")
     assert params[3, 0] == caution.default
+
+
+def test_kernel_arrays_name_the_policy_set():
+    """A search policy in any seat gives the SearchPolicies record (the
+    engine compiled with the search); its codes stay int64."""
+    record = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"))
+    assert isinstance(record, T.SearchPolicies) and not isinstance(record, T.BasePolicies)
+    assert record.codes.dtype == np.int64
+    assert record.codes.tolist() == [T.code_of(n) for n in ("defend", "lookahead", "value",
+                                                            "defend")]
 
 
 def test_label_and_describe():

@@ -101,7 +101,7 @@ def test_case_fields_are_checked():
 
 def _kernel(config="ningbo-3baida", hand="234m567p345s67s55m", win_tile="8s", **kw):
     """Call the kernel directly with raw arrays (what the engine does)."""
-    from nbsim.kernels.scoring.score import score_win
+    from nbsim.kernels.scoring.score import HandTiles, Win, score_win
     from nbsim.rules.lookups import load_tables
     from nbsim.rules.ruleset import load_rules
     from nbsim.rules.tiles import parse_counts, parse_tile
@@ -115,10 +115,11 @@ def _kernel(config="ningbo-3baida", hand="234m567p345s67s55m", win_tile="8s", **
              liable=-1)
     a.update(kw)
     res = np.zeros(C.RES_LEN, np.int64)
-    code = score_win(rs.array, load_tables(), a["hand"], a["melds"], a["n_melds"], a["flowers"],
-                     a["win_tile"], a["win_by"], a["ctx"], a["seat"], a["round_wind"],
-                     a["indicator"], a["discarder"], a["fed"], a["fed_by_winner"],
-                     a["kong_from"], a["liable"], res)
+    code = score_win(rs.array, load_tables(),
+                     HandTiles(a["hand"], a["melds"], a["n_melds"], a["flowers"]),
+                     Win(a["win_tile"], a["win_by"], a["ctx"], a["seat"], a["round_wind"],
+                         a["indicator"], a["discarder"], a["fed"], a["fed_by_winner"],
+                         a["kong_from"], a["liable"]), res)
     assert res[C.RES_ERROR] == code
     return code, res
 

@@ -25,8 +25,7 @@ def exercise(group: str, helper: str | None = None) -> None:
             # the policies first: meanwhile the "scorer" process compiles
             # the scorer, which the engine then loads from the cache (alone,
             # this entry would only link the policies once more)
-            pc, params = kernel_arrays(as_policies("defend"))
-            EW.warm_policies(rs.array, tables, pc, params, False)
+            EW.warm_policies(rs.array, tables, kernel_arrays(as_policies("defend")), False)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
@@ -45,7 +44,7 @@ def exercise(group: str, helper: str | None = None) -> None:
         from nbsim.run.game_mode import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
-        # the engine with the search policy (int32 codes; its playouts load
+        # the engine with the search policy (SearchPolicies; its playouts load
         # the game engine from the cache)
         from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),

@@ -709,13 +709,13 @@ def _win_contexts(rs: RuleSet, pos: Position, wild: np.ndarray, after: np.ndarra
     it) in the three other contexts, the both-context one first (a context
     only adds tai: a kind not legal there is legal in none)."""
     from nbsim.kernels import hand as H
-    from nbsim.kernels.scoring.score import score_win
+    from nbsim.kernels.scoring.score import HandTiles, Win, score_win
     from nbsim.play.advice.wins import fed_counts, pond_flowers
 
     me = int(pos.seat)
     n_melds = int(pos.n_melds[me])
     out = {int(t): ALL_CONTEXTS for t in np.flatnonzero(wins)}
-    args = None
+    tiles = None
     res = np.zeros(C.RES_LEN, np.int64)
     both = C.CTX_AFTER_KONG | C.CTX_LAST_TILE
     for t in range(C.N_KINDS):
@@ -726,15 +726,15 @@ def _win_contexts(rs: RuleSet, pos: Position, wild: np.ndarray, after: np.ndarra
         nat = np.where(wild[:C.N_PLAY], 0, h[:C.N_PLAY]).astype(np.int8)
         if int(H.shanten(nat, int(h[wild].sum()), n_melds, _tables())) != -1:
             continue
-        if args is None:
+        if tiles is None:
             fed, fed_by = fed_counts(pos)
-            args = (after.astype(np.int8), np.ascontiguousarray(pos.melds[me], np.int8),
-                    n_melds, pond_flowers(pos))
+            tiles = HandTiles(after.astype(np.int8), np.ascontiguousarray(pos.melds[me], np.int8),
+                              n_melds, pond_flowers(pos))
         bits = 0
         for ctx in (both, C.CTX_AFTER_KONG, C.CTX_LAST_TILE):
-            code = score_win(rs.array, _tables(), *args, t, C.WIN_SELF_DRAW, ctx, me,
-                             int(pos.round_wind), int(pos.indicator), -1, fed, fed_by, -1, -1,
-                             res)
+            code = score_win(rs.array, _tables(), tiles,
+                             Win(t, C.WIN_SELF_DRAW, ctx, me, int(pos.round_wind),
+                                 int(pos.indicator), -1, fed, fed_by, -1, -1), res)
             if code != C.OK or not res[C.RES_WIN]:
                 if ctx == both:
                     break

@@ -138,9 +138,9 @@ def play_defend(view, sr, kind: int, key, j: int):
     from nbsim.kernels.search import playout as PL
     g = ES.search_game(sr)
     for s in range(4):
-        sr.codes[s] = code_of("defend")
-        sr.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
+        sr.pols.codes[s] = code_of("defend")
+        sr.pols.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
         rng.stream_init(key, np.int64(j), rng.STREAM_POLICY + s, g.prng[s])
-    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out, sr.log, sr.probe,
+    E.play_from(view.rules, view.tables, sr.pols, g, sr.out, sr.log, sr.probe,
                 np.int64(kind), np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
     return sr.out

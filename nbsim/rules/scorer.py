@@ -370,14 +370,14 @@ def score_hand(config, hand: str, win_tile: str, *, melds: Iterable[str] = (),
         wild in a meld, impossible context, ...), each with one message.
     """
     from nbsim.args import text_items
-    from nbsim.kernels.scoring.score import score_win
+    from nbsim.kernels.scoring.score import HandTiles, Win, score_win
     rs = cached_rules(config, text_items(overrides, "overrides", "['win.min_tai=5']", ConfigError))
     a = _parse(rs, hand, win_tile, melds, win_by, seat, round_wind, indicator, flowers,
                context, discarder, fed, fed_by_winner, kong_from)
     (counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind, disc, fd, fbw, kf) = a
     res = np.zeros(C.RES_LEN, dtype=np.int64)
-    code = score_win(rs.array, _tables(), counts, marr, n_melds, fl, wt, wb, ctx, s, r, ind,
-                     disc, fd, fbw, kf, -1, res)
+    code = score_win(rs.array, _tables(), HandTiles(counts, marr, n_melds, fl),
+                     Win(wt, wb, ctx, s, r, ind, disc, fd, fbw, kf, -1), res)
     if code != C.OK:
         raise HandError(_error_message(int(code), rs, a))
     payments_known = wb == C.WIN_SELF_DRAW or disc >= 0
@@ -389,16 +389,16 @@ def score_counts(rs: RuleSet, hand: np.ndarray, melds: np.ndarray, n_melds: int,
                  round_wind: int, indicator: int, discarder: int, fed: np.ndarray,
                  fed_by_winner: np.ndarray, kong_from: int = -1) -> ScoreResult:
     """``score_hand`` for a situation already in the kernel's encoding
-    (``nbsim.kernels.scoring.score.score_win``'s arguments: counts, meld rows, flag
-    arrays, ``codes`` constants), as the advice has it from a Position;
+    (the fields of ``nbsim.kernels.scoring.score.score_win``'s records: counts,
+    meld rows, flag arrays, ``codes`` constants), as the advice has it from a Position;
     kong_from: the seat whose discard the winner konged before a winning
     replacement draw, or -1. Raises HandError for an invalid situation."""
-    from nbsim.kernels.scoring.score import score_win
+    from nbsim.kernels.scoring.score import HandTiles, Win, score_win
     res = np.zeros(C.RES_LEN, dtype=np.int64)
     a = (hand.astype(np.int8), melds.astype(np.int8), int(n_melds), flowers.astype(np.int8),
          int(win_kind), int(win_by), int(ctx), int(seat), int(round_wind), int(indicator),
          int(discarder), fed.astype(np.int8), fed_by_winner.astype(np.int8), int(kong_from))
-    code = score_win(rs.array, _tables(), *a, -1, res)
+    code = score_win(rs.array, _tables(), HandTiles(*a[:4]), Win(*a[4:], -1), res)
     if code != C.OK:
         raise HandError(_error_message(int(code), rs, a))
     return _result(rs, res, win_by == C.WIN_SELF_DRAW or discarder >= 0)

@@ -429,6 +429,11 @@ def _alloc(n: int, with_events: bool):
     )
 
 
+# the keys of ``_alloc``'s arrays in the order of the kernels' records
+# (``engine.games.DealRows``, ``EventRows``)
+PER_DEAL = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind", "comp")
+PER_EVENT = ("events", "event_deal", "event_step")
+
 EVENT_CHUNK = 2_000       # deals per kernel call when logging events (1024 rows each)
 PLAIN_CHUNK = 4_000       # deals per kernel call otherwise (progress at least once a second)
 MATCH_CHUNK = 50          # matches per kernel call
@@ -441,7 +446,8 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
     policies: the 4 policy specs by seat (strings, written to the policy_*
     columns); policy_args: the kernel's policy arguments for them
-    (``nbsim.policy_specs.kernel_arrays``: codes, params); tables: ``load_tables()``;
+    (``nbsim.policy_specs.kernel_arrays``: a BasePolicies or SearchPolicies record);
+    tables: ``load_tables()``;
     progress: called with the number of deals after each kernel call;
     halt: a function, true when the work should stop (checked between
     kernel calls of about ``CALL_S`` seconds, ``Pace``).
@@ -490,16 +496,13 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
     from nbsim.kernels.engine import games as KG
     n = stop - start
     a = _alloc(n, with_events)
-    per_deal = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
-                "comp")
-    per_event = ("events", "event_deal", "event_step")
     n_ev = 0
 
     def call(i, k):
         return k, int(KG.game_batch(arr, tables, np.uint64(seed), np.int64(start + i),
-                                    *policy_args, with_events,
-                                    *(a[key][i:i + k] for key in per_deal),
-                                    *(a[key][n_ev:] for key in per_event)))
+                                    policy_args, with_events,
+                                    KG.DealRows(*(a[key][i:i + k] for key in PER_DEAL)),
+                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT))))
 
     def commit(value):
         nonlocal n_ev
@@ -508,7 +511,7 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
 
     done = (pace or Pace(n)).run(n, call, commit, progress, halt)
     if done < n:
-        a.update({key: a[key][:done] for key in per_deal})
+        a.update({key: a[key][:done] for key in PER_DEAL})
     return a, n_ev
 
 
@@ -568,9 +571,8 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
     matches done)."""
     from nbsim.kernels.engine import games as KG
     n_m = m_stop - m_start
-    per_row = ("out", "melds", "round_winds", "hands", "flowers", "wilds", "dice", "ind",
-               "comp", "match_of", "deal_in", "players")
-    per_event = ("events", "event_deal", "event_step")
+    per_match = ("match_of", "deal_in", "players")
+    per_row = PER_DEAL + per_match
 
     def alloc(cap):
         a = _alloc(cap, with_events)
@@ -583,9 +585,11 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
 
     def call(i, k):
         return i, k, KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start + i),
-                                    np.int64(k), *policy_args, with_events,
-                                    *(a[key][rows:] for key in per_row),
-                                    a["totals"][i:i + k], *(a[key][n_ev:] for key in per_event))
+                                    np.int64(k), policy_args, with_events,
+                                    KG.DealRows(*(a[key][rows:] for key in PER_DEAL)),
+                                    KG.MatchRows(*(a[key][rows:] for key in per_match),
+                                                 a["totals"][i:i + k]),
+                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT)))
 
     def commit(value):
         nonlocal a, rows, n_ev
@@ -594,7 +598,7 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
             bigger = alloc(2 * a["out"].shape[0])
             for key in per_row:
                 bigger[key][:rows] = a[key][:rows]
-            for key in per_event:
+            for key in PER_EVENT:
                 bigger[key][:n_ev] = a[key][:n_ev]
             bigger["totals"][:i] = a["totals"][:i]
             a = bigger

@@ -82,11 +82,10 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, s
         raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
     a = F._alloc(1, False)
     log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
-    codes, params = kernel_arrays(policies)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
                          int(indicator_pos), np.uint64(seed), int(deal), int(round_wind),
-                         codes, params, a["out"], a["melds"], a["hands"], a["flowers"],
-                         a["wilds"], a["dice"], a["ind"], a["comp"], log)
+                         kernel_arrays(policies), KG.DealRows(*(a[k] for k in F.PER_DEAL)),
+                         log)
     a["round_winds"][0] = round_wind
     cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])

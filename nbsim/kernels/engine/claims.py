@@ -41,7 +41,7 @@ from nbsim.kernels.policies.view import POND_CLAIMED
 
 
 @nrt_free(inline="always")
-def claim_discard(rules, tables, g, policies, params, probe, log, d, force_seat, force_q,
+def claim_discard(rules, tables, g, pols, probe, log, d, force_seat, force_q,
                   force_action):
     """Pung, exposed kong or chow of the discard ``d``. Returns GO_ON (no
     claim: the next seat draws), NEXT (claimed: the claimer plays on) or
@@ -64,7 +64,7 @@ def claim_discard(rules, tables, g, policies, params, probe, log, d, force_seat,
             if o == force_seat and force_q == 0:
                 a = force_action
             else:
-                a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(True),
+                a = ask_claim(rules, tables, g, pols, probe, o, d, np.bool_(True),
                               np.bool_(can_k))
             if a == CLAIM_PUNG or a == CLAIM_KONG:
                 claimer = o
@@ -87,7 +87,7 @@ def claim_discard(rules, tables, g, policies, params, probe, log, d, force_seat,
             if o == force_seat and force_q == 1:
                 a = force_action
             else:
-                a = ask_claim(rules, tables, g, policies, params, probe, o, d, np.bool_(False),
+                a = ask_claim(rules, tables, g, pols, probe, o, d, np.bool_(False),
                               np.bool_(False))
             if a >= CLAIM_CHOW:
                 claimer = o

@@ -54,72 +54,68 @@ def make_view(rules, tables, g, seat):
 
 
 @nrt_free
-def ask_win(rules, tables, g, policies, params, probe, seat, tile, win_by):
+def ask_win(rules, tables, g, pols, probe, seat, tile, win_by):
     """Does ``seat`` take its legal win on ``tile``?"""
-    code = policies[seat]
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
     v = make_view(rules, tables, g, seat)
-    a = R.want_win(code, v, params[seat], g.prng[seat], g.pscr, tile, win_by)
+    a = R.want_win(pols, seat, v, g.prng[seat], g.pscr, tile, win_by)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
-        b = R.want_win(code, v2, params[seat], g.prng[seat], g.pscr, tile, win_by)
+        b = R.want_win(pols, seat, v2, g.prng[seat], g.pscr, tile, win_by)
         probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
     return a
 
 
 @nrt_free(inline="always")
-def ask_kong(rules, tables, g, policies, params, probe, seat, n_opt):
+def ask_kong(rules, tables, g, pols, probe, seat, n_opt):
     """Which of its ``n_opt`` kong options (rows of ``g.opts``) does ``seat``
     declare? The option index, or -1 for none."""
-    code = policies[seat]
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
     v = make_view(rules, tables, g, seat)
-    a = R.choose_kong(code, v, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+    a = R.choose_kong(pols, seat, v, g.prng[seat], g.pscr, g.opts, n_opt)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
-        b = R.choose_kong(code, v2, params[seat], g.prng[seat], g.pscr, g.opts, n_opt)
+        b = R.choose_kong(pols, seat, v2, g.prng[seat], g.pscr, g.opts, n_opt)
         probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
     return a
 
 
 @nrt_free
-def ask_claim(rules, tables, g, policies, params, probe, seat, tile, can_pung, can_kong):
+def ask_claim(rules, tables, g, pols, probe, seat, tile, can_pung, can_kong):
     """Does ``seat`` claim the discard ``tile``? ``common.CLAIM_*`` (a chow
     option only where ``g.chow_ok`` allows it)."""
-    code = policies[seat]
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
     v = make_view(rules, tables, g, seat)
-    a = R.choose_claim(code, v, params[seat], g.prng[seat], g.pscr, tile, can_pung, can_kong,
+    a = R.choose_claim(pols, seat, v, g.prng[seat], g.pscr, tile, can_pung, can_kong,
                        g.chow_ok)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
-        b = R.choose_claim(code, v2, params[seat], g.prng[seat], g.pscr, tile, can_pung,
+        b = R.choose_claim(pols, seat, v2, g.prng[seat], g.pscr, tile, can_pung,
                            can_kong, g.chow_ok)
         probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
     return a
 
 
 @nrt_free(inline="always")
-def ask_discard(rules, tables, g, policies, params, probe, seat):
+def ask_discard(rules, tables, g, pols, probe, seat):
     """The kind ``seat`` discards, among the kinds ``g.allowed``."""
-    code = policies[seat]
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
     v = make_view(rules, tables, g, seat)
-    a = R.choose_discard(code, v, params[seat], g.prng[seat], g.pscr, g.allowed)
+    a = R.choose_discard(pols, seat, v, g.prng[seat], g.pscr, g.allowed)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat)
-        b = R.choose_discard(code, v2, params[seat], g.prng[seat], g.pscr, g.allowed)
+        b = R.choose_discard(pols, seat, v2, g.prng[seat], g.pscr, g.allowed)
         probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
     return a

@@ -7,6 +7,8 @@ stream (``rng.STREAM_ROUND_WIND``), and the same wall as deal mode.
 dealer rotation, round-wind advance; section 4: first-hand limits): every
 deal j of match m is deal j of the match seed ``rng.deal_key(seed, m)``.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from nbsim.kernels import codes as C
@@ -18,19 +20,66 @@ from nbsim.kernels.engine import probe as EP
 from nbsim.kernels.engine import state as ES
 from nbsim.kernels.engine import warm as EW
 from nbsim.kernels.jit import njit
+from nbsim.kernels.policies import registry as R
 
 MAX_EVENTS = 1024          # events of one deal never exceed this
 MAX_MATCH_DEALS = 256      # safety bound on the deals of one match
 
 
+class DealRows(NamedTuple):
+    """The per-deal outputs of ``game_batch`` / ``match_batch`` (n rows, one
+    per deal; written). out: int64[n, engine.OUT_LEN] the result rows
+    (``engine.O_*``; tai in tai, payments in points, docs/rules.md §7-§8);
+    melds: int8[n, 4, 4, 3] final declared melds per seat (MELD_TYPE,
+    MELD_KIND, MELD_FROM); round_winds: int8[n] 0..3 (E S W N); then the
+    deal-mode columns (``batch.deal_batch``, docs/rules.md §2-§3):
+    dealt_hands int8[n, 4, 42] the hands after the deal and flower
+    replacement, dealt_flowers uint8[n, 4] set-aside flower bits per seat,
+    wilds_held uint8[n, 4] wild tiles dealt per seat, dice uint8[n, 4],
+    indicator int8[n] the indicator's kind (-1: none), complete bool[n] the
+    dealer's dealt hand is complete."""
+    out: np.ndarray
+    melds: np.ndarray
+    round_winds: np.ndarray
+    dealt_hands: np.ndarray
+    dealt_flowers: np.ndarray
+    wilds_held: np.ndarray
+    dice: np.ndarray
+    indicator: np.ndarray
+    complete: np.ndarray
+
+
+class EventRows(NamedTuple):
+    """The event log of a batch (written only when events are asked for):
+    events int32[m, EV_LEN] (``codes.EV_*`` columns, ``codes.A_*`` actions),
+    event_deal int64[m] the row (deal) of each event, event_step int32[m]
+    its step within the deal."""
+    events: np.ndarray
+    event_deal: np.ndarray
+    event_step: np.ndarray
+
+
+class MatchRows(NamedTuple):
+    """``match_batch``'s own outputs (docs/rules.md §2, §4). Per deal row:
+    match_of int64[n] the match, deal_in_match int32[n] the deal's index in
+    it, players int8[n, 4] the player (0..3) in each seat E S W N; totals
+    int64[n_matches, 4] each player's net points over its match."""
+    match_of: np.ndarray
+    deal_in_match: np.ndarray
+    players: np.ndarray
+    totals: np.ndarray
+
+
 @njit(cache=True)
-def _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
-                   complete, i):
-    """Fill row i of the deal-mode columns from the dealt hands (written by
-    play_deal) and the wall state (same meaning as ``batch.deal_batch``)."""
+def _dealt_columns(state, tables, rows, i):
+    """Fill row i of the deal-mode columns of ``rows`` (``DealRows``) from
+    the dealt hands (written by play_deal) and the wall state (same meaning
+    as ``batch.deal_batch``)."""
     ws = state.ws
     wild = state.wild
     nat = state.nat
+    dealt_hands = rows.dealt_hands
+    wilds_held = rows.wilds_held
     for s in range(4):
         w = 0
         for k in range(C.N_KINDS):
@@ -39,49 +88,49 @@ def _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, 
         wilds_held[i, s] = w
     for k in range(C.N_PLAY):
         nat[k] = 0 if wild[k] else dealt_hands[i, 0, k]
-    complete[i] = H.is_complete(nat, np.int64(wilds_held[i, 0]), tables)
+    rows.complete[i] = H.is_complete(nat, np.int64(wilds_held[i, 0]), tables)
     for k in range(W.MAX_DICE):
-        dice[i, k] = ws[W.WS_DICE + k]
-    indicator[i] = ws[W.WS_IND_KIND]
+        rows.dice[i, k] = ws[W.WS_DICE + k]
+    rows.indicator[i] = ws[W.WS_IND_KIND]
+
+
+@njit(cache=True, inline="always")
+def _final_melds(state, melds_out, i):
+    """The final declared melds of the deal in ``state`` into melds_out[i]."""
+    melds = state.melds
+    for s in range(4):
+        for m in range(C.MAX_MELDS):
+            for c in range(3):
+                melds_out[i, s, m, c] = melds[s, m, c]
 
 
 # inlined (numba IR), as is engine.play_deal: every compiled function that is
 # not inlined links and optimizes the whole engine below it once more
 # (docs/layout.md, "The kernels")
 @njit(cache=True, inline="always")
-def _play_one(rules, tables, seed, deal, round_wind, restrict_first, policies, params, state,
-              out_row, melds_out, log, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
-              complete, i, probe):
-    n_log = E.play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies,
-                        params, state, out_row, log, dealt_hands[i], dealt_flowers[i], probe)
-    _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
-                   complete, i)
-    melds = state.melds
-    for s in range(4):
-        for m in range(C.MAX_MELDS):
-            for c in range(3):
-                melds_out[i, s, m, c] = melds[s, m, c]
+def _play_one(rules, tables, seed, deal, round_wind, restrict_first, pols, state, rows, log,
+              i, probe):
+    """Deal ``deal`` of ``seed`` played into row i of ``rows`` (``DealRows``)."""
+    n_log = E.play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, state,
+                        rows.out[i], log, rows.dealt_hands[i], rows.dealt_flowers[i], probe)
+    _dealt_columns(state, tables, rows, i)
+    _final_melds(state, rows.melds, i)
     return n_log
 
 
 @njit(cache=True, nogil=True)
-def game_batch(rules, tables, seed, start, policies, params, with_events, out, melds_out,
-               round_winds, dealt_hands, dealt_flowers, wilds_held, dice, indicator, complete,
-               events, event_deal, event_step):
+def game_batch(rules, tables, seed, start, pols, with_events, rows, ev):
     """Independent deals ``start .. start + n - 1`` of ``seed`` played out.
 
-    policies: int64[4] policy codes per seat (seat 0 = dealer;
-    ``policies.catalog``); params: float64[4, MAX_PARAMS] their parameters
-    per seat. Outputs (n rows):
-    out int64[n, engine.OUT_LEN]; melds_out int8[n, 4, 4, 3] final declared
-    melds per seat; round_winds int8[n]; dealt_hands int8[n, 4, 42],
-    dealt_flowers uint8[n, 4], wilds_held uint8[n, 4], dice uint8[n, 4],
-    indicator int8[n], complete bool[n] (deal-mode columns). Events (only
-    when with_events): events int32[n * MAX_EVENTS, EV_LEN], event_deal
-    int64[...] and event_step int32[...] (deal index and step of each row).
-    Returns the number of event rows written.
+    rules: int64[R_LEN]; tables: ``load_tables()``; seed: uint64; start:
+    int64; pols: the seats' policies, seat 0 the dealer
+    (``policies.catalog.BasePolicies`` or ``SearchPolicies``:
+    ``nbsim.policy_specs.kernel_arrays``); with_events: bool. rows:
+    ``DealRows`` of n rows (written); ev: ``EventRows`` of at least
+    n * MAX_EVENTS rows, written only when with_events. Returns the number
+    of event rows written.
     """
-    n = out.shape[0]
+    n = rows.out.shape[0]
     state = ES.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     rw = np.zeros(rng.RNG_LEN, np.uint64)
@@ -93,19 +142,27 @@ def game_batch(rules, tables, seed, start, policies, params, with_events, out, m
         deal = start + i
         rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
         round_wind = rng.below(rw, 4)
-        round_winds[i] = round_wind
-        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, policies, params,
-                          state, out[i], melds_out, log, dealt_hands, dealt_flowers, wilds_held,
-                          dice, indicator, complete, i, no_probe)
+        rows.round_winds[i] = round_wind
+        n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, pols, state, rows,
+                          log, i, no_probe)
         if with_events:
             m = min(n_log, MAX_EVENTS)
             for r in range(m):
                 for c in range(C.EV_LEN):
-                    events[n_ev, c] = log[r, c]
-                event_deal[n_ev] = deal
-                event_step[n_ev] = r
+                    ev.events[n_ev, c] = log[r, c]
+                ev.event_deal[n_ev] = deal
+                ev.event_step[n_ev] = r
                 n_ev += 1
     return n_ev
+
+
+@njit(cache=True)
+def _new_rows(n):
+    """``DealRows`` of n zero rows."""
+    return DealRows(np.zeros((n, ES.OUT_LEN), np.int64), np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
+                    np.zeros(n, np.int8), np.zeros((n, 4, C.N_KINDS), np.int8),
+                    np.zeros((n, 4), np.uint8), np.zeros((n, 4), np.uint8),
+                    np.zeros((n, 4), np.uint8), np.zeros(n, np.int8), np.zeros(n, np.bool_))
 
 
 @njit(cache=True)
@@ -116,15 +173,9 @@ def warm_parts(rules, tables, run):
     rules: int64[R_LEN] (read-only); run: bool."""
     r = EW.warm_parts(rules, tables, run)
     state = ES.new_state()
-    dealt_hands = np.zeros((1, 4, C.N_KINDS), np.int8)
-    dealt_flowers = np.zeros((1, 4), np.uint8)
-    wilds_held = np.zeros((1, 4), np.uint8)
-    dice = np.zeros((1, 4), np.uint8)
-    indicator = np.zeros(1, np.int8)
-    complete = np.zeros(1, np.bool_)
+    rows = _new_rows(1)
     if run:
-        _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice, indicator,
-                       complete, np.int64(0))
+        _dealt_columns(state, tables, rows, np.int64(0))
     return r
 
 
@@ -136,10 +187,8 @@ def match_seed(seed, match):
 
 
 @njit(cache=True, nogil=True)
-def match_batch(rules, tables, seed, match_start, n_matches, player_policies, player_params,
-                with_events, out, melds_out, round_winds, dealt_hands, dealt_flowers, wilds_held,
-                dice, indicator, complete, match_of, deal_in_match, players, totals, events,
-                event_deal, event_step):
+def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_events, rows,
+                mrows, ev):
     """Whole matches ``match_start .. match_start + n_matches - 1``.
 
     A match: player p (0..3) starts in seat p (player 0 deals first). The
@@ -149,21 +198,25 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, pl
     advances E -> S -> W -> N; the match ends after the North round.
     ``first_round_restrictions`` apply to the first deal of the match
     ("first_hand") or to every deal ("every_hand"). Players keep their
-    policy (player_policies int64[4] and player_params float64[4, MAX_PARAMS],
-    by player) as they change seats.
+    policy (player_pols: ``BasePolicies`` or ``SearchPolicies`` by player,
+    ``nbsim.policy_specs.kernel_arrays``) as they change seats.
 
-    Rows are appended per deal, up to out.shape[0] rows (the caller sizes the
-    outputs for n_matches * MAX_MATCH_DEALS or grows them). Per row, besides
-    the game_batch outputs: match_of int64, deal_in_match int32, players
-    int8[4] (the player in each seat E S W N). totals: int64[n_matches, 4]
-    each player's net points over the match. Returns (rows written, event
-    rows written); rows written = -1 when the outputs were too small.
+    Rows are appended per deal, up to rows.out.shape[0] rows (the caller
+    sizes the outputs for n_matches * MAX_MATCH_DEALS or grows them): rows
+    (``DealRows``) as ``game_batch`` writes them, mrows (``MatchRows``) the
+    match columns (its totals n_matches rows), ev (``EventRows``) the events
+    when with_events, with event_deal counting rows from this call's first.
+    Returns (rows written, event rows written); rows written = -1 when the
+    outputs were too small.
     """
     state = ES.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
-    pol = np.zeros_like(player_policies)
-    par = np.zeros_like(player_params)
+    pols = R.seat_policies(player_pols)
+    pol = pols.codes
+    par = pols.params
     no_probe = np.zeros(0, np.int64)
+    out = rows.out
+    totals = mrows.totals
     row = 0
     n_ev = 0
     cap = out.shape[0]
@@ -181,29 +234,27 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, pl
                 return -1, n_ev
             for s in range(4):
                 p = (dealer + s) % 4
-                pol[s] = player_policies[p]
+                pol[s] = player_pols.codes[p]
                 for q in range(par.shape[1]):
-                    par[s, q] = player_params[p, q]
-                players[row, s] = p
+                    par[s, q] = player_pols.params[p, q]
+                mrows.players[row, s] = p
             restrict = first_rule == C.FIRST_ROUND_EVERY_HAND or (
                 first_rule == C.FIRST_ROUND_FIRST_HAND and j == 0)
-            round_winds[row] = round_wind
-            n_log = _play_one(rules, tables, mseed, j, np.int64(round_wind), restrict, pol, par,
-                              state,
-                              out[row], melds_out, log, dealt_hands, dealt_flowers, wilds_held,
-                              dice, indicator, complete, row, no_probe)
-            match_of[row] = m
-            deal_in_match[row] = j
+            rows.round_winds[row] = round_wind
+            n_log = _play_one(rules, tables, mseed, j, np.int64(round_wind), restrict, pols,
+                              state, rows, log, row, no_probe)
+            mrows.match_of[row] = m
+            mrows.deal_in_match[row] = j
             for s in range(4):
                 totals[mi, (dealer + s) % 4] += out[row, ES.O_SCORE + C.RES_PAY + s]
             if with_events:
                 k = min(n_log, MAX_EVENTS)
                 for r in range(k):
-                    if n_ev < events.shape[0]:
+                    if n_ev < ev.events.shape[0]:
                         for c in range(C.EV_LEN):
-                            events[n_ev, c] = log[r, c]
-                        event_deal[n_ev] = row
-                        event_step[n_ev] = r
+                            ev.events[n_ev, c] = log[r, c]
+                        ev.event_deal[n_ev] = row
+                        ev.event_step[n_ev] = r
                         n_ev += 1
             row += 1
             winner = out[row - 1, ES.O_WINNER]
@@ -220,34 +271,31 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_policies, pl
 
 
 @njit(cache=True)
-def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, policies,
-              params, out, melds_out, dealt_hands, dealt_flowers, wilds_held, dice_out,
-              indicator, complete, log):
-    """One deal played from a given wall (``engine.play_wall``) into row 0 of
-    the game_batch outputs; the event log goes to ``log``. Returns the number
-    of events."""
+def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, pols, rows,
+              log):
+    """One deal played from a given wall (``engine.play_wall``: tiles
+    uint8[144] in draw order, dice int64[4], indicator_pos or -1) with the
+    seats' policies ``pols`` into row 0 of ``rows`` (``DealRows``); the
+    event log goes to ``log`` (int32[m, EV_LEN]). Returns the number of
+    events."""
     state = ES.new_state()
     n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
-                        np.bool_(False), policies, params, state, out[0], log, dealt_hands[0],
-                        dealt_flowers[0], np.zeros(0, np.int64))
-    _dealt_columns(state, tables, dealt_hands, dealt_flowers, wilds_held, dice_out, indicator,
-                   complete, np.int64(0))
-    melds = state.melds
-    for s in range(4):
-        for m in range(C.MAX_MELDS):
-            for c in range(3):
-                melds_out[0, s, m, c] = melds[s, m, c]
+                        np.bool_(False), pols, state, rows.out[0], log, rows.dealt_hands[0],
+                        rows.dealt_flowers[0], np.zeros(0, np.int64))
+    _dealt_columns(state, tables, rows, np.int64(0))
+    _final_melds(state, rows.melds, np.int64(0))
     return n_log
 
 
 @njit(cache=True)
-def probe_batch(rules, tables, seed, start, policies, params, probes):
+def probe_batch(rules, tables, seed, start, pols, probes):
     """The no-leak check (``engine.PR_*``): independent deal ``start + i`` is
     played with the probe row ``probes[i]`` (int64[n, PROBE_LEN]; PR_AT and
     PR_SEED in, the rest written), which answers decision PR_AT twice: with
     the real hidden tiles and after shuffling every tile the deciding seat
     cannot see. The deals themselves are played as ``game_batch`` plays
-    them. Returns the number of probes whose two answers differ."""
+    them, with the seats' policies ``pols``. Returns the number of probes
+    whose two answers differ."""
     state = ES.new_state()
     log = np.zeros((0, C.EV_LEN), np.int32)
     out = np.zeros(ES.OUT_LEN, np.int64)
@@ -261,8 +309,8 @@ def probe_batch(rules, tables, seed, start, policies, params, probes):
         rng.stream_init(seed, deal, rng.STREAM_ROUND_WIND, rw)
         round_wind = rng.below(rw, 4)
         probes[i, EP.PR_KIND] = -1
-        E.play_deal(rules, tables, seed, deal, round_wind, every_hand, policies, params, state,
-                    out, log, hands, flowers, probes[i])
+        E.play_deal(rules, tables, seed, deal, round_wind, every_hand, pols, state, out, log,
+                    hands, flowers, probes[i])
         if probes[i, EP.PR_KIND] >= 0 and probes[i, EP.PR_ANSWER] != probes[i, EP.PR_SHUFFLED]:
             bad += 1
     return bad

@@ -156,7 +156,7 @@ def finish_deal(rules, g, out):
 
 
 @nrt_free
-def play_from(rules, tables, policies, params, g, out, log, probe, first_discard, claim_seat,
+def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat,
               claim_q, claim_action, kong_kind):
     """Play from the state ``g`` to the end of the deal and write the result
     row ``out`` (int64[OUT_LEN]; the payments are out[O_SCORE + RES_PAY + s]).
@@ -171,7 +171,7 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
     ``kong_kind``: -2 asks every kong question; -1 or a kind fixes the
     first own-turn kong answer of the seat to play (decline, or the kong of
     that kind: ``engine.turn.own_kong``), as the lookahead's kong search
-    plays it. policies, params, log and probe as ``play_deal``. Returns the number of
+    plays it. pols, log and probe as ``play_deal``. Returns the number of
     events."""
     ts = g.ts
     out[:] = 0
@@ -191,23 +191,23 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
         if fs < 0:
             if d < 0:
                 if ts[TS_JUST_DREW]:
-                    if offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+                    if offer_self_draw(rules, tables, g, pols, probe, out, log):
                         break
                 if ts[TS_JUST_DREW] or ts[TS_AFTER_PUNG]:
-                    r = own_kong(rules, tables, g, policies, params, probe, out, log, kk)
+                    r = own_kong(rules, tables, g, pols, probe, out, log, kk)
                     kk = np.int64(-2)
                     if r == ENDED:
                         break
                     if r == NEXT:
                         continue
                 allowed_discards(g)
-                d = ask_discard(rules, tables, g, policies, params, probe, ts[TS_CUR])
+                d = ask_discard(rules, tables, g, pols, probe, ts[TS_CUR])
             apply_discard(tables, g, log, d)
-            if offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
+            if offer_discard_win(rules, tables, g, pols, probe, out, log, d):
                 break
             if W.drawable_left(rules, g.ws, ts[TS_N_KONGS]) <= 0:
                 break
-        r = claim_discard(rules, tables, g, policies, params, probe, log, d, fs, claim_q,
+        r = claim_discard(rules, tables, g, pols, probe, log, d, fs, claim_q,
                           claim_action)
         fs = -1
         d = -1
@@ -231,26 +231,28 @@ def play_from(rules, tables, policies, params, g, out, log, probe, first_discard
 
 
 @nrt_free
-def _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g, out,
+def _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g, out,
           log, dealt_hands, dealt_flowers, probe):
     """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
-    return play_from(rules, tables, policies, params, g, out, log, probe, np.int64(-1),
+    return play_from(rules, tables, pols, g, out, log, probe, np.int64(-1),
                      np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
 
 
 @njit(cache=True, inline="always")
-def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+def play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
               out, log, dealt_hands, dealt_flowers, probe):
     """Play deal ``deal`` of seed ``seed`` to its end.
 
     rules: int64[R_LEN]; tables: nbsim.rules.lookups.load_tables(); seed: uint64;
     deal: int (the wall is deal mode's wall of (seed, deal)); round_wind: 0..3;
     restrict_first: bool, apply the first go-around limits of
-    ``first_round_restrictions`` to this deal; policies: int64[4] policy codes
-    per seat (seat 0 = the dealer; ``policies.catalog``); params:
-    float64[4, MAX_PARAMS] each seat's policy parameters; g: ``new_state()``;
+    ``first_round_restrictions`` to this deal; pols: the seats' policies
+    (``policies.catalog.BasePolicies`` or ``SearchPolicies``: int64[4]
+    policy codes per seat, seat 0 the dealer, and float64[4, MAX_PARAMS]
+    parameter rows; the record's class picks the policy set,
+    ``policies/registry.py``); g: ``new_state()``;
     out: int64[OUT_LEN] (written); log: int32[m, EV_LEN] event rows (m = 0: no
     log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the
     hands and set-aside flowers right after the deal and flower replacement;
@@ -259,13 +261,13 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, policies, p
     exceed m: only the first m are written).
     """
     W.wall_setup(rules, seed, deal, True, g.wall, g.work, g.st, g.ws, g.wild)
-    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
                  out, log, dealt_hands, dealt_flowers, probe)
 
 
 @njit(cache=True, inline="always")
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
-              restrict_first, policies, params, g, out, log, dealt_hands, dealt_flowers,
+              restrict_first, pols, g, out, log, dealt_hands, dealt_flowers,
               probe):
     """Play a deal from a given wall (constructed walls in tests, replays of
     recorded walls): ``tiles`` uint8[144] physical tile ids in draw order
@@ -291,5 +293,5 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
         kind = W.tile_kind(np.int64(wall[indicator_pos]))
     ws[W.WS_IND_KIND] = kind
     ws[W.WS_N_WILDS] = wild_mask(rules, kind, wild)
-    return _play(rules, tables, seed, deal, round_wind, restrict_first, policies, params, g,
+    return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
                  out, log, dealt_hands, dealt_flowers, probe)

@@ -25,7 +25,7 @@ from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import njit
-from nbsim.kernels.policies.catalog import MAX_PARAMS
+from nbsim.kernels.policies.catalog import MAX_PARAMS, BasePolicies
 from nbsim.kernels.policies.view import MAX_POND, scratch_arrays, scratch_of
 from nbsim.kernels.scoring.scratch import IW_LEN
 
@@ -99,10 +99,11 @@ Game = namedtuple("Game", (
 # playouts' Game is assembled from them with this Search as its scratch's
 # ``search``, so it has the type of every other Game and the playouts run
 # the engine that plays the runs), a result row, an empty event log and
-# probe, the candidates' statistics and per-sample payments, and the world
-# builder's scratch
+# probe, the candidates' statistics and per-sample payments, the world
+# builder's scratch, the playouts' policies (``BasePolicies``: a playout never
+# dispatches to a search policy) and the candidates
 Search = namedtuple("Search", ("game", "scratch", "out", "log", "probe", "stats", "pays",
-                               "pool", "unseen", "st", "codes", "params", "cands"))
+                               "pool", "unseen", "st", "pols", "cands"))
 SEARCH_CANDS = 8           # candidates one search compares, at most
 SEARCH_SAMPLES = 1024      # samples per candidate, at most
 SEARCH_STATS = 12          # statistics per candidate (playout.ST_*)
@@ -117,7 +118,7 @@ def new_search(n_cands, n_samples):
                   np.zeros(0, np.int64), np.zeros((n_cands, SEARCH_STATS), np.float64),
                   np.zeros((n_cands, n_samples), np.float64), np.zeros(C.N_TILES, np.uint8),
                   np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
-                  np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                  BasePolicies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64)),
                   np.zeros(n_cands, np.int64))
 
 

@@ -115,7 +115,7 @@ def start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, lo
 
 
 @nrt_free(inline="always")
-def offer_self_draw(rules, tables, g, policies, params, probe, out, log):
+def offer_self_draw(rules, tables, g, pols, probe, out, log):
     """The seat to play holds a fresh tile: may it win, and does it? True
     when it won (the deal ends)."""
     ts = g.ts
@@ -153,7 +153,7 @@ def offer_self_draw(rules, tables, g, policies, params, probe, out, log):
             g.no_win[cur, C.N_KINDS + drawn] = True
     g.hands[cur, drawn] += 1
     if won:
-        if ask_win(rules, tables, g, policies, params, probe, cur, drawn, C.WIN_SELF_DRAW):
+        if ask_win(rules, tables, g, pols, probe, cur, drawn, C.WIN_SELF_DRAW):
             set_win(g, C.OUT_SELF_DRAWN, cur, np.int64(-1), drawn, ctx, np.int64(-1))
             add_event(g, log, cur, C.A_WIN, drawn, C.WIN_SELF_DRAW, -1, -1)
             return True
@@ -162,7 +162,7 @@ def offer_self_draw(rules, tables, g, policies, params, probe, out, log):
 
 
 @nrt_free(inline="always")
-def offer_robbing(rules, tables, g, policies, params, probe, out, log, cur, k):
+def offer_robbing(rules, tables, g, pols, probe, out, log, cur, k):
     """Offer the tile of cur's added kong of ``k`` to the others
     (counterclockwise): True when one robs it (the deal ends)."""
     for d in range(1, 4):
@@ -170,7 +170,7 @@ def offer_robbing(rules, tables, g, policies, params, probe, out, log, cur, k):
         if (g.may_win[o] and complete_with(tables, g.wild, g.hands[o], g.nat, k)
             and try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, np.int64(0), cur,
                             np.int64(-1), np.int64(-1), out)):
-            if ask_win(rules, tables, g, policies, params, probe, o, k, C.WIN_ROBBING_KONG):
+            if ask_win(rules, tables, g, pols, probe, o, k, C.WIN_ROBBING_KONG):
                 set_win(g, C.OUT_ROBBING_KONG, o, cur, k, np.int64(0), np.int64(-1))
                 add_event(g, log, o, C.A_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
                 return True
@@ -180,7 +180,7 @@ def offer_robbing(rules, tables, g, policies, params, probe, out, log, cur, k):
 
 
 @nrt_free(inline="always")
-def own_kong(rules, tables, g, policies, params, probe, out, log, kong_kind):
+def own_kong(rules, tables, g, pols, probe, out, log, kong_kind):
     """Own-turn kongs: the seat to play may declare a concealed or an added
     kong (an added kong may be robbed), then draws a replacement.
     ``kong_kind``: -2 asks the seat's policy; -1 declines and k >= 0 declares
@@ -200,7 +200,7 @@ def own_kong(rules, tables, g, policies, params, probe, out, log, kong_kind):
     if n_opt == 0:
         return GO_ON
     if kong_kind < -1:
-        j = ask_kong(rules, tables, g, policies, params, probe, cur, n_opt)
+        j = ask_kong(rules, tables, g, pols, probe, cur, n_opt)
     else:
         j = -1
         for i in range(n_opt):
@@ -215,7 +215,7 @@ def own_kong(rules, tables, g, policies, params, probe, out, log, kong_kind):
         g.hands[cur, k] -= 1
         add_event(g, log, cur, C.A_ADDED_KONG, k, -1, -1, -1)
         g.visible[k] += 1
-        if offer_robbing(rules, tables, g, policies, params, probe, out, log, cur, k):
+        if offer_robbing(rules, tables, g, pols, probe, out, log, cur, k):
             return ENDED
         for i in range(g.n_melds[cur]):
             if g.melds[cur, i, C.MELD_TYPE] == C.MELD_PUNG and g.melds[cur, i, C.MELD_KIND] == k:
@@ -304,7 +304,7 @@ def apply_discard(tables, g, log, d):
 
 
 @nrt_free(inline="always")
-def offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
+def offer_discard_win(rules, tables, g, pols, probe, out, log, d):
     """Offer the discard ``d`` of the seat to play to the others,
     counterclockwise: True when one wins on it (the deal ends). Otherwise
     every other seat has let ``d`` go by (``passed``)."""
@@ -328,7 +328,7 @@ def offer_discard_win(rules, tables, g, policies, params, probe, out, log, d):
             # changes (fed counts only change payments)
             g.no_win[o, d] = True
         if legal:
-            if ask_win(rules, tables, g, policies, params, probe, o, d, C.WIN_DISCARD):
+            if ask_win(rules, tables, g, pols, probe, o, d, C.WIN_DISCARD):
                 set_win(g, C.OUT_DISCARD, o, cur, d, ctx, lia)
                 g.visible[d] -= 1
                 add_event(g, log, o, C.A_WIN, d, C.WIN_DISCARD, cur, -1)

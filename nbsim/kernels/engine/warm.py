@@ -79,18 +79,19 @@ def warm_parts(rules, tables, run):
 
 
 @njit(cache=True)
-def warm_policies(rules, tables, policies, params, run):
+def warm_policies(rules, tables, pols, run):
     """Compile every policy's four decisions as ``engine.play_from`` calls them.
-    policies: int64[4]; params: float64[4, MAX_PARAMS]; run: bool."""
+    pols: ``BasePolicies`` or ``SearchPolicies`` (``policies.catalog``; the
+    set compiled); run: bool."""
     g = new_state()
     probe = np.zeros(0, np.int64)
     z = np.int64(0)
     r = 0
     if run:
-        if ask_win(rules, tables, g, policies, params, probe, z, z, np.int64(C.WIN_SELF_DRAW)):
+        if ask_win(rules, tables, g, pols, probe, z, z, np.int64(C.WIN_SELF_DRAW)):
             r += 1
-        r += ask_claim(rules, tables, g, policies, params, probe, z, z, np.bool_(True),
+        r += ask_claim(rules, tables, g, pols, probe, z, z, np.bool_(True),
                        np.bool_(False))
-        r += ask_kong(rules, tables, g, policies, params, probe, z, z)
-        r += ask_discard(rules, tables, g, policies, params, probe, z)
+        r += ask_kong(rules, tables, g, pols, probe, z, z)
+        r += ask_discard(rules, tables, g, pols, probe, z)
     return r

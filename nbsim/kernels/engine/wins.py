@@ -71,9 +71,10 @@ def try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, lia
     for s in range(4):
         g.fed_row[s] = g.fed[seat, s]
         g.fed_col[s] = g.fed[s, seat]
-    err = S.score_one(rules, tables, g.hands[seat], g.melds[seat], g.n_melds[seat], g.fl8,
-                      tile, win_by, ctx, seat, g.ts[TS_ROUND_WIND], g.ts[TS_INDICATOR],
-                      discarder, g.fed_row, g.fed_col, kong_from, liable, g.res, g.iw)
+    err = S.score_one(rules, tables, S.HandTiles(g.hands[seat], g.melds[seat], g.n_melds[seat],
+                                                 g.fl8),
+                      S.Win(tile, win_by, ctx, seat, g.ts[TS_ROUND_WIND], g.ts[TS_INDICATOR],
+                            discarder, g.fed_row, g.fed_col, kong_from, liable), g.res, g.iw)
     if err != C.OK:
         out[O_ERROR] = E_ENGINE_SCORE
         return False

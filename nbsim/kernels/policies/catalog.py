@@ -18,7 +18,10 @@ constants: tuning a parameter needs no recompilation.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Param(NamedTuple):
@@ -150,6 +153,24 @@ POLICY_TABLE: tuple[PolicySpec, ...] = (
 NAMES: tuple[str, ...] = tuple(p.name for p in POLICY_TABLE)
 SEARCH: frozenset[str] = frozenset(p.name for p in POLICY_TABLE if p.base is not None)
 DEFAULT_POLICY = "defend"
+
+
+class BasePolicies(NamedTuple):
+    """The policies of the four seats for the engine, dispatched to the base
+    set (``registry.py``: a search policy's code plays as its base policy;
+    every playout of a search, and every run without a search policy).
+    codes: int64[4] policy codes (index in POLICY_TABLE) per seat, seat 0 the
+    dealer; params: float64[4, MAX_PARAMS] each seat's parameter row."""
+    codes: np.ndarray
+    params: np.ndarray
+
+
+class SearchPolicies(NamedTuple):
+    """As ``BasePolicies``, dispatched to the full set: a search policy's
+    code plays the search (``lookahead``). Only a run with a search policy
+    passes it, so only such a run compiles the search."""
+    codes: np.ndarray
+    params: np.ndarray
 
 
 def code_of(name: str) -> int:

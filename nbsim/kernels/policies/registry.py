@@ -28,26 +28,30 @@ possible answer is not asked (no kong option, no claim possible). (A
 ``return`` before an unrolled loop breaks numba's typing of the loop, so
 each dispatch has a single exit.)
 
-Two sets of policies, chosen by the dtype of the codes. A search policy
+Two sets of policies, named by the record that carries the seats' codes
+and parameters (``catalog.BasePolicies`` / ``catalog.SearchPolicies``,
+both int64 codes and float64 parameter rows). A search policy
 (``lookahead``, a table row with a ``base``) plays the rest of the deal
 many times with the engine from inside its own decision, so the engine
 that runs its playouts must not dispatch to it again (numba could not
-type the cycle). Codes of dtype int64 (``nbsim.policy_specs.kernel_arrays``
-for runs without a search policy, and every playout) dispatch to the base
-set, where a search policy's row stands for its base policy; codes of
-dtype int32 (runs with a search policy) dispatch to the full set. The
-engine is so compiled once per set, and a run without a search policy
-never compiles the search. The full set imports the search modules only
-when numba types it (they import the engine, which imports this module).
+type the cycle). ``BasePolicies`` (``nbsim.policy_specs.kernel_arrays``
+for runs without a search policy, and every playout) dispatches to the
+base set, where a search policy's row stands for its base policy;
+``SearchPolicies`` (runs with a search policy) dispatches to the full set.
+Numba types the two records apart, so the engine is compiled once per set,
+and a run without a search policy never compiles the search. The full set
+imports the search modules only when numba types it (they import the
+engine, which imports this module).
 """
 import importlib
 import warnings
 
+import numpy as np
 from numba import literal_unroll, types
-from numba.core.errors import NumbaExperimentalFeatureWarning
+from numba.core.errors import NumbaExperimentalFeatureWarning, TypingError
 from numba.extending import overload
 
-from nbsim.kernels.policies.catalog import POLICY_TABLE
+from nbsim.kernels.policies.catalog import POLICY_TABLE, BasePolicies, SearchPolicies
 from nbsim.kernels.policies.common import CLAIM_PASS
 
 # numba types a tuple of compiled functions through its first-class function
@@ -71,29 +75,43 @@ def _modules(full):
     return tuple(_BY_NAME[p.base or p.name] for p in POLICY_TABLE)
 
 
-def _functions(code_type, name):
-    """The decision ``name`` of every policy, for codes of ``code_type``."""
-    full = isinstance(code_type, types.Integer) and code_type.bitwidth == 32
-    return tuple(getattr(m, name) for m in _modules(full))
+def _is_search(pols_type):
+    """True for a ``SearchPolicies`` record type, False for ``BasePolicies``.
+    Raises numba's TypingError for any other type."""
+    cls = getattr(pols_type, "instance_class", None) if isinstance(
+        pols_type, types.BaseNamedTuple) else None
+    if cls is SearchPolicies:
+        return True
+    if cls is BasePolicies:
+        return False
+    raise TypingError(f"policies: a BasePolicies or SearchPolicies record "
+                      f"(policies.catalog), got {pols_type}")
 
 
-def want_win(code, view, params, prng, scr, tile, win_by):
-    """Policy ``code``'s answer: take this legal win? (compiled by numba)"""
+def _functions(pols_type, name):
+    """The decision ``name`` of every policy, for a policy record of type
+    ``pols_type``."""
+    return tuple(getattr(m, name) for m in _modules(_is_search(pols_type)))
+
+
+def want_win(pols, seat, view, prng, scr, tile, win_by):
+    """The answer of ``seat``'s policy in ``pols`` (``BasePolicies`` or
+    ``SearchPolicies``): take this legal win? (compiled by numba)"""
     raise NotImplementedError("a kernel: call it from compiled code")
 
 
-def choose_kong(code, view, params, prng, scr, options, n_options):
-    """Policy ``code``'s kong on its own turn (option index or -1)."""
+def choose_kong(pols, seat, view, prng, scr, options, n_options):
+    """``seat``'s policy's kong on its own turn (option index or -1)."""
     raise NotImplementedError("a kernel: call it from compiled code")
 
 
-def choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
-    """Policy ``code``'s answer to a discard it may claim (CLAIM_*)."""
+def choose_claim(pols, seat, view, prng, scr, tile, can_pung, can_kong, chow_ok):
+    """``seat``'s policy's answer to a discard it may claim (CLAIM_*)."""
     raise NotImplementedError("a kernel: call it from compiled code")
 
 
-def choose_discard(code, view, params, prng, scr, allowed):
-    """Policy ``code``'s discard (a held, allowed kind)."""
+def choose_discard(pols, seat, view, prng, scr, allowed):
+    """``seat``'s policy's discard (a held, allowed kind)."""
     raise NotImplementedError("a kernel: call it from compiled code")
 
 
@@ -101,10 +119,12 @@ _OPTIONS = {"_nrt": False, "error_model": "numpy"}
 
 
 @overload(want_win, jit_options=_OPTIONS)
-def _want_win(code, view, params, prng, scr, tile, win_by):
-    fns = _functions(code, "want_win")
+def _want_win(pols, seat, view, prng, scr, tile, win_by):
+    fns = _functions(pols, "want_win")
 
-    def impl(code, view, params, prng, scr, tile, win_by):
+    def impl(pols, seat, view, prng, scr, tile, win_by):
+        code = pols.codes[seat]
+        params = pols.params[seat]
         r = True
         i = 0
         for f in literal_unroll(fns):
@@ -116,10 +136,12 @@ def _want_win(code, view, params, prng, scr, tile, win_by):
 
 
 @overload(choose_kong, jit_options=_OPTIONS)
-def _choose_kong(code, view, params, prng, scr, options, n_options):
-    fns = _functions(code, "choose_kong")
+def _choose_kong(pols, seat, view, prng, scr, options, n_options):
+    fns = _functions(pols, "choose_kong")
 
-    def impl(code, view, params, prng, scr, options, n_options):
+    def impl(pols, seat, view, prng, scr, options, n_options):
+        code = pols.codes[seat]
+        params = pols.params[seat]
         r = -1
         if n_options > 0:
             i = 0
@@ -132,10 +154,12 @@ def _choose_kong(code, view, params, prng, scr, options, n_options):
 
 
 @overload(choose_claim, jit_options=_OPTIONS)
-def _choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
-    fns = _functions(code, "choose_claim")
+def _choose_claim(pols, seat, view, prng, scr, tile, can_pung, can_kong, chow_ok):
+    fns = _functions(pols, "choose_claim")
 
-    def impl(code, view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+    def impl(pols, seat, view, prng, scr, tile, can_pung, can_kong, chow_ok):
+        code = pols.codes[seat]
+        params = pols.params[seat]
         r = CLAIM_PASS
         if can_pung or can_kong or chow_ok[0] or chow_ok[1] or chow_ok[2]:
             i = 0
@@ -148,10 +172,12 @@ def _choose_claim(code, view, params, prng, scr, tile, can_pung, can_kong, chow_
 
 
 @overload(choose_discard, jit_options=_OPTIONS)
-def _choose_discard(code, view, params, prng, scr, allowed):
-    fns = _functions(code, "choose_discard")
+def _choose_discard(pols, seat, view, prng, scr, allowed):
+    fns = _functions(pols, "choose_discard")
 
-    def impl(code, view, params, prng, scr, allowed):
+    def impl(pols, seat, view, prng, scr, allowed):
+        code = pols.codes[seat]
+        params = pols.params[seat]
         r = -1
         i = 0
         for f in literal_unroll(fns):
@@ -159,4 +185,22 @@ def _choose_discard(code, view, params, prng, scr, allowed):
                 r = f(view, params, prng, scr, allowed)
             i += 1  # noqa: SIM113 (enumerate does not unroll)
         return r
+    return impl
+
+
+def seat_policies(pols):
+    """A record of ``pols``' class (the same policy set) with zeroed arrays
+    of its shapes: the seats' policies of a match deal, filled from the
+    players' (``engine.games.match_batch``). (compiled by numba)"""
+    raise NotImplementedError("a kernel: call it from compiled code")
+
+
+@overload(seat_policies, jit_options={"error_model": "numpy"})
+def _seat_policies(pols):
+    if _is_search(pols):
+        def impl(pols):
+            return SearchPolicies(np.zeros_like(pols.codes), np.zeros_like(pols.params))
+    else:
+        def impl(pols):
+            return BasePolicies(np.zeros_like(pols.codes), np.zeros_like(pols.params))
     return impl

@@ -4,14 +4,16 @@ legal-win decision and payments of one winning situation (docs/rules.md §3,
 
 Public kernels (no allocation in the batch loop):
 
-* ``score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by,
-  ctx, seat, round_wind, indicator, discarder, fed, fed_by_winner, kong_from,
-  liable, res) -> int``: one winning situation; fills ``res`` (int64[RES_LEN],
-  layout ``codes.RES_*``) and returns the ``E_*`` error code (0 = OK).
-* ``score_one(..., res, iw)``: the same with a caller-owned scratch
-  (``new_scratch()``, int64[IW_LEN]); the game engine calls it.
-* ``score_batch(...)``: the same over arrays of situations (benchmarks, the
-  engine's batch statistics).
+* ``score_win(rules, tables, tiles, win, res) -> int``: one winning
+  situation, the winner's tiles as a ``HandTiles`` record and the win as a
+  ``Win`` record; fills ``res`` (int64[RES_LEN], layout ``codes.RES_*``)
+  and returns the ``E_*`` error code (0 = OK).
+* ``score_one(rules, tables, tiles, win, res, iw)``: the same with a
+  caller-owned scratch (``new_scratch()``, int64[IW_LEN]); the game engine
+  calls it.
+* ``score_batch(rules, tables, tiles, wins, res)``: the same over records
+  of arrays, one situation per row (benchmarks, the engine's batch
+  statistics).
 * ``player_fu(rules, hand, melds, n_melds, flowers) -> int``: a Ninghai
   player's own fu (胡), for the settlement among non-winners.
 
@@ -39,6 +41,8 @@ presence mask of the items that apply (0-tai items included), or its
 Ninghai fan and fu with the fan and fu of each item (docs/rules.md §6, §8,
 §10.3, §10.4).
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from nbsim.kernels import codes as C
@@ -109,7 +113,46 @@ from nbsim.kernels.scoring.validation import is_wild, validate
 from nbsim.kernels.scoring.waits import melds_only, nat13, wait_info
 
 # the engine and the wrappers use these names from here
-__all__ = ["score_win", "score_one", "score_batch"]
+__all__ = ["HandTiles", "Win", "score_win", "score_one", "score_batch"]
+
+
+class HandTiles(NamedTuple):
+    """The winner's tiles (docs/rules.md §3, §10). hand: int8[42] concealed
+    tiles per kind BEFORE the winning tile, wilds counted at their own kind
+    (a wild flower may be in hand); melds: int8[4, 3] declared meld rows
+    (MELD_TYPE, MELD_KIND, MELD_FROM), n_melds (int, 0..4) of them used;
+    concealed kongs (MELD_CKONG) are declared melds, kongs count 3 tiles;
+    flowers: int8[8], 1 for each flower set aside (1f..8f). In
+    ``score_batch`` each field has a leading axis of n situations."""
+    hand: np.ndarray
+    melds: np.ndarray
+    n_melds: int
+    flowers: np.ndarray
+
+
+class Win(NamedTuple):
+    """The win being scored (docs/rules.md §5-§8, §10); ints unless said.
+    win_kind: kind 0..41 of the winning tile (a flower only when it is
+    wild); win_by: WIN_SELF_DRAW / WIN_DISCARD / WIN_ROBBING_KONG; ctx:
+    CTX_* bits; seat, round_wind: 0..3 (E S W N; the dealer is E);
+    indicator: kind or -1; discarder: the discarding / robbed seat or -1 (-1
+    on a discard or robbing win: no payments are computed); fed: int8[4]
+    melds the winner claimed from each seat's discards; fed_by_winner:
+    int8[4] melds each seat claimed from the winner's discards; kong_from:
+    seat whose discard the winner konged before the winning replacement
+    draw, or -1; liable: Ninghai three-melds liable seat (§8) or -1. In
+    ``score_batch`` each field has a leading axis of n situations."""
+    win_kind: int
+    win_by: int
+    ctx: int
+    seat: int
+    round_wind: int
+    indicator: int
+    discarder: int
+    fed: np.ndarray
+    fed_by_winner: np.ndarray
+    kong_from: int
+    liable: int
 
 
 # ---------------------------------------------------------------- the steps of score_one
@@ -310,19 +353,18 @@ def why_not_legal(rules, iw, win_by, self_drawn, holds_all3, wild_single):
 
 # ---------------------------------------------------------------- main kernel
 @nrt_free
-def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
-              round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
-              iw):
+def score_one(rules, tables, tiles, win, res, iw):
     """``score_win`` with a caller-provided scratch ``iw`` (``new_scratch()``,
     int64[IW_LEN]); same arguments and result otherwise."""
     for i in range(C.RES_LEN):
         res[i] = 0
-    err, n_in_play, wild_a, wild_b, wild_flowers = validate(
-        rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind, indicator,
-        discarder, fed, fed_by_winner, kong_from, liable, iw)
+    err, n_in_play, wild_a, wild_b, wild_flowers = validate(rules, tiles, win, iw)
     if err != C.OK:
         res[C.RES_ERROR] = err
         return err
+    hand, melds, n_melds, flowers = tiles
+    (win_kind, win_by, ctx, seat, round_wind, indicator, discarder, fed, fed_by_winner,
+     kong_from, liable) = win
     system = rules[C.R_SYSTEM]
     self_drawn = win_by == C.WIN_SELF_DRAW
     heavenly = (ctx & C.CTX_HEAVENLY) != 0
@@ -395,26 +437,16 @@ def score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
 
 
 @njit(cache=True)
-def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
-              round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
+def score_win(rules, tables, tiles, win, res):
     """Score one winning situation (docs/rules.md §3, §5-§8 and §10).
 
     Args:
         rules: int64[R_LEN] (``RuleSet.array``); tables: ``nbsim.rules.lookups.load_tables()``.
-        hand: int8[42] the winner's concealed tiles per kind BEFORE the winning
-            tile, wilds counted at their own kind (a wild flower may be in hand).
-        melds: int8[4, 3] rows (MELD_TYPE, MELD_KIND, MELD_FROM); n_melds rows used.
-            Concealed kongs (MELD_CKONG) are declared melds; kongs count 3 tiles.
-        flowers: int8[8], 1 for each flower set aside (1f..8f).
-        win_kind: kind 0..41 of the winning tile (a flower only when it is wild).
-        win_by: WIN_SELF_DRAW / WIN_DISCARD / WIN_ROBBING_KONG; ctx: CTX_* bits.
-        seat, round_wind: 0..3 (E S W N; the dealer is E); indicator: kind or -1.
-        discarder: the discarding / robbed seat or -1 (-1 on a discard or
-            robbing win: no payments are computed, RES_PAY stays 0).
-        fed: int8[4] melds the winner claimed from each seat's discards;
-        fed_by_winner: int8[4] melds each seat claimed from the winner's discards.
-        kong_from: seat whose discard the winner konged before the winning
-            replacement draw, or -1. liable: Ninghai three-melds liable seat or -1.
+        tiles: ``HandTiles`` (the winner's concealed tiles before the
+            winning tile, declared melds and set-aside flowers).
+        win: ``Win`` (the winning tile, how and in what context it was won,
+            the seats, the indicator, the discarder, claims between the
+            winner and the others, kong_from and the liable seat).
         res: int64[RES_LEN], written (layout ``codes.RES_*``): complete, win,
             why (WHY_*), tai of the counted reading (three_wilds included) and
             without three_wilds, item tai (RES_ITEMS) and the presence mask of
@@ -423,36 +455,39 @@ def score_win(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ct
             and silver, with the fan of each fan item before the cap
             (RES_FAN_ITEMS, N_FAN entries) and the fu of each fu item
             (RES_FU_ITEMS, N_FU entries, adding up to the fu); net payments
-            per seat (zero-sum; legal wins only), wilds among the 14 concealed
-            tiles. Items belong to the counted reading (docs/rules.md §10.3,
-            §10.4).
+            per seat (zero-sum; legal wins only; RES_PAY stays 0 when a
+            discard or robbing win names no discarder), wilds among the 14
+            concealed tiles. Items belong to the counted reading
+            (docs/rules.md §10.3, §10.4).
     Returns:
         E_* code (0 OK), also in res[RES_ERROR]; on an error nothing else in
         res is valid. Tai and points are in tai / points.
     """
     iw = np.zeros(IW_LEN, dtype=np.int64)
-    return score_one(rules, tables, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
-                     round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res,
-                     iw)
+    return score_one(rules, tables, tiles, win, res, iw)
 
 
 @njit(cache=True)
-def score_batch(rules, tables, hands, melds, n_melds, flowers, win_kind, win_by, ctx, seat,
-                round_wind, indicator, discarder, fed, fed_by_winner, kong_from, liable, res):
+def score_batch(rules, tables, tiles, wins, res):
     """``score_win`` over n situations, reusing one scratch.
 
-    Shapes: hands int8[n, 42], melds int8[n, 4, 3], flowers int8[n, 8],
-    fed / fed_by_winner int8[n, 4], res int64[n, RES_LEN]; every other
-    argument an int array [n]. Returns the number of situations with an error.
+    tiles: ``HandTiles`` of arrays hand int8[n, 42], melds int8[n, 4, 3],
+    n_melds int[n], flowers int8[n, 8]; wins: ``Win`` of arrays, fed /
+    fed_by_winner int8[n, 4] and every other field an int array [n]; res
+    int64[n, RES_LEN]. Returns the number of situations with an error.
     """
     iw = np.zeros(IW_LEN, dtype=np.int64)
     n_err = 0
-    for i in range(hands.shape[0]):
-        e = score_one(rules, tables, hands[i], melds[i], np.int64(n_melds[i]), flowers[i],
-                      np.int64(win_kind[i]), np.int64(win_by[i]), np.int64(ctx[i]),
-                      np.int64(seat[i]), np.int64(round_wind[i]), np.int64(indicator[i]),
-                      np.int64(discarder[i]), fed[i], fed_by_winner[i], np.int64(kong_from[i]),
-                      np.int64(liable[i]), res[i], iw)
+    for i in range(tiles.hand.shape[0]):
+        e = score_one(rules, tables,
+                      HandTiles(tiles.hand[i], tiles.melds[i], np.int64(tiles.n_melds[i]),
+                                tiles.flowers[i]),
+                      Win(np.int64(wins.win_kind[i]), np.int64(wins.win_by[i]),
+                          np.int64(wins.ctx[i]), np.int64(wins.seat[i]),
+                          np.int64(wins.round_wind[i]), np.int64(wins.indicator[i]),
+                          np.int64(wins.discarder[i]), wins.fed[i], wins.fed_by_winner[i],
+                          np.int64(wins.kong_from[i]), np.int64(wins.liable[i])),
+                      res[i], iw)
         if e != C.OK:
             n_err += 1
     return n_err

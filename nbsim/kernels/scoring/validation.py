@@ -4,7 +4,7 @@
 * ``wild_set(rules, indicator) -> (kind a, kind b, flower bits, wild tiles
   in play)``: the wild kinds of an indicator in a form that needs no array.
 * ``is_wild(kind, a, b, flower_bits) -> bool``.
-* ``validate(...) -> (E_* code, wild tiles in play, a, b, flower bits)``:
+* ``validate(rules, tiles, win, iw) -> (E_* code, wild tiles in play, a, b, flower bits)``:
   every check of ``score.score_win``'s arguments; also fills the meld tile
   counts of the scratch (``scratch.O_MELD_COUNT``).
 """
@@ -44,15 +44,18 @@ def is_wild(kind, wild_a, wild_b, wild_flowers):
 
 
 @njit(cache=True, inline="always")
-def validate(rules, hand, melds, n_melds, flowers, win_kind, win_by, ctx, seat, round_wind,
-             indicator, discarder, fed, fed_by_winner, kong_from, liable, iw):
+def validate(rules, tiles, win, iw):
     """Check the input (docs/rules.md §10 and the tile counts).
 
-    Arguments as ``score.score_win`` (tile counts per kind, seats 0..3,
-    kinds 0..41), plus the scorer's scratch iw (int64[IW_LEN]). Returns
-    (E_* code, wild tiles in play, wild kind a, wild kind b, wild flower
-    bits; see ``wild_set``) and fills the tiles per kind of the declared
-    melds into iw[O_MELD_COUNT:O_MELD_COUNT + N_PLAY]."""
+    rules: int64[R_LEN]; tiles and win: the ``score.HandTiles`` and
+    ``score.Win`` records of ``score.score_win`` (tile counts per kind,
+    seats 0..3, kinds 0..41); iw: the scorer's scratch (int64[IW_LEN]).
+    Returns (E_* code, wild tiles in play, wild kind a, wild kind b, wild
+    flower bits; see ``wild_set``) and fills the tiles per kind of the
+    declared melds into iw[O_MELD_COUNT:O_MELD_COUNT + N_PLAY]."""
+    hand, melds, n_melds, flowers = tiles
+    (win_kind, win_by, ctx, seat, round_wind, indicator, discarder, fed, fed_by_winner,
+     kong_from, liable) = win
     if win_by < 0 or win_by > 2 or ctx < 0 or ctx > 15:
         return C.E_BAD_ARG, 0, -1, -1, 0
     if seat < 0 or seat > 3 or round_wind < 0 or round_wind > 3:

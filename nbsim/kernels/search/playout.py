@@ -431,11 +431,11 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     seat = view.seat
     g = ES.search_game(sr)
     for s in range(4):
-        sr.codes[s] = playout
+        sr.pols.codes[s] = playout
         for q in range(MAX_PARAMS):
-            sr.params[s, q] = DEFAULT_PARAMS[playout, q]
+            sr.pols.params[s, q] = DEFAULT_PARAMS[playout, q]
         if playout == DEFEND and hold >= 0.0:
-            sr.params[s, DEFEND_HOLD] = hold
+            sr.pols.params[s, DEFEND_HOLD] = hold
     failed = 0
     for i in range(n_cands):
         for c in range(ES.SEARCH_STATS):
@@ -449,17 +449,17 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
                 for s in range(4):
                     rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
                 if claim_q == KONG_Q:
-                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
                                 sr.log, sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
                                 np.int64(0), sr.cands[i])
                 elif claim_q < 0:
-                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
                                 sr.log, sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
                                 np.int64(0), np.int64(-2))
                 else:
                     a = sr.cands[i]
                     q = claim_q if a == CLAIM_PASS else (1 if a >= CLAIM_CHOW else 0)
-                    E.play_from(view.rules, view.tables, sr.codes, sr.params, g, sr.out,
+                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
                                 sr.log, sr.probe, claim_tile, seat, np.int64(q), a,
                                 np.int64(-2))
                 bad = 1 if sr.out[ES.O_ERROR] != 0 else 0
