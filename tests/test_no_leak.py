@@ -47,9 +47,10 @@ def test_decisions_ignore_hidden_tiles(variant, tables):
     kinds = np.zeros(4, np.int64)
     moved = 0
     for j, mix in enumerate(mixes):
-        pols = kernel_arrays(as_policies(mix))
+        pols = kernel_arrays(as_policies(mix), rs.array, tables)
         probes = _probes(40 if mix[0] == LOOKAHEAD_PROBED else 150, 120, 100 + j)
-        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols, probes)
+        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols, probes,
+                             KE.engine_entry(rs.array, tables, pols))
         hit = probes[:, EP.PR_KIND] >= 0
         assert bad == 0, (variant, mix, probes[hit & (probes[:, EP.PR_ANSWER]
                                                      != probes[:, EP.PR_SHUFFLED])][:3])
@@ -65,7 +66,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     """The probe's shuffle keeps everything the deciding seat sees and
     really moves what it cannot (so the check above can fail)."""
     rs = load_rules("ningbo-3baida")
-    pols = kernel_arrays(as_policies("value"))
+    pols = kernel_arrays(as_policies("value"), rs.array, tables)
     g = ES.new_state()
     out = np.zeros(ES.OUT_LEN, np.int64)
     hands = np.zeros((4, 42), np.int8)
@@ -74,7 +75,8 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     # play it, then shuffle the final state of a deal that went long
     for deal in range(20):
         KE.play_deal(rs.array, tables, np.uint64(5), deal, 0, False, pols, g, out,
-                     np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64))
+                     np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64),
+                     KE.engine_entry(rs.array, tables, pols))
         if out[ES.O_TILES_LEFT] > 30:
             break
     before_hands = g.hands.copy()
@@ -111,7 +113,9 @@ def test_kong_search_ignores_hidden_tiles(tables):
     kong) come from the view alone: probes land on kong questions and none
     sees a hidden tile move the answer (gap=0: few discard searches)."""
     rs = load_rules("ningbo-7baida")
-    pols = kernel_arrays(as_policies(("lookahead:samples=6:gap=0:kongs=1",) * 4))
+    pols = kernel_arrays(as_policies(("lookahead:samples=6:gap=0:kongs=1",) * 4),
+                         rs.array, tables)
     probes = _probes(400, 120, 5)
-    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, probes) == 0
+    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, probes,
+                          KE.engine_entry(rs.array, tables, pols)) == 0
     assert int((probes[:, EP.PR_KIND] == EP.Q_KONG).sum()) > 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -21,6 +22,7 @@ from nbsim.policy_specs import (
     parse_policies,
     parse_policy,
 )
+from nbsim.rules.ruleset import load_rules
 
 
 def test_table_is_consistent():
@@ -100,9 +102,9 @@ def test_parse_policies_and_api_forms():
         as_policies([1, 2, 3, 4])
 
 
-def test_kernel_arrays_follow_the_table():
+def test_kernel_arrays_follow_the_table(tables):
     pols = parse_policies(policies="defend:caution=0.7:speed=0.5,value,random,defend")
-    record = kernel_arrays(pols)
+    record = kernel_arrays(pols, load_rules("ningbo-3baida").array, tables)
     codes, params = record
     assert isinstance(record, T.BasePolicies)
     assert codes.dtype == np.int64 and params.shape == (4, T.MAX_PARAMS)
@@ -114,11 +116,23 @@ def test_kernel_arrays_follow_the_table():
     assert params[3, 0] == caution.default
 
 
-def test_kernel_arrays_name_the_policy_set():
+def test_kernel_arrays_name_the_policy_set(tables):
     """A search policy in any seat gives the SearchPolicies record (the
-    engine compiled with the search); its codes stay int64."""
-    record = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"))
+    engine compiled with the search), carrying the base engine its
+    playouts run (an entry of the playouts' signature); its codes stay
+    int64."""
+    from nbsim.kernels.engine import loop as EL
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.entry import KernelEntry
+    rules = load_rules("ningbo-3baida").array
+    record = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"), rules,
+                           tables)
     assert isinstance(record, T.SearchPolicies) and not isinstance(record, T.BasePolicies)
+    assert isinstance(record.playout, KernelEntry) and record.playout.address > 0
+    assert record.playout.dispatcher is EL.play_from
+    sig = ES.playout_signature(numba.typeof(rules), numba.typeof(tables),
+                               numba.typeof(ES.new_state()))
+    assert record.playout.signature == sig
     assert record.codes.dtype == np.int64
     assert record.codes.tolist() == [T.code_of(n) for n in ("defend", "lookahead", "value",
                                                             "defend")]

@@ -25,7 +25,8 @@ def exercise(group: str, helper: str | None = None) -> None:
             # the policies first: meanwhile the "scorer" process compiles
             # the scorer, which the engine then loads from the cache (alone,
             # this entry would only link the policies once more)
-            EW.warm_policies(rs.array, tables, kernel_arrays(as_policies("defend")), False)
+            pols = kernel_arrays(as_policies("defend"), rs.array, tables)
+            EW.warm_policies(rs.array, tables, pols, False)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
@@ -37,7 +38,8 @@ def exercise(group: str, helper: str | None = None) -> None:
         from nbsim.policy_specs import as_policies, kernel_arrays
         from nbsim.run.frames import match_frame
         pols = as_policies("defend")
-        match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols), tables)
+        match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols, rs.array, tables),
+                    tables)
     elif group == "wall":
         import numpy as np
 

@@ -185,9 +185,12 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     ``kong_turn``: the seat to play is at its own-turn kong question (its
     self-drawn win already passed: the turn resumes at the kong,
     ``engine_turn.own_kong``). Raises RunError for a position the engine
-    cannot continue from (a seat or a tile count out of range)."""
+    cannot continue from (a seat or a tile count out of range). Its
+    ``playout`` is the game engine (``engine.loop.playout_entry``: compiled
+    or loaded from the cache)."""
     from nbsim.kernels import wall as W
     from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.engine.loop import playout_entry
     from nbsim.kernels.policies.view import View
     from nbsim.kernels.wilds import wild_mask
 
@@ -259,10 +262,11 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     passed = np.zeros((4, C.N_KINDS), np.bool_)
     if pos.passed is not None:
         passed[:, :] = np.asarray(pos.passed, dtype=np.bool_).reshape(4, C.N_KINDS)
-    return View(rules, _tables(), seat, to_play, int(pos.round_wind), int(pos.indicator),
+    tables = _tables()
+    return View(rules, tables, seat, to_play, int(pos.round_wind), int(pos.indicator),
                 int(pos.tiles_left), int(ts[ES.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
                 n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
-                wild, pond, flags, n_pond, passed, fed, ws, ts)
+                wild, pond, flags, n_pond, passed, fed, ws, ts, playout_entry(rules, tables))
 
 
 def _key(seed: int, round_: int = 0) -> np.uint64:

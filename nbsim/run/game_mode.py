@@ -15,6 +15,7 @@ import polars as pl
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.kernels.engine import games as KG
+from nbsim.kernels.engine.loop import engine_entry
 from nbsim.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import RuleSet
 from nbsim.run import frames as F
@@ -32,7 +33,8 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies, tables,
     stop), the deals finished before it said stop, or (None, None)."""
     policies = as_policies(policies)
     return F.game_frame(rs, seed, start, stop, tuple(p.full for p in policies),
-                        kernel_arrays(policies), tables, with_events, progress, halt)
+                        kernel_arrays(policies, rs.array, tables), tables, with_events, progress,
+                        halt)
 
 
 def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_policies, tables,
@@ -44,8 +46,8 @@ def match_frame(rs: RuleSet, seed: int, m_start: int, m_stop: int, player_polici
     or (None, None, None)."""
     player_policies = as_policies(player_policies)
     return F.match_frame(rs, seed, m_start, m_stop, tuple(p.full for p in player_policies),
-                         kernel_arrays(player_policies), tables, with_events, progress,
-                         halt)
+                         kernel_arrays(player_policies, rs.array, tables), tables, with_events,
+                         progress, halt)
 
 
 @dataclass
@@ -82,10 +84,11 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, s
         raise RunError("a wall must hold each of the 144 tile ids 0..143 exactly once")
     a = F._alloc(1, False)
     log = np.zeros((KG.MAX_EVENTS, C.EV_LEN), np.int32)
+    pols = kernel_arrays(policies, rs.array, tables)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
-                         int(indicator_pos), np.uint64(seed), int(deal), int(round_wind),
-                         kernel_arrays(policies), KG.DealRows(*(a[k] for k in F.PER_DEAL)),
-                         log)
+                         int(indicator_pos), np.uint64(seed), int(deal), int(round_wind), pols,
+                         KG.DealRows(*(a[k] for k in F.PER_DEAL)), log,
+                         engine_entry(rs.array, tables, pols))
     a["round_winds"][0] = round_wind
     cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])

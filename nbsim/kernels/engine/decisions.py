@@ -5,6 +5,8 @@ seat's public ``View`` (``make_view``), the policy dispatch
 random stream ``rng.STREAM_POLICY + seat``.
 """
 import numpy as np
+from numba.core.errors import TypingError
+from numba.extending import overload
 
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine.probe import (
@@ -27,18 +29,46 @@ from nbsim.kernels.engine.state import (
     TS_N_KONGS,
     TS_N_LOG,
     TS_ROUND_WIND,
+    playout_signature,
 )
+from nbsim.kernels.entry import Entry, no_entry
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies import registry as R
 from nbsim.kernels.policies.view import View
 
 
+def playout_of(pols, rules, tables, g):
+    """The ``View.playout`` of the engine playing ``pols``: the record's
+    playout entry (``SearchPolicies``), or the null entry of the same type
+    (``BasePolicies``: no search is played), so that the policies see one
+    View type in both engines and compile once. (compiled by numba)"""
+    raise NotImplementedError("a kernel: call it from compiled code")
+
+
+@overload(playout_of, jit_options={"_nrt": False, "error_model": "numpy"})
+def _playout_of(pols, rules, tables, g):
+    entry_t = Entry(playout_signature(rules, tables, g))
+    if R.is_search(pols):
+        got = pols.types[pols.fields.index("playout")]
+        if got != entry_t:
+            raise TypingError(f"SearchPolicies.playout: an entry of {entry_t}, got {got} "
+                              f"(engine.loop.playout_entry makes it)")
+
+        def impl(pols, rules, tables, g):
+            return pols.playout
+    else:
+        def impl(pols, rules, tables, g):
+            return no_entry(entry_t)
+    return impl
+
+
 @njit(cache=True, inline="always")
-def make_view(rules, tables, g, seat):
+def make_view(rules, tables, g, seat, pols):
     """The public ``View`` of ``seat`` (nbsim.kernels.policies.view): its own
     hand and melds, and the table as every player sees it. The public turn
     state ``g.pts`` is the turn state without what ``seat`` cannot know:
-    another seat's drawn kind (and the engine's own counters)."""
+    another seat's drawn kind (and the engine's own counters). ``pols``:
+    the seats' policy record (its playout entry, ``playout_of``)."""
     ts = g.ts
     pts = g.pts
     for i in range(TS_LEN):
@@ -50,7 +80,8 @@ def make_view(rules, tables, g, seat):
     return View(rules, tables, seat, ts[TS_CUR], ts[TS_ROUND_WIND], ts[TS_INDICATOR],
                 W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
                 g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
-                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts)
+                g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts,
+                playout_of(pols, rules, tables, g))
 
 
 @nrt_free
@@ -59,11 +90,11 @@ def ask_win(rules, tables, g, pols, probe, seat, tile, win_by):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
-    v = make_view(rules, tables, g, seat)
+    v = make_view(rules, tables, g, seat, pols)
     a = R.want_win(pols, seat, v, g.prng[seat], g.pscr, tile, win_by)
     if due:
         probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat)
+        v2 = make_view(rules, tables, g, seat, pols)
         b = R.want_win(pols, seat, v2, g.prng[seat], g.pscr, tile, win_by)
         probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
     return a
@@ -76,11 +107,11 @@ def ask_kong(rules, tables, g, pols, probe, seat, n_opt):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
-    v = make_view(rules, tables, g, seat)
+    v = make_view(rules, tables, g, seat, pols)
     a = R.choose_kong(pols, seat, v, g.prng[seat], g.pscr, g.opts, n_opt)
     if due:
         probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat)
+        v2 = make_view(rules, tables, g, seat, pols)
         b = R.choose_kong(pols, seat, v2, g.prng[seat], g.pscr, g.opts, n_opt)
         probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
     return a
@@ -93,12 +124,12 @@ def ask_claim(rules, tables, g, pols, probe, seat, tile, can_pung, can_kong):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
-    v = make_view(rules, tables, g, seat)
+    v = make_view(rules, tables, g, seat, pols)
     a = R.choose_claim(pols, seat, v, g.prng[seat], g.pscr, tile, can_pung, can_kong,
                        g.chow_ok)
     if due:
         probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat)
+        v2 = make_view(rules, tables, g, seat, pols)
         b = R.choose_claim(pols, seat, v2, g.prng[seat], g.pscr, tile, can_pung,
                            can_kong, g.chow_ok)
         probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
@@ -111,11 +142,11 @@ def ask_discard(rules, tables, g, pols, probe, seat):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
-    v = make_view(rules, tables, g, seat)
+    v = make_view(rules, tables, g, seat, pols)
     a = R.choose_discard(pols, seat, v, g.prng[seat], g.pscr, g.allowed)
     if due:
         probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat)
+        v2 = make_view(rules, tables, g, seat, pols)
         b = R.choose_discard(pols, seat, v2, g.prng[seat], g.pscr, g.allowed)
         probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
     return a

@@ -68,6 +68,7 @@ literal. Constants that reach a callee that is not inlined are wrapped
 (``np.int64(-1)``, ``np.bool_(x)``), so that each callee (the scorer above
 all) compiles once.
 """
+import numba
 import numpy as np
 
 from nbsim.kernels import codes as C
@@ -108,6 +109,8 @@ from nbsim.kernels.engine.state import (
     TS_WIN_TILE,
     TS_WINNER,
     add_event,
+    engine_signature,
+    new_state,
 )
 from nbsim.kernels.engine.turn import (
     allowed_discards,
@@ -118,13 +121,15 @@ from nbsim.kernels.engine.turn import (
     start_deal,
 )
 from nbsim.kernels.engine.wins import fu_all
+from nbsim.kernels.entry import KernelEntry, call
 from nbsim.kernels.jit import njit, nrt_free
+from nbsim.kernels.policies.catalog import MAX_PARAMS, BasePolicies
 from nbsim.kernels.wilds import wild_mask
 
 # what callers use from here: the state's and the probe's layouts, the
 # helpers the lookahead's playouts call, the warm-up probes (``rng`` and
 # the probe's two private names for tests/test_no_leak.py)
-__all__ = ["play_deal", "play_from", "play_wall"]
+__all__ = ["engine_entry", "play_deal", "play_from", "play_wall", "playout_entry"]
 
 
 @nrt_free(inline="always")
@@ -232,17 +237,18 @@ def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat
 
 @nrt_free
 def _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g, out,
-          log, dealt_hands, dealt_flowers, probe):
-    """The deal from a set-up wall (the state's wall, ws and wild) to its end."""
+          log, dealt_hands, dealt_flowers, probe, engine):
+    """The deal from a set-up wall (the state's wall, ws and wild) to its
+    end: ``play_from`` called by its address (``engine``)."""
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
-    return play_from(rules, tables, pols, g, out, log, probe, np.int64(-1),
-                     np.int64(-1), np.int64(0), np.int64(0), np.int64(-2))
+    return call(engine, (rules, tables, pols, g, out, log, probe, np.int64(-1),
+                         np.int64(-1), np.int64(0), np.int64(0), np.int64(-2)))
 
 
 @njit(cache=True, inline="always")
 def play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-              out, log, dealt_hands, dealt_flowers, probe):
+              out, log, dealt_hands, dealt_flowers, probe, engine):
     """Play deal ``deal`` of seed ``seed`` to its end.
 
     rules: int64[R_LEN]; tables: nbsim.rules.lookups.load_tables(); seed: uint64;
@@ -257,18 +263,20 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
     log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the
     hands and set-aside flowers right after the deal and flower replacement;
     probe: int64[PROBE_LEN] to check one decision for hidden information
-    (``PR_*``), or an empty array. Returns the number of events (which may
-    exceed m: only the first m are written).
+    (``PR_*``), or an empty array; engine: ``engine_entry(rules, tables,
+    pols)``, the turn loop compiled apart and called by its address (a
+    compiled caller does not link it and emit its code again). Returns the
+    number of events (which may exceed m: only the first m are written).
     """
     W.wall_setup(rules, seed, deal, True, g.wall, g.work, g.st, g.ws, g.wild)
     return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-                 out, log, dealt_hands, dealt_flowers, probe)
+                 out, log, dealt_hands, dealt_flowers, probe, engine)
 
 
 @njit(cache=True, inline="always")
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
               restrict_first, pols, g, out, log, dealt_hands, dealt_flowers,
-              probe):
+              probe, engine):
     """Play a deal from a given wall (constructed walls in tests, replays of
     recorded walls): ``tiles`` uint8[144] physical tile ids in draw order
     (position 0 is the first live tile, 143 the first tail tile, see
@@ -294,4 +302,33 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
     ws[W.WS_IND_KIND] = kind
     ws[W.WS_N_WILDS] = wild_mask(rules, kind, wild)
     return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-                 out, log, dealt_hands, dealt_flowers, probe)
+                 out, log, dealt_hands, dealt_flowers, probe, engine)
+
+
+_ENTRIES = {}
+
+
+def engine_entry(rules, tables, pols):
+    """The engine's turn loop ``play_from``, compiled apart for the rules
+    array ``rules`` (int64[R_LEN]), the lookup tables ``tables`` and the
+    policy record ``pols`` (``BasePolicies`` or ``SearchPolicies``) that
+    the kernels will be given, as an ``entry.KernelEntry`` of
+    ``state.engine_signature``: the ``engine`` argument of the batches
+    (``engine.games``), which call it by its address. Compiling it (or
+    loading it from the cache) happens here, once per process and argument
+    types. Raises numba's errors if the engine does not compile for them."""
+    key = (numba.typeof(rules), numba.typeof(tables), numba.typeof(pols))
+    found = _ENTRIES.get(key)
+    if found is None:
+        sig = engine_signature(key[0], key[1], key[2], numba.typeof(new_state()))
+        found = _ENTRIES[key] = KernelEntry(play_from, sig.args)
+    return found
+
+
+def playout_entry(rules, tables):
+    """``engine_entry`` for a search's playouts (the base set's record,
+    ``state.playout_signature``): the ``playout`` of a ``SearchPolicies``
+    record and of a ``View`` built in Python. The same compiled engine as
+    a run without a search policy plays."""
+    return engine_entry(rules, tables, BasePolicies(np.zeros(4, np.int64),
+                                                    np.zeros((4, MAX_PARAMS), np.float64)))

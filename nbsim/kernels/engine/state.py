@@ -20,6 +20,7 @@ too: its playouts run on a ``Game`` built from it (``search_game``).
 from collections import namedtuple
 
 import numpy as np
+from numba.core import types
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
@@ -120,6 +121,34 @@ def new_search(n_cands, n_samples):
                   np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
                   BasePolicies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64)),
                   np.zeros(n_cands, np.int64))
+
+
+def _field(t, name):
+    """The numba type of field ``name`` of the named-tuple type ``t``."""
+    return t.types[t.fields.index(name)]
+
+
+def engine_signature(rules_t, tables_t, pols_t, g_t):
+    """The numba Signature of the engine's turn loop ``loop.play_from`` as
+    the batches and a search's playouts call it, from the numba types of
+    the rules array, the lookup tables, a policy record (``BasePolicies`` or
+    ``SearchPolicies``) and a ``Game``: the result row, event log and probe
+    have the types of those of the Game's ``Search`` (int64[::1],
+    int32[:, ::1], int64[::1]), and the five trailing arguments are int64.
+    The type of an ``entry.Entry`` that calls the engine by its address
+    (``loop.engine_entry``)."""
+    sr_t = _field(_field(g_t, "pscr"), "search")
+    args = (rules_t, tables_t, pols_t, g_t, _field(sr_t, "out"), _field(sr_t, "log"),
+            _field(sr_t, "probe")) + (types.int64,) * 5
+    return types.int64(*args)
+
+
+def playout_signature(rules_t, tables_t, g_t):
+    """``engine_signature`` for a search's playouts: the base set's policy
+    record, of the type of the Game's ``Search.pols`` (a playout never
+    searches). The type of ``View.playout`` is ``entry.Entry`` of it."""
+    return engine_signature(rules_t, tables_t, _field(_field(_field(g_t, "pscr"), "search"),
+                                                      "pols"), g_t)
 
 
 @njit(cache=True, inline="always")

@@ -168,9 +168,13 @@ class BasePolicies(NamedTuple):
 class SearchPolicies(NamedTuple):
     """As ``BasePolicies``, dispatched to the full set: a search policy's
     code plays the search (``lookahead``). Only a run with a search policy
-    passes it, so only such a run compiles the search."""
+    passes it, so only such a run compiles the search. playout: the base
+    engine that plays out the search's worlds, compiled apart and called by
+    its address (``entry.KernelEntry``, from ``engine.loop.playout_entry``;
+    the policies see it as ``View.playout``)."""
     codes: np.ndarray
     params: np.ndarray
+    playout: object
 
 
 def code_of(name: str) -> int:

@@ -75,7 +75,7 @@ def _modules(full):
     return tuple(_BY_NAME[p.base or p.name] for p in POLICY_TABLE)
 
 
-def _is_search(pols_type):
+def is_search(pols_type):
     """True for a ``SearchPolicies`` record type, False for ``BasePolicies``.
     Raises numba's TypingError for any other type."""
     cls = getattr(pols_type, "instance_class", None) if isinstance(
@@ -91,7 +91,7 @@ def _is_search(pols_type):
 def _functions(pols_type, name):
     """The decision ``name`` of every policy, for a policy record of type
     ``pols_type``."""
-    return tuple(getattr(m, name) for m in _modules(_is_search(pols_type)))
+    return tuple(getattr(m, name) for m in _modules(is_search(pols_type)))
 
 
 def want_win(pols, seat, view, prng, scr, tile, win_by):
@@ -197,9 +197,10 @@ def seat_policies(pols):
 
 @overload(seat_policies, jit_options={"error_model": "numpy"})
 def _seat_policies(pols):
-    if _is_search(pols):
+    if is_search(pols):
         def impl(pols):
-            return SearchPolicies(np.zeros_like(pols.codes), np.zeros_like(pols.params))
+            return SearchPolicies(np.zeros_like(pols.codes), np.zeros_like(pols.params),
+                                  pols.playout)
     else:
         def impl(pols):
             return BasePolicies(np.zeros_like(pols.codes), np.zeros_like(pols.params))

@@ -49,6 +49,10 @@ pts        int64[TS_LEN]          the public turn state (``engine.state.TS_*``):
                                   and kongs so far; ``TS_DRAWN`` is the drawn
                                   kind only when the deciding seat drew it
                                   (-1 otherwise: another seat's draw is hidden)
+playout    ``entry.Entry``        the engine a search policy plays its sampled
+                                  worlds out with (``engine.loop.play_from``
+                                  of the base set, called by its address);
+                                  null where no search is played (``entry``)
 ========== ====================== ==============================================
 
 A seat's concealed tile count is public too (``concealed_count``); the
@@ -68,7 +72,7 @@ POND_CLAIMED = 2         # the discard was claimed for a meld
 View = namedtuple("View", (
     "rules", "tables", "seat", "to_play", "round_wind", "indicator", "tiles_left", "turn",
     "n_kongs", "hand", "own_melds", "melds", "n_melds", "flowers", "visible", "wild", "pond",
-    "pond_flags", "n_pond", "passed", "fed", "ws", "pts"))
+    "pond_flags", "n_pond", "passed", "fed", "ws", "pts", "playout"))
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat

@@ -22,7 +22,8 @@ world j with the candidate discarded first (or, at a claim decision, the
 discard offered and the candidate answer to it: pass, pung, kong or a
 chow; worlds where another seat could have won on that discard are not
 excluded), then every seat playing the playout policy to the end of the
-deal (``engine.play_from``). Sample j is
+deal (``engine.loop.play_from``, compiled apart and called by its
+address: ``View.playout``). Sample j is
 the same world and the same policy streams for every candidate (common
 random numbers), so the candidates' differences have far smaller errors
 than their values. Per candidate it sums the seat's payment (points, the
@@ -35,9 +36,9 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
-from nbsim.kernels.engine import loop as E
 from nbsim.kernels.engine import state as ES
 from nbsim.kernels.engine import wins as EWIN
+from nbsim.kernels.entry import call, is_null
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import common as CM
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
@@ -427,8 +428,11 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     the worlds (world j comes from stream (key, j) for every candidate, and
     so do the playouts' policy streams: common random numbers). Fills
     ``sr.stats[:n_cands]`` (``ST_*`` sums) and ``sr.pays[i, j]`` (the seat's
-    payment in points; 0 for a failed sample). Returns the failed samples."""
+    payment in points; 0 for a failed sample). Returns the failed samples
+    (every sample fails when ``view.playout`` is the null entry: no engine
+    to play them out with)."""
     seat = view.seat
+    no_engine = is_null(view.playout)
     g = ES.search_game(sr)
     for s in range(4):
         sr.pols.codes[s] = playout
@@ -444,24 +448,27 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
         for i in range(n_cands):
             rng.stream_init(key, j, rng.STREAM_USER, sr.st)
             bad = build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out)
+            if no_engine:
+                bad = 1
             sr.pays[i, j] = 0.0
             if bad == 0:
                 for s in range(4):
                     rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
+                # the engine's play_from, called by its address (View.playout)
                 if claim_q == KONG_Q:
-                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
-                                sr.log, sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
-                                np.int64(0), sr.cands[i])
+                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                                        sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
+                                        np.int64(0), sr.cands[i]))
                 elif claim_q < 0:
-                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
-                                sr.log, sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
-                                np.int64(0), np.int64(-2))
+                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                                        sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
+                                        np.int64(0), np.int64(-2)))
                 else:
                     a = sr.cands[i]
                     q = claim_q if a == CLAIM_PASS else (1 if a >= CLAIM_CHOW else 0)
-                    E.play_from(view.rules, view.tables, sr.pols, g, sr.out,
-                                sr.log, sr.probe, claim_tile, seat, np.int64(q), a,
-                                np.int64(-2))
+                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                                        sr.probe, np.int64(claim_tile), np.int64(seat),
+                                        np.int64(q), np.int64(a), np.int64(-2)))
                 bad = 1 if sr.out[ES.O_ERROR] != 0 else 0
             if bad:
                 sr.stats[i, ST_FAILED] += 1.0
