@@ -33,8 +33,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 180, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
-              "lookahead": 190, "advice": 50}
+ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
+              "lookahead": 100, "advice": 35}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches and given walls share the
 # game engine's kernels and load them from the cache once the engine is

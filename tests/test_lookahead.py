@@ -592,3 +592,29 @@ def test_read_opponents_lean_to_the_suit_their_discards_point_to():
     souzu = {r: np.mean([(w[4][1, 18:27].sum() + w[4][1, 27:C.N_PLAY].sum()) / 13.0
                          for w in out[r]]) for r in (0, 2, 3)}
     assert souzu[3] > souzu[2] + 0.1 and souzu[3] > souzu[0] + 0.1
+
+
+def test_worlds_are_played_by_the_views_engine(rs):
+    """The evaluator plays its worlds out with the engine of ``View.playout``
+    (called by its address): with it, every sample is played; with the
+    null entry of the same type, none is and every one counts as failed."""
+    from nbsim.kernels.engine import state as ES
+    from nbsim.kernels.entry import KernelEntry
+    from nbsim.kernels.search import playout as PL
+    from nbsim.play.evaluation import view_of
+    pos = position("1112345678999m7z", drawn="7z", tiles_left=12)
+    view = view_of(rs, pos)
+    assert view.playout.address > 0
+    failed = {}
+    for name, v in (("engine", view), ("null", view._replace(
+            playout=KernelEntry.null(view.playout.signature)))):
+        sr = ES.new_search(2, 8)
+        sr.cands[:2] = (parse_tile("7z"), parse_tile("1m"))
+        failed[name] = int(PL.evaluate_into(v, sr, np.int64(2), np.int64(8), np.uint64(5),
+                                            np.int64(PL.DEFEND), np.int64(-1), np.int64(-1),
+                                            -1.0, np.int64(0)))
+        if name == "engine":
+            assert sr.stats[:2, PL.ST_N].tolist() == [8.0, 8.0]
+        else:
+            assert sr.stats[:2, PL.ST_FAILED].tolist() == [8.0, 8.0]
+    assert failed == {"engine": 0, "null": 16}

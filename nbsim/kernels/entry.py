@@ -69,7 +69,19 @@ class KernelEntry:
         self.signature = cres.signature
         self.address = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
 
+    @classmethod
+    def null(cls, signature):
+        """The null entry of the numba Signature ``signature`` (address 0):
+        an argument for a kernel that must not call it (``is_null``)."""
+        self = cls.__new__(cls)
+        self.dispatcher = None
+        self.signature = signature
+        self.address = 0
+        return self
+
     def __repr__(self):
+        if self.dispatcher is None:
+            return f"KernelEntry.null({self.signature})"
         return f"KernelEntry({self.dispatcher.py_func.__qualname__}{self.signature})"
 
 
