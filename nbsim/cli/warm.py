@@ -25,8 +25,8 @@ def exercise(group: str, helper: str | None = None) -> None:
             # the policies first: meanwhile the "scorer" process compiles
             # the scorer, which the engine then loads from the cache (alone,
             # this entry would only link the policies once more)
-            pols = kernel_arrays(as_policies("defend"), rs.array, tables)
-            EW.warm_policies(rs.array, tables, pols, False)
+            record = kernel_arrays(as_policies("defend"), rs.array, tables)
+            EW.warm_policies(rs.array, tables, record, False)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
