@@ -36,14 +36,14 @@ from nbsim.args import stderr_is_terminal
 ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
               "lookahead": 100, "advice": 35}
 GROUPS = tuple(ESTIMATE_S)
-# groups compiled after another one: whole matches and given walls share the
-# game engine's kernels and load them from the cache once the engine is
-# compiled (compiled at the same time, each process would compile all of it
-# again); deal
-# mode and the scorer's own entry wait for the engine's scorer, so that it
-# has a core to itself
-AFTER = {"match": "game", "wall": "game", "deal": "scorer", "score": "scorer",
-         "lookahead": "game", "advice": "game"}
+# groups compiled after another one: whole matches, given walls and the
+# evaluator share the game engine's kernels and load them from the cache once
+# the engine is compiled (compiled at the same time, each process would
+# compile all of it again); the search policy's playouts share the
+# evaluator's; deal mode and the scorer's own entry wait for the engine's
+# scorer, so that it has a core to itself
+LOADS = {"match": "game", "wall": "game", "advice": "game", "lookahead": "advice"}
+AFTER = {**LOADS, "deal": "scorer", "score": "scorer"}
 # the game engine is compiled in two processes (engine.warm_scorer and
 # engine.warm_policies): "scorer" goes with "game" whenever the engine is
 # compiled, by the warm-up and by ``ensure_compiled`` alike (both cores)
@@ -87,17 +87,21 @@ def await_compiled(group: str, limit_s: float) -> None:
 
 def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
                     clock: bool | None = None) -> None:
-    """Compile (or load) the kernels of ``group`` now. When they are not yet
-    compiled in this cache folder, first tell ``echo`` (default: stderr)
-    "compiling kernels, once, about N s", and show the seconds passing while
-    it runs (``clock``; default: when stderr is a terminal)."""
+    """Compile (or load) the kernels of ``group`` now, after the groups
+    whose kernels it loads (``LOADS``) that are not compiled yet. When they are
+    not yet compiled in this cache folder, first tell ``echo`` (default:
+    stderr) "compiling the ... kernels, once, about N s", and show the
+    seconds passing while it runs (``clock``; default: when stderr is a
+    terminal). Raises RuntimeError when a compile process fails."""
     if is_compiled(group):
         return
     echo = echo or (lambda s: print(s, file=sys.stderr, flush=True))
-    todo = _with_helpers([group])
+    todo = _with_helpers(_chain(group))
     est = _wall_estimate(todo)
-    echo(f"compiling the {group} kernels, once, about {est} s on a 2-core machine "
-         f"(cached for later runs in {_folder()})")
+    first = [g for g in todo if g != group and g not in HELPERS.values()]
+    echo(f"compiling the {group} kernels"
+         + (f" (after the {', '.join(first)} kernels they load)" if first else "")
+         + f", once, about {est} s on a 2-core machine (cached for later runs in {_folder()})")
     show = stderr_is_terminal() if clock is None else clock
     done = threading.Event()
     t0 = time.perf_counter()
@@ -149,6 +153,16 @@ def main(argv=None) -> int:
               disable=not stderr_is_terminal(),
               bar_format="{desc}: {n:.0f} s of about {total:.0f} s") as bar:
         return _compile_in_processes(todo, bar)
+
+
+def _chain(group: str) -> list[str]:
+    """``group`` after the groups whose kernels it loads (``LOADS``, each in
+    turn) that are not compiled yet, first ones first: compiled alone, it
+    would compile theirs too, and take far longer than its estimate."""
+    chain = [group]
+    while LOADS.get(chain[0]) is not None and not is_compiled(LOADS[chain[0]]):
+        chain.insert(0, LOADS[chain[0]])
+    return chain
 
 
 def _with_helpers(todo: list[str]) -> list[str]:

@@ -35,6 +35,24 @@ def test_first_compile_is_announced_then_silent(compiles, tmp_path):
     assert said == [] and ran == [["deal"]]
 
 
+def test_a_group_compiles_after_the_groups_it_loads(compiles):
+    """The first advice on an empty cache compiles the game engine (and
+    its scorer) first, and says so in its estimate; the search policy then
+    compiles after the evaluator, whose kernels its playouts load."""
+    ran = compiles
+    said: list[str] = []
+    warmup.ensure_compiled("advice", echo=said.append, clock=False)
+    assert ran == [["game", "scorer", "advice"]]
+    est = warmup.ESTIMATE_S["game"] + warmup.ESTIMATE_S["advice"]
+    assert said[0].startswith(f"compiling the advice kernels (after the game kernels they "
+                              f"load), once, about {est} s")
+    said.clear()
+    warmup.ensure_compiled("lookahead", echo=said.append, clock=False)
+    assert ran[-1] == ["lookahead"]
+    assert said[0].startswith(f"compiling the lookahead kernels, once, about "
+                              f"{warmup.ESTIMATE_S['lookahead']} s")
+
+
 def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
     assert set(warmup.GROUPS) == {"game", "scorer", "match", "wall", "deal", "score", "lookahead",
                                   "advice"}

@@ -46,8 +46,9 @@ def exercise(group: str, helper: str | None = None) -> None:
         from nbsim.run.game_mode import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
-        # the engine with the search policy (SearchPolicies; its playouts load
-        # the game engine from the cache)
+        # the engine with the search policy (SearchPolicies; its playouts call
+        # the game engine, and its evaluator's kernels are the advice group's:
+        # both load from the cache)
         from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),
                    tables)
