@@ -99,3 +99,32 @@ def test_null_entries():
     assert not null(e)
     assert null(KernelEntry.null(e.signature))
     assert numba.typeof(KernelEntry.null(e.signature)) == ty
+
+
+def test_a_pickled_entry_finds_the_function_again():
+    """A copy (as sent to another process) names the function and its
+    argument types, and calls the same compiled code."""
+    import pickle
+    a, e = _entry()
+    e2 = pickle.loads(pickle.dumps(e))
+    assert e2.dispatcher is _callee and e2.signature == e.signature
+    assert e2.address == e.address and _caller(e2, a, 3) == _caller(e, a, 3)
+    n = pickle.loads(pickle.dumps(KernelEntry.null(e.signature)))
+    assert n.address == 0 and n.signature == e.signature
+
+
+def test_a_search_record_survives_pickling(tables):
+    """A SearchPolicies record pickled (a process pool's argument) carries
+    the game engine's entry as a name, rebuilt on loading."""
+    import pickle
+
+    from nbsim.kernels.engine import loop as EL
+    from nbsim.policy_specs import kernel_arrays, parse_policies
+    from nbsim.rules.ruleset import load_rules
+    rules = load_rules("ningbo-7baida").array
+    record = kernel_arrays(parse_policies(policies="lookahead,defend,defend,defend"), rules,
+                           tables)
+    copy = pickle.loads(pickle.dumps(record))
+    assert copy.playout.dispatcher is EL.play_from
+    assert copy.playout.signature == record.playout.signature
+    assert (copy.codes == record.codes).all()

@@ -18,8 +18,12 @@ once per process.
 types against it when numba types the call, and a mismatch is a numba
 TypingError naming both. ``no_entry`` makes the null entry of a type (a
 kernel that never calls it still has a value of the same type to pass), and
-``is_null`` tells it apart.
+``is_null`` tells it apart. A pickled ``KernelEntry`` carries the
+function's name and argument types, not its address: unpickled in another
+process it compiles or loads the function there.
 """
+import importlib
+
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
@@ -79,10 +83,27 @@ class KernelEntry:
         self.address = 0
         return self
 
+    def __reduce__(self):
+        # an address means nothing in another process: a copy compiles or
+        # loads the same function there
+        if self.dispatcher is None:
+            return (KernelEntry.null, (self.signature,))
+        fn = self.dispatcher.py_func
+        return (_rebuild, (fn.__module__, fn.__qualname__, tuple(self.signature.args)))
+
     def __repr__(self):
         if self.dispatcher is None:
             return f"KernelEntry.null({self.signature})"
         return f"KernelEntry({self.dispatcher.py_func.__qualname__}{self.signature})"
+
+
+def _rebuild(module, qualname, argtypes):
+    """A pickled ``KernelEntry`` in this process: the dispatcher found by
+    its module and name, compiled (or loaded) for ``argtypes``."""
+    obj = importlib.import_module(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return KernelEntry(obj, argtypes)
 
 
 @typeof_impl.register(KernelEntry)
