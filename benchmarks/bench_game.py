@@ -129,7 +129,6 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
     seat, on one core, without event logs (``games.game_batch``)."""
     from nbsim.kernels.engine import games as KG
     from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.engine.loop import engine_entry
     from nbsim.policy_specs import as_policies, kernel_arrays
     from nbsim.run.frames import PER_DEAL, PER_EVENT, _alloc
 
@@ -138,11 +137,8 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
     rows = KG.DealRows(*(a[k] for k in PER_DEAL))
     ev = KG.EventRows(*(a[k] for k in PER_EVENT))
 
-    engine = engine_entry(rs.array, tables, pols)
-
     def run():
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pols, False, rows, ev,
-                      engine)
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pols, False, rows, ev)
 
     run()                                 # compile / load the cache
     best = 0.0

@@ -67,7 +67,6 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
     thread, disjoint deal ranges)."""
     from nbsim.kernels.engine import games as KG
-    from nbsim.kernels.engine.loop import engine_entry
     from nbsim.kernels.policies.catalog import DEFAULT_POLICY
     from nbsim.policy_specs import as_policies, kernel_arrays
     from nbsim.rules.lookups import load_tables
@@ -75,13 +74,12 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     from nbsim.run import frames as F
     rs, tables = load_rules("ningbo-3baida"), load_tables()
     pols = kernel_arrays(as_policies((DEFAULT_POLICY,) * 4), rs.array, tables)
-    engine = engine_entry(rs.array, tables, pols)
 
     def play(start, count):
         a = F._alloc(count, False)
         KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), pols, False,
                       KG.DealRows(*(a[k] for k in F.PER_DEAL)),
-                      KG.EventRows(*(a[k] for k in F.PER_EVENT)), engine)
+                      KG.EventRows(*(a[k] for k in F.PER_EVENT)))
 
     play(0, 100)
     t0 = time.perf_counter()

@@ -29,10 +29,8 @@ from nbsim.kernels.policies.catalog import (
     MAX_PARAMS,
     NAMES,
     POLICY_TABLE,
-    SEARCH,
-    BasePolicies,
     PolicySpec,
-    SearchPolicies,
+    Policies,
     code_of,
 )
 
@@ -201,28 +199,23 @@ def as_policies(value: str | Policy | Iterable[str | Policy] | None,
     return tuple(parse_policy(v) for v in items)
 
 
-def kernel_arrays(pols: Sequence[Policy], rules: np.ndarray,
-                  tables) -> BasePolicies | SearchPolicies:
-    """The kernels' policy record (``engine.play_deal``): int64[n] policy
-    codes and float64[n, MAX_PARAMS] parameter rows, as ``SearchPolicies``
-    when a search policy (``lookahead``) plays and ``BasePolicies``
-    otherwise: the record's class selects the engine compiled with the
-    search (``kernels/policies/registry.py``). ``rules`` (the int64[R_LEN]
-    rules array) and ``tables`` (``nbsim.rules.lookups.load_tables()``) are
-    those the kernels will be given: a ``SearchPolicies`` record carries
-    the engine its playouts run, compiled for their types
-    (``kernels.engine.loop.playout_entry``; it compiles or loads the game
-    engine)."""
-    search = any(p.name in SEARCH for p in pols)
+def kernel_arrays(pols: Sequence[Policy], rules: np.ndarray, tables) -> Policies:
+    """The kernels' policy record (``engine.play_deal``;
+    ``kernels.policies.catalog.Policies``): int64[n] policy codes,
+    float64[n, MAX_PARAMS] parameter rows, and the entries of the policies'
+    compiled decisions and of the engine
+    (``kernels.engine.loop.policy_record``: it compiles them, or loads them
+    from the cache, the first time in a process). ``rules`` (the
+    int64[R_LEN] rules array) and ``tables``
+    (``nbsim.rules.lookups.load_tables()``) are those the kernels will be
+    given."""
+    from nbsim.kernels.engine.loop import policy_record
     codes = np.array([p.code for p in pols], dtype=np.int64)
     params = np.zeros((len(pols), MAX_PARAMS), dtype=np.float64)
     for i, p in enumerate(pols):
         for j, (_, v) in enumerate(p.params):
             params[i, j] = v
-    if search:
-        from nbsim.kernels.engine.loop import playout_entry
-        return SearchPolicies(codes, params, playout_entry(rules, tables))
-    return BasePolicies(codes, params)
+    return policy_record(codes, params, rules, tables)
 
 
 def describe() -> str:

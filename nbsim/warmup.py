@@ -12,9 +12,10 @@ of their own, in parallel where the groups allow (``AFTER``), each running
 imports none of the packages those calls go through. The game engine itself
 is split over two processes: one compiles its scorer
 (``engine.warm.warm_scorer``) and its parts that call no policy
-(``engine.games.warm_parts``) while the other compiles the policies
-(``engine.warm.warm_policies``) and then the rest, loading those from the
-cache.
+(``engine.games.warm_parts``) while the other compiles the policies'
+decisions (``engine.loop.decision_pairs``, each policy apart: the engine
+calls them by their addresses) and then the rest, loading the scorer from
+the cache.
 
 A kernel group counts as compiled once a call through it finished in this
 cache folder (a marker file ``compiled-<group>`` there): the folder is named
@@ -45,7 +46,7 @@ GROUPS = tuple(ESTIMATE_S)
 LOADS = {"match": "game", "wall": "game", "advice": "game", "lookahead": "advice"}
 AFTER = {**LOADS, "deal": "scorer", "score": "scorer"}
 # the game engine is compiled in two processes (engine.warm_scorer and
-# engine.warm_policies): "scorer" goes with "game" whenever the engine is
+# engine.loop.decision_pairs): "scorer" goes with "game" whenever the engine is
 # compiled, by the warm-up and by ``ensure_compiled`` alike (both cores)
 HELPERS = {"game": "scorer"}
 # the first lines of a compiling process: numba's warning that the kernels'

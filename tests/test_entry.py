@@ -2,10 +2,12 @@
 import numba
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, types
 from numba.core.errors import TypingError
 
-from nbsim.kernels.entry import KernelEntry, call, is_null, no_entry
+from nbsim.kernels.entry import KernelEntry, call, entry_at, signature_tag
+
+_F8 = types.float64
 
 
 @njit
@@ -22,7 +24,7 @@ def _callee(a, k):
 def _caller(e, a, n):
     t = 0.0
     for j in range(n):
-        t += call(e, (a, np.int64(j)))
+        t += call(e[0], e[1], _F8, (a, np.int64(j)))
     return t
 
 
@@ -42,17 +44,19 @@ def _entry():
 def test_call_gives_the_callee_result():
     a, e = _entry()
     assert e.address > 0 and e.signature.return_type == numba.float64
-    assert _caller(e, a, 4) == sum(_callee(a, j) for j in range(4)) == 60.0
+    assert e.pair.dtype == np.int64 and e.pair.tolist() == [e.address, e.tag]
+    assert _caller(e.pair, a, 4) == sum(_callee(a, j) for j in range(4)) == 60.0
 
 
 def test_caller_does_not_link_the_callee():
     """numba links a directly called function's library into its caller's
     (and emits its code again there); a call through an entry does not."""
     a, e = _entry()
-    _caller(e, a, 1)
+    _caller(e.pair, a, 1)
     _direct(a, 1)
     callee = _callee.overloads[(numba.typeof(a), numba.int64)].library
-    through_entry = _caller.overloads[(numba.typeof(e), numba.typeof(a), numba.int64)].library
+    through_entry = _caller.overloads[(numba.typeof(e.pair), numba.typeof(a),
+                                       numba.int64)].library
     direct = _direct.overloads[(numba.typeof(a), numba.int64)].library
     assert callee in direct._linking_libraries
     assert callee not in through_entry._linking_libraries
@@ -63,42 +67,52 @@ def test_an_exception_in_the_callee_reaches_the_caller():
 
     @njit
     def negative(e, a):
-        return call(e, (a, np.int64(-1)))
+        return call(e[0], e[1], _F8, (a, np.int64(-1)))
     with pytest.raises(ValueError, match="negative k"):
-        negative(e, a)
+        negative(e.pair, a)
 
 
-def test_other_argument_types_are_a_typing_error():
+def test_a_call_of_other_types_or_a_null_entry_raises_instead_of_calling():
+    """The tag stands for the signature: an entry compiled for other
+    argument types (or result type), or the null pair, is refused when the
+    call runs."""
     a, e = _entry()
 
     @njit
-    def wrong(e, a):
-        return call(e, (a, 1.5))
-    with pytest.raises(TypingError, match="do not match the entry's signature"):
-        wrong(e, a)
+    def as_int(e, a):
+        return call(e[0], e[1], types.int64, (a, np.int64(1)))
 
     @njit
-    def not_an_entry(a):
-        return call(a, (a, np.int64(1)))
-    with pytest.raises(TypingError, match="an Entry"):
-        not_an_entry(a)
+    def with_float(e, a):
+        return call(e[0], e[1], _F8, (a, 1.5))
+    for f in (as_int, with_float):
+        with pytest.raises(RuntimeError, match="not compiled for this call"):
+            f(e.pair, a)
+    with pytest.raises(RuntimeError, match="not compiled for this call"):
+        _caller(np.zeros(2, np.int64), a, 1)
 
 
-def test_null_entries():
+def test_bad_arguments_are_a_typing_error():
     a, e = _entry()
-    ty = numba.typeof(e)
 
     @njit
-    def made_null():
-        return is_null(no_entry(ty))
+    def no_tuple(e, a):
+        return call(e[0], e[1], _F8, a)
 
     @njit
-    def null(e):
-        return is_null(e)
-    assert made_null()
-    assert not null(e)
-    assert null(KernelEntry.null(e.signature))
-    assert numba.typeof(KernelEntry.null(e.signature)) == ty
+    def no_result_type(e, a):
+        return call(e[0], e[1], 1.0, (a, np.int64(1)))
+    with pytest.raises(TypingError, match="as a tuple"):
+        no_tuple(e.pair, a)
+    with pytest.raises(TypingError, match="result's numba type"):
+        no_result_type(e.pair, a)
+
+
+def test_tags_name_signatures():
+    a, e = _entry()
+    assert e.tag == signature_tag(e.signature) > 0
+    assert signature_tag(types.int64(types.int64)) != signature_tag(types.int64(types.int32))
+    assert signature_tag(types.int64(types.int64)) == signature_tag(types.int64(types.int64))
 
 
 def test_a_pickled_entry_finds_the_function_again():
@@ -108,14 +122,13 @@ def test_a_pickled_entry_finds_the_function_again():
     a, e = _entry()
     e2 = pickle.loads(pickle.dumps(e))
     assert e2.dispatcher is _callee and e2.signature == e.signature
-    assert e2.address == e.address and _caller(e2, a, 3) == _caller(e, a, 3)
-    n = pickle.loads(pickle.dumps(KernelEntry.null(e.signature)))
-    assert n.address == 0 and n.signature == e.signature
+    assert e2.address == e.address and _caller(e2.pair, a, 3) == _caller(e.pair, a, 3)
+    assert entry_at(e.address) is not None and entry_at(0) is None
 
 
-def test_a_search_record_survives_pickling(tables):
-    """A SearchPolicies record pickled (a process pool's argument) carries
-    the game engine's entry as a name, rebuilt on loading."""
+def test_a_policy_record_survives_pickling(tables):
+    """A ``Policies`` record pickled (a process pool's argument) carries its
+    entries by name, rebuilt on loading, not as addresses."""
     import pickle
 
     from nbsim.kernels.engine import loop as EL
@@ -124,7 +137,9 @@ def test_a_search_record_survives_pickling(tables):
     rules = load_rules("ningbo-7baida").array
     record = kernel_arrays(parse_policies(policies="lookahead,defend,defend,defend"), rules,
                            tables)
-    copy = pickle.loads(pickle.dumps(record))
-    assert copy.playout.dispatcher is EL.play_from
-    assert copy.playout.signature == record.playout.signature
-    assert (copy.codes == record.codes).all()
+    blob = pickle.dumps(record)
+    assert b"play_from" in blob and b"choose_discard" in blob
+    copy = pickle.loads(blob)
+    assert entry_at(copy.engine[0]).dispatcher is EL.play_from
+    assert (copy.engine == record.engine).all() and (copy.decisions == record.decisions).all()
+    assert (copy.codes == record.codes).all() and (copy.params == record.params).all()

@@ -256,7 +256,8 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     from nbsim.kernels import rng
     from nbsim.kernels.engine import loop as E
     from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.policies.catalog import BasePolicies, code_of
+    from nbsim.kernels.engine.loop import policy_record
+    from nbsim.kernels.policies.catalog import code_of
     from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     view = view_of(rs, pos, kong_turn=kong >= -1)
@@ -268,7 +269,7 @@ def _first_event(rs, pos, answer: int, q: int, kong: int = -2) -> tuple[int, ...
     for s in range(4):
         rng.stream_init(np.uint64(5), np.int64(0), rng.STREAM_POLICY + s, g.prng[s])
     codes = np.full(4, code_of("defend"), np.int64)
-    pols = BasePolicies(codes, np.ascontiguousarray(PL.DEFAULT_PARAMS[codes]))
+    pols = policy_record(codes, PL.DEFAULT_PARAMS[codes], rs.array, view.tables)
     log = np.zeros((400, C.EV_LEN), np.int32)
     if kong >= -1:
         E.play_from(rs.array, view.tables, pols, g, sr.out, log, sr.probe,
@@ -596,18 +597,19 @@ def test_read_opponents_lean_to_the_suit_their_discards_point_to():
 
 def test_worlds_are_played_by_the_views_engine(rs):
     """The evaluator plays its worlds out with the engine of ``View.playout``
-    (called by its address): with it, every sample is played; with the
-    null entry of the same type, none is and every one counts as failed."""
+    (called by its address): with it, every sample is played; with no
+    engine (the pair (0, 0)), none is and every one counts as failed."""
+    from nbsim.kernels.engine import loop as EL
     from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.entry import KernelEntry
+    from nbsim.kernels.entry import entry_at
     from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     pos = position("1112345678999m7z", drawn="7z", tiles_left=12)
     view = view_of(rs, pos)
-    assert view.playout.address > 0
+    assert entry_at(view.playout.engine[0]).dispatcher is EL.play_from
     failed = {}
     for name, v in (("engine", view), ("null", view._replace(
-            playout=KernelEntry.null(view.playout.signature)))):
+            playout=view.playout._replace(engine=np.zeros(2, np.int64))))):
         sr = ES.new_search(2, 8)
         sr.cands[:2] = (parse_tile("7z"), parse_tile("1m"))
         failed[name] = int(PL.evaluate_into(v, sr, np.int64(2), np.int64(8), np.uint64(5),

@@ -49,8 +49,7 @@ def test_decisions_ignore_hidden_tiles(variant, tables):
     for j, mix in enumerate(mixes):
         pols = kernel_arrays(as_policies(mix), rs.array, tables)
         probes = _probes(40 if mix[0] == LOOKAHEAD_PROBED else 150, 120, 100 + j)
-        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols, probes,
-                             KE.engine_entry(rs.array, tables, pols))
+        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols, probes)
         hit = probes[:, EP.PR_KIND] >= 0
         assert bad == 0, (variant, mix, probes[hit & (probes[:, EP.PR_ANSWER]
                                                      != probes[:, EP.PR_SHUFFLED])][:3])
@@ -75,8 +74,7 @@ def test_shuffle_moves_only_hidden_tiles(tables):
     # play it, then shuffle the final state of a deal that went long
     for deal in range(20):
         KE.play_deal(rs.array, tables, np.uint64(5), deal, 0, False, pols, g, out,
-                     np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64),
-                     KE.engine_entry(rs.array, tables, pols))
+                     np.zeros((0, 6), np.int32), hands, flowers, np.zeros(0, np.int64))
         if out[ES.O_TILES_LEFT] > 30:
             break
     before_hands = g.hands.copy()
@@ -116,6 +114,5 @@ def test_kong_search_ignores_hidden_tiles(tables):
     pols = kernel_arrays(as_policies(("lookahead:samples=6:gap=0:kongs=1",) * 4),
                          rs.array, tables)
     probes = _probes(400, 120, 5)
-    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, probes,
-                          KE.engine_entry(rs.array, tables, pols)) == 0
+    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, probes) == 0
     assert int((probes[:, EP.PR_KIND] == EP.Q_KONG).sum()) > 0

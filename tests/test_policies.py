@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import numba
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -105,8 +104,8 @@ def test_parse_policies_and_api_forms():
 def test_kernel_arrays_follow_the_table(tables):
     pols = parse_policies(policies="defend:caution=0.7:speed=0.5,value,random,defend")
     record = kernel_arrays(pols, load_rules("ningbo-3baida").array, tables)
-    codes, params = record
-    assert isinstance(record, T.BasePolicies)
+    codes, params = record.codes, record.params
+    assert isinstance(record, T.Policies)
     assert codes.dtype == np.int64 and params.shape == (4, T.MAX_PARAMS)
     assert codes.tolist() == [T.code_of(n) for n in ("defend", "value", "random", "defend")]
     assert params[0, T.param_index("defend", "caution")] == 0.7
@@ -116,26 +115,30 @@ def test_kernel_arrays_follow_the_table(tables):
     assert params[3, 0] == caution.default
 
 
-def test_kernel_arrays_name_the_policy_set(tables):
-    """A search policy in any seat gives the SearchPolicies record (the
-    engine compiled with the search), carrying the base engine its
-    playouts run (an entry of the playouts' signature); its codes stay
-    int64."""
+def test_kernel_arrays_hold_the_entries_of_the_policies_that_can_play(tables):
+    """The record holds the engine's turn loop and the compiled decisions
+    of every base policy (what a search's playouts can play) and of the
+    search policies it names, as entry pairs; a search policy no seat
+    plays is not compiled (its pairs are null)."""
     from nbsim.kernels.engine import loop as EL
-    from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.entry import KernelEntry
+    from nbsim.kernels.entry import entry_at
     rules = load_rules("ningbo-3baida").array
-    record = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"), rules,
-                           tables)
-    assert isinstance(record, T.SearchPolicies) and not isinstance(record, T.BasePolicies)
-    assert isinstance(record.playout, KernelEntry) and record.playout.address > 0
-    assert record.playout.dispatcher is EL.play_from
-    sig = ES.playout_signature(numba.typeof(rules), numba.typeof(tables),
-                               numba.typeof(ES.new_state()))
-    assert record.playout.signature == sig
-    assert record.codes.dtype == np.int64
-    assert record.codes.tolist() == [T.code_of(n) for n in ("defend", "lookahead", "value",
-                                                            "defend")]
+    look = T.code_of("lookahead")
+    plain = kernel_arrays(parse_policies(policies="defend,value,value,defend"), rules, tables)
+    assert entry_at(plain.engine[0]).dispatcher is EL.play_from
+    assert (plain.decisions[look] == 0).all()
+    searching = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"), rules,
+                              tables)
+    assert (searching.engine == plain.engine).all()        # one engine for both
+    for c, p in enumerate(T.POLICY_TABLE):
+        for d, name in enumerate(T.DECISIONS):
+            e = entry_at(searching.decisions[c, d, 0])
+            assert e.dispatcher.py_func.__name__ == name
+            assert e.dispatcher.py_func.__module__.endswith("." + p.module)
+            assert searching.decisions[c, d, 1] == e.tag
+    assert searching.codes.dtype == np.int64
+    assert searching.codes.tolist() == [T.code_of(n) for n in ("defend", "lookahead", "value",
+                                                               "defend")]
 
 
 def test_label_and_describe():

@@ -18,15 +18,13 @@ def exercise(group: str, helper: str | None = None) -> None:
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     if group == "game":
-        from nbsim.kernels.engine import warm as EW
-        from nbsim.policy_specs import as_policies, kernel_arrays
+        from nbsim.kernels.engine.loop import decision_pairs
         from nbsim.run.game_mode import game_frame
         if helper is not None:
-            # the policies first: meanwhile the "scorer" process compiles
-            # the scorer, which the engine then loads from the cache (alone,
-            # this entry would only link the policies once more)
-            record = kernel_arrays(as_policies("defend"), rs.array, tables)
-            EW.warm_policies(rs.array, tables, record, False)
+            # the policies' decisions first (each compiled apart, the engine
+            # calls them by address): meanwhile the "scorer" process
+            # compiles the scorer, which the engine then loads from the cache
+            decision_pairs((), rs.array, tables)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     elif group == "scorer":
@@ -46,8 +44,8 @@ def exercise(group: str, helper: str | None = None) -> None:
         from nbsim.run.game_mode import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
-        # the engine with the search policy (SearchPolicies; its playouts call
-        # the game engine, and its evaluator's kernels are the advice group's:
+        # the search policy's decisions (its playouts call the game engine by
+        # its address, and its evaluator's kernels are the advice group's:
         # both load from the cache)
         from nbsim.run.game_mode import game_frame
         game_frame(rs, 0, 0, 1, ("lookahead:samples=4:gap=1000", "defend", "defend", "defend"),

@@ -186,11 +186,11 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     self-drawn win already passed: the turn resumes at the kong,
     ``engine_turn.own_kong``). Raises RunError for a position the engine
     cannot continue from (a seat or a tile count out of range). Its
-    ``playout`` is the game engine (``engine.loop.playout_entry``: compiled
-    or loaded from the cache)."""
+    ``playout`` holds the entries of the game engine and of every base
+    policy (``engine.loop.policy_record``: compiled or loaded from the
+    cache)."""
     from nbsim.kernels import wall as W
     from nbsim.kernels.engine import state as ES
-    from nbsim.kernels.engine.loop import playout_entry
     from nbsim.kernels.policies.view import View
     from nbsim.kernels.wilds import wild_mask
 
@@ -266,7 +266,18 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     return View(rules, tables, seat, to_play, int(pos.round_wind), int(pos.indicator),
                 int(pos.tiles_left), int(ts[ES.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
                 n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
-                wild, pond, flags, n_pond, passed, fed, ws, ts, playout_entry(rules, tables))
+                wild, pond, flags, n_pond, passed, fed, ws, ts, _playout(rules, tables))
+
+
+def _playout(rules: np.ndarray, tables):
+    """A ``View.playout`` for the evaluator's Views: the entries of the game
+    engine and of the base policies (``engine.loop.policy_record``, the
+    record of four random seats: its codes are not used)."""
+    from nbsim.kernels.engine.loop import policy_record
+    from nbsim.kernels.policies.catalog import MAX_PARAMS
+    from nbsim.kernels.policies.view import Playout
+    record = policy_record(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS)), rules, tables)
+    return Playout(record.engine, record.decisions)
 
 
 def _key(seed: int, round_: int = 0) -> np.uint64:

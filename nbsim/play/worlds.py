@@ -137,6 +137,8 @@ def play_defend(view, sr, kind: int, key, j: int):
     from nbsim.kernels.policies.catalog import code_of
     from nbsim.kernels.search import playout as PL
     g = ES.search_game(sr)
+    sr.pols.decisions[:] = view.playout.decisions
+    sr.pols.engine[:] = view.playout.engine
     for s in range(4):
         sr.pols.codes[s] = code_of("defend")
         sr.pols.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]

@@ -446,7 +446,7 @@ def game_frame(rs: RuleSet, seed: int, start: int, stop: int, policies: tuple[st
 
     policies: the 4 policy specs by seat (strings, written to the policy_*
     columns); policy_args: the kernel's policy arguments for them
-    (``nbsim.policy_specs.kernel_arrays``: a BasePolicies or SearchPolicies record);
+    (``nbsim.policy_specs.kernel_arrays``: a ``Policies`` record);
     tables: ``load_tables()``;
     progress: called with the number of deals after each kernel call;
     halt: a function, true when the work should stop (checked between
@@ -494,19 +494,15 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
     before each: once it is true the work stops, and every array holds the
     deals done so far (``out.shape[0]`` of them, maybe 0)."""
     from nbsim.kernels.engine import games as KG
-    from nbsim.kernels.engine.loop import engine_entry
     n = stop - start
     a = _alloc(n, with_events)
     n_ev = 0
-
-    engine = engine_entry(arr, tables, policy_args)
 
     def call(i, k):
         return k, int(KG.game_batch(arr, tables, np.uint64(seed), np.int64(start + i),
                                     policy_args, with_events,
                                     KG.DealRows(*(a[key][i:i + k] for key in PER_DEAL)),
-                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT)),
-                                    engine))
+                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT))))
 
     def commit(value):
         nonlocal n_ev
@@ -574,7 +570,6 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
     dict with match_of, deal_in, players and totals, rows, event rows,
     matches done)."""
     from nbsim.kernels.engine import games as KG
-    from nbsim.kernels.engine.loop import engine_entry
     n_m = m_stop - m_start
     per_match = ("match_of", "deal_in", "players")
     per_row = PER_DEAL + per_match
@@ -588,16 +583,13 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
     a = alloc(max(64, n_m * 32))
     rows = n_ev = 0
 
-    engine = engine_entry(rs.array, tables, policy_args)
-
     def call(i, k):
         return i, k, KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start + i),
                                     np.int64(k), policy_args, with_events,
                                     KG.DealRows(*(a[key][rows:] for key in PER_DEAL)),
                                     KG.MatchRows(*(a[key][rows:] for key in per_match),
                                                  a["totals"][i:i + k]),
-                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT)),
-                                    engine)
+                                    KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT)))
 
     def commit(value):
         nonlocal a, rows, n_ev

@@ -5,8 +5,6 @@ seat's public ``View`` (``make_view``), the policy dispatch
 random stream ``rng.STREAM_POLICY + seat``.
 """
 import numpy as np
-from numba.core.errors import TypingError
-from numba.extending import overload
 
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine.probe import (
@@ -29,37 +27,10 @@ from nbsim.kernels.engine.state import (
     TS_N_KONGS,
     TS_N_LOG,
     TS_ROUND_WIND,
-    playout_signature,
 )
-from nbsim.kernels.entry import Entry, no_entry
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies import registry as R
-from nbsim.kernels.policies.view import View
-
-
-def playout_of(pols, rules, tables, g):
-    """The ``View.playout`` of the engine playing ``pols``: the record's
-    playout entry (``SearchPolicies``), or the null entry of the same type
-    (``BasePolicies``: no search is played), so that the policies see one
-    View type in both engines and compile once. (compiled by numba)"""
-    raise NotImplementedError("a kernel: call it from compiled code")
-
-
-@overload(playout_of, jit_options={"_nrt": False, "error_model": "numpy"})
-def _playout_of(pols, rules, tables, g):
-    entry_t = Entry(playout_signature(rules, tables, g))
-    if R.is_search(pols):
-        got = pols.types[pols.fields.index("playout")]
-        if got != entry_t:
-            raise TypingError(f"SearchPolicies.playout: an entry of {entry_t}, got {got} "
-                              f"(engine.loop.playout_entry makes it)")
-
-        def impl(pols, rules, tables, g):
-            return pols.playout
-    else:
-        def impl(pols, rules, tables, g):
-            return no_entry(entry_t)
-    return impl
+from nbsim.kernels.policies.view import Playout, View
 
 
 @njit(cache=True, inline="always")
@@ -68,7 +39,8 @@ def make_view(rules, tables, g, seat, pols):
     hand and melds, and the table as every player sees it. The public turn
     state ``g.pts`` is the turn state without what ``seat`` cannot know:
     another seat's drawn kind (and the engine's own counters). ``pols``:
-    the seats' policy record (its playout entry, ``playout_of``)."""
+    the seats' policy record (``catalog.Policies``), whose engine and
+    decisions the View's ``playout`` holds."""
     ts = g.ts
     pts = g.pts
     for i in range(TS_LEN):
@@ -81,7 +53,7 @@ def make_view(rules, tables, g, seat, pols):
                 W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
                 g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
                 g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts,
-                playout_of(pols, rules, tables, g))
+                Playout(pols.engine, pols.decisions))
 
 
 @nrt_free
@@ -150,3 +122,29 @@ def ask_discard(rules, tables, g, pols, probe, seat):
         b = R.choose_discard(pols, seat, v2, g.prng[seat], g.pscr, g.allowed)
         probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
     return a
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _decision_args(rules, tables, g, pols):
+    # the arguments of every decision as the ask_* above pass them (only
+    # compiled, for its result type: ``decision_argtypes``; never called
+    # from Python, so it has no wrapper to box the result)
+    v = make_view(rules, tables, g, np.int64(0), pols)
+    return (v, pols.params[0], g.prng[0], g.pscr, g.opts, g.allowed, g.chow_ok,
+            np.int64(0), np.bool_(False))
+
+
+def decision_argtypes(rules_t, tables_t, g_t, pols_t):
+    """The numba argument types of the four decisions (``catalog.DECISIONS``
+    order, a tuple each) as the engine calls them, for the numba types of
+    the rules array, the lookup tables, a ``Game`` (``state.new_state``)
+    and a ``catalog.Policies`` record: what ``policies.registry``
+    compiles every policy's decisions for."""
+    sig = (rules_t, tables_t, g_t, pols_t)
+    _decision_args.compile(sig)
+    v, params, prng, scr, opts, allowed, chow_ok, i, b = \
+        _decision_args.overloads[sig].signature.return_type
+    return ((v, params, prng, scr, i, i),
+            (v, params, prng, scr, opts, i),
+            (v, params, prng, scr, i, b, b, chow_ok),
+            (v, params, prng, scr, allowed))

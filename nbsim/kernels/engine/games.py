@@ -20,7 +20,7 @@ from nbsim.kernels.engine import probe as EP
 from nbsim.kernels.engine import state as ES
 from nbsim.kernels.engine import warm as EW
 from nbsim.kernels.jit import njit
-from nbsim.kernels.policies import registry as R
+from nbsim.kernels.policies.catalog import MAX_PARAMS, Policies
 
 MAX_EVENTS = 1024          # events of one deal never exceed this
 MAX_MATCH_DEALS = 256      # safety bound on the deals of one match
@@ -109,28 +109,26 @@ def _final_melds(state, melds_out, i):
 # (docs/layout.md, "The kernels")
 @njit(cache=True, inline="always")
 def _play_one(rules, tables, seed, deal, round_wind, restrict_first, pols, state, rows, log,
-              i, probe, engine):
+              i, probe):
     """Deal ``deal`` of ``seed`` played into row i of ``rows`` (``DealRows``)."""
     n_log = E.play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, state,
-                        rows.out[i], log, rows.dealt_hands[i], rows.dealt_flowers[i], probe,
-                        engine)
+                        rows.out[i], log, rows.dealt_hands[i], rows.dealt_flowers[i], probe)
     _dealt_columns(state, tables, rows, i)
     _final_melds(state, rows.melds, i)
     return n_log
 
 
 @njit(cache=True, nogil=True)
-def game_batch(rules, tables, seed, start, pols, with_events, rows, ev, engine):
+def game_batch(rules, tables, seed, start, pols, with_events, rows, ev):
     """Independent deals ``start .. start + n - 1`` of ``seed`` played out.
 
     rules: int64[R_LEN]; tables: ``load_tables()``; seed: uint64; start:
     int64; pols: the seats' policies, seat 0 the dealer
-    (``policies.catalog.BasePolicies`` or ``SearchPolicies``:
-    ``nbsim.policy_specs.kernel_arrays``); with_events: bool. rows:
+    (``policies.catalog.Policies``: ``nbsim.policy_specs.kernel_arrays``,
+    which holds the engine's turn loop); with_events: bool. rows:
     ``DealRows`` of n rows (written); ev: ``EventRows`` of at least
-    n * MAX_EVENTS rows, written only when with_events; engine: the turn
-    loop for ``pols`` (``engine.loop.engine_entry``). Returns the number of
-    event rows written.
+    n * MAX_EVENTS rows, written only when with_events. Returns the number
+    of event rows written.
     """
     n = rows.out.shape[0]
     state = ES.new_state()
@@ -146,7 +144,7 @@ def game_batch(rules, tables, seed, start, pols, with_events, rows, ev, engine):
         round_wind = rng.below(rw, 4)
         rows.round_winds[i] = round_wind
         n_log = _play_one(rules, tables, seed, deal, round_wind, every_hand, pols, state, rows,
-                          log, i, no_probe, engine)
+                          log, i, no_probe)
         if with_events:
             m = min(n_log, MAX_EVENTS)
             for r in range(m):
@@ -190,7 +188,7 @@ def match_seed(seed, match):
 
 @njit(cache=True, nogil=True)
 def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_events, rows,
-                mrows, ev, engine):
+                mrows, ev):
     """Whole matches ``match_start .. match_start + n_matches - 1``.
 
     A match: player p (0..3) starts in seat p (player 0 deals first). The
@@ -200,7 +198,7 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
     advances E -> S -> W -> N; the match ends after the North round.
     ``first_round_restrictions`` apply to the first deal of the match
     ("first_hand") or to every deal ("every_hand"). Players keep their
-    policy (player_pols: ``BasePolicies`` or ``SearchPolicies`` by player,
+    policy (player_pols: ``policies.catalog.Policies`` by player,
     ``nbsim.policy_specs.kernel_arrays``) as they change seats.
 
     Rows are appended per deal, up to rows.out.shape[0] rows (the caller
@@ -208,13 +206,15 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
     (``DealRows``) as ``game_batch`` writes them, mrows (``MatchRows``) the
     match columns (its totals n_matches rows), ev (``EventRows``) the events
     when with_events, with event_deal counting rows from this call's first.
-    engine: the turn loop for ``player_pols`` (``engine.loop.engine_entry``).
     Returns (rows written, event rows written); rows written = -1 when the
     outputs were too small.
     """
     state = ES.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
-    pols = R.seat_policies(player_pols)
+    # the seats' record: the players' codes and parameters by seat, deal by
+    # deal, and the players' entries
+    pols = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                    player_pols.decisions, player_pols.engine)
     pol = pols.codes
     par = pols.params
     no_probe = np.zeros(0, np.int64)
@@ -245,7 +245,7 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
                 first_rule == C.FIRST_ROUND_FIRST_HAND and j == 0)
             rows.round_winds[row] = round_wind
             n_log = _play_one(rules, tables, mseed, j, np.int64(round_wind), restrict, pols,
-                              state, rows, log, row, no_probe, engine)
+                              state, rows, log, row, no_probe)
             mrows.match_of[row] = m
             mrows.deal_in_match[row] = j
             for s in range(4):
@@ -275,31 +275,29 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
 
 @njit(cache=True)
 def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, pols, rows,
-              log, engine):
+              log):
     """One deal played from a given wall (``engine.play_wall``: tiles
     uint8[144] in draw order, dice int64[4], indicator_pos or -1) with the
     seats' policies ``pols`` into row 0 of ``rows`` (``DealRows``); the
-    event log goes to ``log`` (int32[m, EV_LEN]); engine: the turn loop for
-    ``pols`` (``engine.loop.engine_entry``). Returns the number of events."""
+    event log goes to ``log`` (int32[m, EV_LEN]). Returns the number of events."""
     state = ES.new_state()
     n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
                         np.bool_(False), pols, state, rows.out[0], log, rows.dealt_hands[0],
-                        rows.dealt_flowers[0], np.zeros(0, np.int64), engine)
+                        rows.dealt_flowers[0], np.zeros(0, np.int64))
     _dealt_columns(state, tables, rows, np.int64(0))
     _final_melds(state, rows.melds, np.int64(0))
     return n_log
 
 
 @njit(cache=True)
-def probe_batch(rules, tables, seed, start, pols, probes, engine):
+def probe_batch(rules, tables, seed, start, pols, probes):
     """The no-leak check (``engine.PR_*``): independent deal ``start + i`` is
     played with the probe row ``probes[i]`` (int64[n, PROBE_LEN]; PR_AT and
     PR_SEED in, the rest written), which answers decision PR_AT twice: with
     the real hidden tiles and after shuffling every tile the deciding seat
     cannot see. The deals themselves are played as ``game_batch`` plays
-    them, with the seats' policies ``pols`` and their turn loop ``engine``
-    (``engine.loop.engine_entry``). Returns the number of probes whose two
-    answers differ."""
+    them, with the seats' policies ``pols``. Returns the number of probes
+    whose two answers differ."""
     state = ES.new_state()
     log = np.zeros((0, C.EV_LEN), np.int32)
     out = np.zeros(ES.OUT_LEN, np.int64)
@@ -314,7 +312,7 @@ def probe_batch(rules, tables, seed, start, pols, probes, engine):
         round_wind = rng.below(rw, 4)
         probes[i, EP.PR_KIND] = -1
         E.play_deal(rules, tables, seed, deal, round_wind, every_hand, pols, state, out, log,
-                    hands, flowers, probes[i], engine)
+                    hands, flowers, probes[i])
         if probes[i, EP.PR_KIND] >= 0 and probes[i, EP.PR_ANSWER] != probes[i, EP.PR_SHUFFLED]:
             bad += 1
     return bad

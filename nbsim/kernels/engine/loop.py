@@ -70,11 +70,12 @@ all) compiles once.
 """
 import numba
 import numpy as np
+from numba import types
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine.claims import claim_discard
-from nbsim.kernels.engine.decisions import ask_discard
+from nbsim.kernels.engine.decisions import ask_discard, decision_argtypes
 from nbsim.kernels.engine.moves import draw_for
 from nbsim.kernels.engine.state import (
     E_ENGINE_LOOP,
@@ -123,13 +124,15 @@ from nbsim.kernels.engine.turn import (
 from nbsim.kernels.engine.wins import fu_all
 from nbsim.kernels.entry import KernelEntry, call
 from nbsim.kernels.jit import njit, nrt_free
-from nbsim.kernels.policies.catalog import MAX_PARAMS, BasePolicies
+from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
+from nbsim.kernels.policies.registry import decision_entries
 from nbsim.kernels.wilds import wild_mask
 
 # what callers use from here: the state's and the probe's layouts, the
 # helpers the lookahead's playouts call, the warm-up probes (``rng`` and
 # the probe's two private names for tests/test_no_leak.py)
-__all__ = ["engine_entry", "play_deal", "play_from", "play_wall", "playout_entry"]
+__all__ = ["decision_pairs", "engine_entry", "play_deal", "play_from", "play_wall",
+           "policy_record"]
 
 
 @nrt_free(inline="always")
@@ -237,46 +240,46 @@ def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat
 
 @nrt_free
 def _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g, out,
-          log, dealt_hands, dealt_flowers, probe, engine):
+          log, dealt_hands, dealt_flowers, probe):
     """The deal from a set-up wall (the state's wall, ws and wild) to its
-    end: ``play_from`` called by its address (``engine``)."""
+    end: ``play_from`` called by its address (``pols.engine``)."""
     start_deal(rules, tables, seed, deal, round_wind, restrict_first, g, out, log, dealt_hands,
                dealt_flowers)
-    return call(engine, (rules, tables, pols, g, out, log, probe, np.int64(-1),
-                         np.int64(-1), np.int64(0), np.int64(0), np.int64(-2)))
+    return call(pols.engine[0], pols.engine[1], types.int64,
+                (rules, tables, pols, g, out, log, probe, np.int64(-1), np.int64(-1),
+                 np.int64(0), np.int64(0), np.int64(-2)))
 
 
 @njit(cache=True, inline="always")
 def play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-              out, log, dealt_hands, dealt_flowers, probe, engine):
+              out, log, dealt_hands, dealt_flowers, probe):
     """Play deal ``deal`` of seed ``seed`` to its end.
 
     rules: int64[R_LEN]; tables: nbsim.rules.lookups.load_tables(); seed: uint64;
     deal: int (the wall is deal mode's wall of (seed, deal)); round_wind: 0..3;
     restrict_first: bool, apply the first go-around limits of
     ``first_round_restrictions`` to this deal; pols: the seats' policies
-    (``policies.catalog.BasePolicies`` or ``SearchPolicies``: int64[4]
-    policy codes per seat, seat 0 the dealer, and float64[4, MAX_PARAMS]
-    parameter rows; the record's class picks the policy set,
-    ``policies/registry.py``); g: ``new_state()``;
+    (``policies.catalog.Policies``, from ``policy_record``: int64[4]
+    policy codes per seat, seat 0 the dealer, float64[4, MAX_PARAMS]
+    parameter rows, and the entries of the policies' decisions and of the
+    engine's turn loop ``play_from``, which is called by its address: a
+    compiled caller does not link it and emit its code again); g: ``new_state()``;
     out: int64[OUT_LEN] (written); log: int32[m, EV_LEN] event rows (m = 0: no
     log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the
     hands and set-aside flowers right after the deal and flower replacement;
     probe: int64[PROBE_LEN] to check one decision for hidden information
-    (``PR_*``), or an empty array; engine: ``engine_entry(rules, tables,
-    pols)``, the turn loop compiled apart and called by its address (a
-    compiled caller does not link it and emit its code again). Returns the
+    (``PR_*``), or an empty array. Returns the
     number of events (which may exceed m: only the first m are written).
     """
     W.wall_setup(rules, seed, deal, True, g.wall, g.work, g.st, g.ws, g.wild)
     return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-                 out, log, dealt_hands, dealt_flowers, probe, engine)
+                 out, log, dealt_hands, dealt_flowers, probe)
 
 
 @njit(cache=True, inline="always")
 def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
               restrict_first, pols, g, out, log, dealt_hands, dealt_flowers,
-              probe, engine):
+              probe):
     """Play a deal from a given wall (constructed walls in tests, replays of
     recorded walls): ``tiles`` uint8[144] physical tile ids in draw order
     (position 0 is the first live tile, 143 the first tail tile, see
@@ -302,33 +305,66 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
     ws[W.WS_IND_KIND] = kind
     ws[W.WS_N_WILDS] = wild_mask(rules, kind, wild)
     return _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
-                 out, log, dealt_hands, dealt_flowers, probe, engine)
+                 out, log, dealt_hands, dealt_flowers, probe)
 
 
-_ENTRIES = {}
+_ENGINES: dict = {}
+_DECISIONS: dict = {}
 
 
-def engine_entry(rules, tables, pols):
+def engine_entry(rules, tables):
     """The engine's turn loop ``play_from``, compiled apart for the rules
-    array ``rules`` (int64[R_LEN]), the lookup tables ``tables`` and the
-    policy record ``pols`` (``BasePolicies`` or ``SearchPolicies``) that
+    array ``rules`` (int64[R_LEN]) and the lookup tables ``tables`` that
     the kernels will be given, as an ``entry.KernelEntry`` of
-    ``state.engine_signature``: the ``engine`` argument of the batches
-    (``engine.games``), which call it by its address. Compiling it (or
-    loading it from the cache) happens here, once per process and argument
-    types. Raises numba's errors if the engine does not compile for them."""
-    key = (numba.typeof(rules), numba.typeof(tables), numba.typeof(pols))
-    found = _ENTRIES.get(key)
+    ``state.engine_signature``. Compiling it (or loading it from the cache)
+    happens here, once per process and argument types. Raises numba's
+    errors if the engine does not compile for them."""
+    key = (numba.typeof(rules), numba.typeof(tables))
+    found = _ENGINES.get(key)
     if found is None:
-        sig = engine_signature(key[0], key[1], key[2], numba.typeof(new_state()))
-        found = _ENTRIES[key] = KernelEntry(play_from, sig.args)
+        sig = engine_signature(key[0], key[1], numba.typeof(new_state()))
+        found = _ENGINES[key] = KernelEntry(play_from, sig.args)
     return found
 
 
-def playout_entry(rules, tables):
-    """``engine_entry`` for a search's playouts (the base set's record,
-    ``state.playout_signature``): the ``playout`` of a ``SearchPolicies``
-    record and of a ``View`` built in Python. The same compiled engine as
-    a run without a search policy plays."""
-    return engine_entry(rules, tables, BasePolicies(np.zeros(4, np.int64),
-                                                    np.zeros((4, MAX_PARAMS), np.float64)))
+def decision_pairs(codes, rules, tables):
+    """The entry pairs of the policies' decisions, int64[len(POLICY_TABLE),
+    len(DECISIONS), 2] by code and decision (``catalog.Policies.decisions``),
+    for the rules array ``rules`` and the tables ``tables`` the kernels will
+    be given: those of the policies of ``codes`` and of every base policy (a
+    table row without a ``base``, so every policy a search's playouts can
+    play); (0, 0) for the others, a search policy that ``codes`` does not
+    hold. Compiles (or loads from the cache) what is not yet compiled in
+    this process, each policy's decisions apart; raises numba's errors if
+    one does not compile."""
+    key = (numba.typeof(rules), numba.typeof(tables))
+    pairs = np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64)
+    argtypes = None
+    wanted = {int(c) for c in codes} | {c for c, p in enumerate(POLICY_TABLE) if p.base is None}
+    for c in sorted(wanted):
+        found = _DECISIONS.get(key + (c,))
+        if found is None:
+            if argtypes is None:
+                empty = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                                 pairs, np.zeros(2, np.int64))
+                argtypes = decision_argtypes(key[0], key[1], numba.typeof(new_state()),
+                                             numba.typeof(empty))
+            found = _DECISIONS[key + (c,)] = decision_entries(c, argtypes)
+        for d, e in enumerate(found):
+            pairs[c, d] = e.pair
+    return pairs
+
+
+def policy_record(codes, params, rules, tables):
+    """The seats' policy record (``catalog.Policies``) for the kernels:
+    ``codes`` int64[n] policy codes and ``params`` float64[n, MAX_PARAMS]
+    parameter rows (n = 4 seats, or a match's players), with the entry
+    pairs of the policies' decisions (``decision_pairs``) and of the
+    engine's turn loop (``engine_entry``). ``rules`` and ``tables`` are
+    those the kernels will be given. Compiles (or loads from the cache)
+    what is not yet compiled in this process; raises numba's errors if
+    something does not compile."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    params = np.ascontiguousarray(params, dtype=np.float64)
+    pairs = decision_pairs(codes, rules, tables)
+    return Policies(codes, params, pairs, engine_entry(rules, tables).pair)

@@ -26,7 +26,7 @@ from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.jit import njit
-from nbsim.kernels.policies.catalog import MAX_PARAMS, BasePolicies
+from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
 from nbsim.kernels.policies.view import MAX_POND, scratch_arrays, scratch_of
 from nbsim.kernels.scoring.scratch import IW_LEN
 
@@ -101,8 +101,8 @@ Game = namedtuple("Game", (
 # ``search``, so it has the type of every other Game and the playouts run
 # the engine that plays the runs), a result row, an empty event log and
 # probe, the candidates' statistics and per-sample payments, the world
-# builder's scratch, the playouts' policies (``BasePolicies``: a playout never
-# dispatches to a search policy) and the candidates
+# builder's scratch, the playouts' policies (``catalog.Policies``; a playout
+# never plays a search policy) and the candidates
 Search = namedtuple("Search", ("game", "scratch", "out", "log", "probe", "stats", "pays",
                                "pool", "unseen", "st", "pols", "cands"))
 SEARCH_CANDS = 8           # candidates one search compares, at most
@@ -119,7 +119,7 @@ def new_search(n_cands, n_samples):
                   np.zeros(0, np.int64), np.zeros((n_cands, SEARCH_STATS), np.float64),
                   np.zeros((n_cands, n_samples), np.float64), np.zeros(C.N_TILES, np.uint8),
                   np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
-                  BasePolicies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64)),
+                  empty_policies(),
                   np.zeros(n_cands, np.int64))
 
 
@@ -128,27 +128,28 @@ def _field(t, name):
     return t.types[t.fields.index(name)]
 
 
-def engine_signature(rules_t, tables_t, pols_t, g_t):
+def engine_signature(rules_t, tables_t, g_t):
     """The numba Signature of the engine's turn loop ``loop.play_from`` as
     the batches and a search's playouts call it, from the numba types of
-    the rules array, the lookup tables, a policy record (``BasePolicies`` or
-    ``SearchPolicies``) and a ``Game``: the result row, event log and probe
-    have the types of those of the Game's ``Search`` (int64[::1],
-    int32[:, ::1], int64[::1]), and the five trailing arguments are int64.
-    The type of an ``entry.Entry`` that calls the engine by its address
-    (``loop.engine_entry``)."""
+    the rules array, the lookup tables and a ``Game``: the policy record
+    has the type of the Game's ``Search.pols`` (``catalog.Policies``), the
+    result row, event log and probe those of the Search (int64[::1],
+    int32[:, ::1], int64[::1]), and the five trailing arguments are
+    int64."""
     sr_t = _field(_field(g_t, "pscr"), "search")
-    args = (rules_t, tables_t, pols_t, g_t, _field(sr_t, "out"), _field(sr_t, "log"),
-            _field(sr_t, "probe")) + (types.int64,) * 5
+    args = (rules_t, tables_t, _field(sr_t, "pols"), g_t, _field(sr_t, "out"),
+            _field(sr_t, "log"), _field(sr_t, "probe")) + (types.int64,) * 5
     return types.int64(*args)
 
 
-def playout_signature(rules_t, tables_t, g_t):
-    """``engine_signature`` for a search's playouts: the base set's policy
-    record, of the type of the Game's ``Search.pols`` (a playout never
-    searches). The type of ``View.playout`` is ``entry.Entry`` of it."""
-    return engine_signature(rules_t, tables_t, _field(_field(_field(g_t, "pscr"), "search"),
-                                                      "pols"), g_t)
+@njit(cache=True, inline="always")
+def empty_policies():
+    """A ``catalog.Policies`` record of four seats with zero codes and
+    parameters and no entries (the playouts' record, filled by the search:
+    ``search.playout.evaluate_into``)."""
+    return Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                    np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64),
+                    np.zeros(2, np.int64))
 
 
 @njit(cache=True, inline="always")

@@ -2,8 +2,9 @@
 
 ``nbsim.warmup`` compiles the game engine in two processes: one compiles
 the scorer (``warm_scorer``) and the parts that call no policy
-(``warm_parts``) while the other compiles the policies (``warm_policies``)
-and then the rest of the engine, which loads them from the cache. Each
+(``warm_parts``) while the other compiles the policies' decisions
+(``engine.loop.policy_record``, each apart) and then the rest of the
+engine, which loads those parts from the cache. Each
 probe calls what the engine calls with the engine's argument types (so
 that its compiled code is what the engine looks up), and runs none of it
 unless ``run`` is true.
@@ -13,7 +14,6 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
-from nbsim.kernels.engine.decisions import ask_claim, ask_discard, ask_kong, ask_win
 from nbsim.kernels.engine.moves import add_meld, draw_for, kong_options
 from nbsim.kernels.engine.state import O_ERROR, OUT_LEN, TS_N_KONGS, new_state
 from nbsim.kernels.engine.wins import (
@@ -75,23 +75,4 @@ def warm_parts(rules, tables, run):
         set_win(g, C.OUT_SELF_DRAWN, z, np.int64(-1), z, z, np.int64(-1))
         set_win(g, C.OUT_ROBBING_KONG, z, z, z, np.int64(0), np.int64(-1))
         set_win(g, C.OUT_DISCARD, z, z, z, z, z)
-    return r
-
-
-@njit(cache=True)
-def warm_policies(rules, tables, pols, run):
-    """Compile every policy's four decisions as ``engine.play_from`` calls them.
-    pols: ``BasePolicies`` or ``SearchPolicies`` (``policies.catalog``; the
-    set compiled); run: bool."""
-    g = new_state()
-    probe = np.zeros(0, np.int64)
-    z = np.int64(0)
-    r = 0
-    if run:
-        if ask_win(rules, tables, g, pols, probe, z, z, np.int64(C.WIN_SELF_DRAW)):
-            r += 1
-        r += ask_claim(rules, tables, g, pols, probe, z, z, np.bool_(True),
-                       np.bool_(False))
-        r += ask_kong(rules, tables, g, pols, probe, z, z)
-        r += ask_discard(rules, tables, g, pols, probe, z)
     return r

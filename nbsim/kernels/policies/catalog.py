@@ -45,8 +45,9 @@ class PolicySpec(NamedTuple):
     ``nbsim/kernels/policies/``, a one-line summary and its parameters.
     ``base``: for a search policy (one that plays the rest of the deal from
     inside its decisions), the policy that stands for it inside its own
-    playouts (``registry.py``: the engine of the playouts dispatches to the
-    base set); None for the others."""
+    playouts; None for the others. A search policy's parameter ``playout``
+    is the code of the policy every seat plays in its playouts
+    (``engine.loop.policy_record`` compiles those too)."""
     name: str
     module: str
     summary: str
@@ -155,26 +156,51 @@ SEARCH: frozenset[str] = frozenset(p.name for p in POLICY_TABLE if p.base is not
 DEFAULT_POLICY = "defend"
 
 
-class BasePolicies(NamedTuple):
-    """The policies of the four seats for the engine, dispatched to the base
-    set (``registry.py``: a search policy's code plays as its base policy;
-    every playout of a search, and every run without a search policy).
-    codes: int64[4] policy codes (index in POLICY_TABLE) per seat, seat 0 the
-    dealer; params: float64[4, MAX_PARAMS] each seat's parameter row."""
-    codes: np.ndarray
-    params: np.ndarray
+# the four decisions every policy module implements (``registry.py``), in
+# the order of a ``Policies.decisions`` row
+DECISIONS: tuple[str, ...] = ("want_win", "choose_kong", "choose_claim", "choose_discard")
+D_WIN, D_KONG, D_CLAIM, D_DISCARD = range(len(DECISIONS))
 
 
-class SearchPolicies(NamedTuple):
-    """As ``BasePolicies``, dispatched to the full set: a search policy's
-    code plays the search (``lookahead``). Only a run with a search policy
-    passes it, so only such a run compiles the search. playout: the base
-    engine that plays out the search's worlds, compiled apart and called by
-    its address (``entry.KernelEntry``, from ``engine.loop.playout_entry``;
-    the policies see it as ``View.playout``)."""
+class Policies(NamedTuple):
+    """The seats' policies as the engine takes them (one record type for
+    every run, so the engine compiles once).
+
+    codes: int64[n] policy codes (index in POLICY_TABLE), by seat (n = 4,
+    seat 0 the dealer) or, for whole matches, by player; params:
+    float64[n, MAX_PARAMS] each one's parameter row; decisions:
+    int64[len(POLICY_TABLE), len(DECISIONS), 2], the compiled decisions
+    of every policy by code, each an entry pair (address, tag) that the
+    engine calls (``nbsim.kernels.entry``; (0, 0) for a policy not compiled
+    for this record: calling it raises); engine: int64[2], the entry pair of
+    the engine's turn loop that plays this record's deals and a search
+    policy's playouts (``engine.loop.play_from``). Built by
+    ``engine.loop.policy_record``. Pickled (a process pool's argument), it
+    carries its entries by name and compiles or loads them again in the
+    other process."""
     codes: np.ndarray
     params: np.ndarray
-    playout: object
+    decisions: np.ndarray
+    engine: np.ndarray
+
+    def __reduce__(self):
+        from nbsim.kernels.entry import entry_at
+        entries = [[entry_at(a) for a in row[:, 0]] for row in self.decisions]
+        return (_policies_from, (self.codes, self.params, entries, entry_at(self.engine[0])))
+
+
+def _policies_from(codes, params, entries, engine):
+    """A pickled ``Policies`` record in this process: the entry pairs of
+    ``entries`` (``KernelEntry`` or None, by code and decision) and of
+    ``engine``."""
+    import numpy as np
+    decisions = np.zeros((len(entries), len(DECISIONS), 2), np.int64)
+    for c, row in enumerate(entries):
+        for d, e in enumerate(row):
+            if e is not None:
+                decisions[c, d] = e.pair
+    pair = engine.pair if engine is not None else np.zeros(2, np.int64)
+    return Policies(codes, params, decisions, pair)
 
 
 def code_of(name: str) -> int:

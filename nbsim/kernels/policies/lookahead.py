@@ -239,8 +239,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     only fresh worlds judge it without that bias. ``sr.cands`` is left as
     given. The seeds come from ``prng`` (two uint32 per stage; none for the
     second stage when it is not played). Inlined (numba IR) into the three
-    decisions that search: compiled apart, it would link and optimize the
-    playouts' engine once more (docs/layout.md, "The kernels")."""
+    decisions that search."""
     key = (rng.next_u32(prng) << np.uint64(32)) | rng.next_u32(prng)
     samples = min(np.int64(params[P_SAMPLES]), SEARCH_SAMPLES)
     playout = np.int64(params[P_PLAYOUT])

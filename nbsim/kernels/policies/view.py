@@ -49,10 +49,12 @@ pts        int64[TS_LEN]          the public turn state (``engine.state.TS_*``):
                                   and kongs so far; ``TS_DRAWN`` is the drawn
                                   kind only when the deciding seat drew it
                                   (-1 otherwise: another seat's draw is hidden)
-playout    ``entry.Entry``        the engine a search policy plays its sampled
-                                  worlds out with (``engine.loop.play_from``
-                                  of the base set, called by its address);
-                                  null where no search is played (``entry``)
+playout    ``Playout``            the engine a search policy plays its sampled
+                                  worlds out with and the policies it can
+                                  play there: entry pairs (address, tag) of
+                                  ``engine.loop.play_from`` and of every
+                                  policy's compiled decisions, by code
+                                  (``nbsim.kernels.entry``)
 ========== ====================== ==============================================
 
 A seat's concealed tile count is public too (``concealed_count``); the
@@ -73,6 +75,12 @@ View = namedtuple("View", (
     "rules", "tables", "seat", "to_play", "round_wind", "indicator", "tiles_left", "turn",
     "n_kongs", "hand", "own_melds", "melds", "n_melds", "flowers", "visible", "wild", "pond",
     "pond_flags", "n_pond", "passed", "fed", "ws", "pts", "playout"))
+# a View's ``playout``: engine int64[2], the entry pair of the engine's turn
+# loop (0, 0 where no search is played); decisions
+# int64[len(POLICY_TABLE), 4, 2], the entry pairs of every policy's
+# decisions by code (``catalog.Policies``: a View holds the seats' record's
+# arrays, not its codes or parameters)
+Playout = namedtuple("Playout", ("engine", "decisions"))
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat

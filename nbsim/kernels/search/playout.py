@@ -32,13 +32,14 @@ also per winner), exhausted walls and failed samples (``ST_*``), and keeps
 every sample's payment (``pays``) for paired intervals.
 """
 import numpy as np
+from numba import types
 
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine import state as ES
 from nbsim.kernels.engine import wins as EWIN
-from nbsim.kernels.entry import call, is_null
+from nbsim.kernels.entry import call
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies import common as CM
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
@@ -429,11 +430,20 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     so do the playouts' policy streams: common random numbers). Fills
     ``sr.stats[:n_cands]`` (``ST_*`` sums) and ``sr.pays[i, j]`` (the seat's
     payment in points; 0 for a failed sample). Returns the failed samples
-    (every sample fails when ``view.playout`` is the null entry: no engine
-    to play them out with)."""
+    (every sample fails when ``view.playout`` has no engine: its pair is
+    (0, 0)). The playouts' policies are ``sr.pols``, with the entries of
+    ``view.playout``."""
     seat = view.seat
-    no_engine = is_null(view.playout)
+    engine = view.playout.engine
+    no_engine = engine[0] == 0
     g = ES.search_game(sr)
+    dec = view.playout.decisions
+    for c in range(dec.shape[0]):
+        for d in range(dec.shape[1]):
+            sr.pols.decisions[c, d, 0] = dec[c, d, 0]
+            sr.pols.decisions[c, d, 1] = dec[c, d, 1]
+    sr.pols.engine[0] = engine[0]
+    sr.pols.engine[1] = engine[1]
     for s in range(4):
         sr.pols.codes[s] = playout
         for q in range(MAX_PARAMS):
@@ -456,19 +466,22 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
                     rng.stream_init(key, j, rng.STREAM_POLICY + s, g.prng[s])
                 # the engine's play_from, called by its address (View.playout)
                 if claim_q == KONG_Q:
-                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
-                                        sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
-                                        np.int64(0), sr.cands[i]))
+                    call(engine[0], engine[1], types.int64,
+                         (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                          sr.probe, np.int64(-1), np.int64(-1), np.int64(0),
+                          np.int64(0), sr.cands[i]))
                 elif claim_q < 0:
-                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
-                                        sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
-                                        np.int64(0), np.int64(-2)))
+                    call(engine[0], engine[1], types.int64,
+                         (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                          sr.probe, sr.cands[i], np.int64(-1), np.int64(0),
+                          np.int64(0), np.int64(-2)))
                 else:
                     a = sr.cands[i]
                     q = claim_q if a == CLAIM_PASS else (1 if a >= CLAIM_CHOW else 0)
-                    call(view.playout, (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
-                                        sr.probe, np.int64(claim_tile), np.int64(seat),
-                                        np.int64(q), np.int64(a), np.int64(-2)))
+                    call(engine[0], engine[1], types.int64,
+                         (view.rules, view.tables, sr.pols, g, sr.out, sr.log,
+                          sr.probe, np.int64(claim_tile), np.int64(seat),
+                          np.int64(q), np.int64(a), np.int64(-2)))
                 bad = 1 if sr.out[ES.O_ERROR] != 0 else 0
             if bad:
                 sr.stats[i, ST_FAILED] += 1.0
