@@ -29,8 +29,8 @@ from nbsim.kernels.policies.catalog import (
     MAX_PARAMS,
     NAMES,
     POLICY_TABLE,
-    PolicySpec,
     Policies,
+    PolicySpec,
     code_of,
 )
 
