@@ -20,6 +20,7 @@ from math import comb
 
 import numpy as np
 import pytest
+from numba import njit
 
 from nbsim.errors import HandError, RunError
 from nbsim.kernels import codes as C
@@ -128,8 +129,12 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
     allowed = view.hand > 0
     prng = np.zeros(rng.RNG_LEN, np.uint64)
 
+    @njit
+    def defend_discard(view, params, prng, scr, allowed):
+        return D.choose_discard(view, params, prng, scr, allowed)   # a kernel-only function
+
     def cands(guard: float) -> list[int]:
-        k0 = D.choose_discard(view, params, prng, scr, allowed)
+        k0 = defend_discard(view, params, prng, scr, allowed)
         out = np.zeros(8, np.int64)
         n, _ = LA.candidates(view, scr, allowed, k0, np.int64(8), guard, out)
         return [int(k) for k in out[:n]]

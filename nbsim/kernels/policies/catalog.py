@@ -9,7 +9,8 @@ kernels.
 
 Adding a policy: write ``nbsim/kernels/policies/<module>.py`` with the four
 decisions (``want_win``, ``choose_kong``, ``choose_claim``,
-``choose_discard``; signatures in ``registry.py``) and add one
+``choose_discard``, each ``@nrt_free(no_cpython_wrapper=True)``;
+signatures in ``registry.py``) and add one
 ``PolicySpec`` row below. Nothing else changes.
 
 Parameters are floats passed to the kernels at run time (one float64 row

@@ -94,7 +94,7 @@ DW = DC + 36              # scr.iwork[DW + 9g + j]: their unseen copies
 DV = C.N_KINDS            # scr.work[DV + i]: choose_discard's value of candidate i
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def want_win(view, params, prng, scr, tile, win_by):
     """Always: every legal win is taken."""
     return True
@@ -110,7 +110,7 @@ def _target(view, params, nat, w, tmp):
                           params[P_WORTH])
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_kong(view, params, prng, scr, options, n_options):
     """As ``value``: the first kong inside the target that keeps its shanten."""
     w = split_hand(view.hand, view.wild, scr.nat)
@@ -128,7 +128,7 @@ def _binds(view, discarder):
     return view.fed[view.seat, discarder] == 2
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """As ``value``, and a claim that binds the discarder when it keeps the
     hand as close to its target (``bind`` > 0)."""
@@ -460,7 +460,7 @@ def _gain(view, v):
     return units * t
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_discard(view, params, prng, scr, allowed):
     """The allowed kind with the best expected value (see the module doc);
     ties go to value's order (target shanten, open shanten, usefulness)."""

@@ -12,27 +12,27 @@ from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import TG_OPEN, claim_toward, discard_toward, kong_toward
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def want_win(view, params, prng, scr, tile, win_by):
     """Always."""
     return True
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_kong(view, params, prng, scr, options, n_options):
     """The first kong that does not raise shanten."""
     return kong_toward(view, options, n_options, np.int64(TG_OPEN), np.bool_(False), scr.nat,
                        scr.tmp)
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """The claim that lowers shanten most, or pass."""
     return claim_toward(view, tile, can_pung, can_kong, chow_ok, np.int64(TG_OPEN),
                         np.bool_(False), np.bool_(False), scr.nat)
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_discard(view, params, prng, scr, allowed):
     """The discard leaving the lowest shanten (usefulness breaks ties)."""
     return discard_toward(view, allowed, np.int64(TG_OPEN), scr.nat)

@@ -84,7 +84,7 @@ def opponent_model(rules, p):
     return np.int64(OPPONENTS_ANY_HAND)
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def want_win(view, params, prng, scr, tile, win_by):
     """defend's: every legal win is taken."""
     return D.want_win(view, params, prng, scr, tile, win_by)
@@ -108,7 +108,7 @@ def kong_candidates(a0, options, n_options, cands):
     return n
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_kong(view, params, prng, scr, options, n_options):
     """defend's kong; with ``kongs`` 1, every answer (no kong, each kong
     offered) played out on the sampled deals (``playout.evaluate_into``
@@ -144,7 +144,7 @@ def claim_candidates(a0, can_pung, can_kong, chow_ok, cands):
     return n
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """defend's claim; with ``claims`` 1, every answer played out on the
     sampled deals (``playout.evaluate_into`` from the claim: the same worlds
@@ -259,7 +259,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     return b if paired_best(sr.pays, np.int64(2), confirm, params[P_Z]) == 1 else 0
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_discard(view, params, prng, scr, allowed):
     """defend's discard, or a close candidate that the playouts show pays
     more (see the module doc)."""

@@ -11,19 +11,19 @@ from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def want_win(view, params, prng, scr, tile, win_by):
     """A fair coin."""
     return rng.below(prng, 2) == 0
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_kong(view, params, prng, scr, options, n_options):
     """One of the n options or none, uniformly."""
     return rng.below(prng, n_options + 1) - 1
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """Pass or one of the possible claims, uniformly."""
     n_opt = 1 + (1 if can_pung else 0) + (1 if can_kong else 0)
@@ -50,7 +50,7 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     return CLAIM_PASS
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_discard(view, params, prng, scr, allowed):
     """One of the allowed kinds held, uniformly."""
     hand = view.hand

@@ -28,7 +28,11 @@ pairs by code, and the dispatch below calls the pair of the seat's code.
 So the engine is compiled once for every policy set, a policy's code is
 compiled once and only when a run plays it, and adding a policy means
 adding a table row, not an arm here. A decision with a single possible
-answer is not asked (no kong option, no claim possible).
+answer is not asked (no kong option, no claim possible). The decisions are
+compiled without numba's CPython wrapper (``@nrt_free(no_cpython_wrapper=True)``):
+only kernels call them, directly or by their addresses, and the wrapper,
+which unboxes a View and the policy scratch from Python objects, cost 0.7
+to 2 s of compiling per decision (docs/layout.md).
 
 A search policy (``lookahead``, a table row with a ``base``) plays the
 rest of the deal many times with the engine from inside its own decision;

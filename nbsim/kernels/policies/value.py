@@ -23,13 +23,13 @@ from nbsim.kernels.policies.common import (
 )
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def want_win(view, params, prng, scr, tile, win_by):
     """Always."""
     return True
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_kong(view, params, prng, scr, options, n_options):
     """The first kong inside the target that does not raise its shanten."""
     w = own_wilds(view, scr.nat)
@@ -37,7 +37,7 @@ def choose_kong(view, params, prng, scr, options, n_options):
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
     """A claim inside the target that lowers its shanten (or a scoring-honor
     pung that keeps it), else pass."""
@@ -49,7 +49,7 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
                         np.bool_(False), scr.nat)
 
 
-@nrt_free
+@nrt_free(no_cpython_wrapper=True)
 def choose_discard(view, params, prng, scr, allowed):
     """The discard leaving the lowest shanten toward the target."""
     w = own_wilds(view, scr.nat)
