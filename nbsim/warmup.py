@@ -34,8 +34,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 170, "scorer": 105, "match": 30, "wall": 30, "deal": 25, "score": 60,
-              "lookahead": 100, "advice": 35}
+ESTIMATE_S = {"game": 165, "scorer": 90, "match": 20, "wall": 20, "deal": 25, "score": 60,
+              "lookahead": 25, "advice": 35}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches, given walls and the
 # evaluator share the game engine's kernels and load them from the cache once
@@ -65,8 +65,9 @@ def _folder() -> Path | None:
 def is_compiled(group: str) -> bool:
     """True when ``group`` (one of ``GROUPS``: 'game' independent deals,
     'match' whole matches, 'wall' a deal from a given wall, 'deal' deal mode,
-    'score' the scorer, 'lookahead' the search policy and the evaluator) ran
-    in this cache folder."""
+    'score' the scorer, 'advice' the evaluator, 'lookahead' the search
+    policy's decisions, 'scorer' the game engine's scorer) ran in this
+    cache folder."""
     f = _folder()
     return f is not None and (f / f"compiled-{group}").is_file()
 
