@@ -116,6 +116,7 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
     from nbsim.kernels.policies import defend as D
     from nbsim.kernels.policies import lookahead as LA
     from nbsim.kernels.policies.catalog import code_of
+    from nbsim.kernels.ref import ref_of
     from nbsim.kernels.search import playout as PL
     from nbsim.play.evaluation import view_of
     melds = {1: [(C.MELD_PUNG, "2p", 0), (C.MELD_CHOW, "4p", 0), (C.MELD_PUNG, "8p", 2),
@@ -131,7 +132,8 @@ def test_guard_leaves_out_discards_more_dangerous_than_defends(rs):
 
     @njit
     def defend_discard(view, params, prng, scr, allowed):
-        return D.choose_discard(view, params, prng, scr, allowed)   # a kernel-only function
+        # a kernel-only function, taking its View and scratch by their addresses
+        return D.choose_discard(ref_of(view), params, prng, ref_of(scr), allowed)
 
     def cands(guard: float) -> list[int]:
         k0 = defend_discard(view, params, prng, scr, allowed)

@@ -125,6 +125,7 @@ def test_kernel_arrays_hold_the_entries_of_the_policies_that_can_play(tables):
     plays is not compiled (its pairs are null)."""
     from nbsim.kernels.engine import loop as EL
     from nbsim.kernels.entry import entry_at
+    from nbsim.kernels.ref import RefType
     rules = load_rules("ningbo-3baida").array
     look = T.code_of("lookahead")
     plain = kernel_arrays(parse_policies(policies="defend,value,value,defend"), rules, tables)
@@ -139,6 +140,10 @@ def test_kernel_arrays_hold_the_entries_of_the_policies_that_can_play(tables):
             assert e.dispatcher.py_func.__name__ == name
             assert e.dispatcher.py_func.__module__.endswith("." + p.module)
             assert searching.decisions[c, d, 1] == e.tag
+            # the View and the scratch are passed by their addresses (nbsim.kernels.ref)
+            view_t, scr_t = e.signature.args[0], e.signature.args[3]
+            assert isinstance(view_t, RefType) and view_t.dtype.__class__.__name__ == "NamedTuple"
+            assert "View(" in str(view_t) and "Scratch(" in str(scr_t)
     assert searching.codes.dtype == np.int64
     assert searching.codes.tolist() == [T.code_of(n) for n in ("defend", "lookahead", "value",
                                                                "defend")]

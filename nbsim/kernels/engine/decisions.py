@@ -2,7 +2,10 @@
 seat's public ``View`` (``make_view``), the policy dispatch
 (``policies.registry``) and the no-leak probe around each decision
 (``engine.probe``). Each decision gets the seat's parameter row and its own
-random stream ``rng.STREAM_POLICY + seat``.
+random stream ``rng.STREAM_POLICY + seat``. The View and the policy scratch
+are passed by their addresses (``nbsim.kernels.ref``): the View copied
+into the asking function's frame, the scratch as ``engine.loop.play_from``
+stashed it in ``g.pscr_mem`` at the start of the deal.
 """
 import numpy as np
 
@@ -31,6 +34,7 @@ from nbsim.kernels.engine.state import (
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies import registry as R
 from nbsim.kernels.policies.view import Playout, View
+from nbsim.kernels.ref import RefType, ref_of, stashed
 
 
 @njit(cache=True, inline="always")
@@ -62,12 +66,13 @@ def ask_win(rules, tables, g, pols, probe, seat, tile, win_by):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
+    scr = stashed(g.pscr_mem, g.pscr)
     v = make_view(rules, tables, g, seat, pols)
-    a = R.want_win(pols, seat, v, g.prng[seat], g.pscr, tile, win_by)
+    a = R.want_win(pols, seat, ref_of(v), g.prng[seat], scr, tile, win_by)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat, pols)
-        b = R.want_win(pols, seat, v2, g.prng[seat], g.pscr, tile, win_by)
+        b = R.want_win(pols, seat, ref_of(v2), g.prng[seat], scr, tile, win_by)
         probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
     return a
 
@@ -79,12 +84,13 @@ def ask_kong(rules, tables, g, pols, probe, seat, n_opt):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
+    scr = stashed(g.pscr_mem, g.pscr)
     v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_kong(pols, seat, v, g.prng[seat], g.pscr, g.opts, n_opt)
+    a = R.choose_kong(pols, seat, ref_of(v), g.prng[seat], scr, g.opts, n_opt)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_kong(pols, seat, v2, g.prng[seat], g.pscr, g.opts, n_opt)
+        b = R.choose_kong(pols, seat, ref_of(v2), g.prng[seat], scr, g.opts, n_opt)
         probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
     return a
 
@@ -96,13 +102,14 @@ def ask_claim(rules, tables, g, pols, probe, seat, tile, can_pung, can_kong):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
+    scr = stashed(g.pscr_mem, g.pscr)
     v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_claim(pols, seat, v, g.prng[seat], g.pscr, tile, can_pung, can_kong,
+    a = R.choose_claim(pols, seat, ref_of(v), g.prng[seat], scr, tile, can_pung, can_kong,
                        g.chow_ok)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_claim(pols, seat, v2, g.prng[seat], g.pscr, tile, can_pung,
+        b = R.choose_claim(pols, seat, ref_of(v2), g.prng[seat], scr, tile, can_pung,
                            can_kong, g.chow_ok)
         probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
     return a
@@ -114,12 +121,13 @@ def ask_discard(rules, tables, g, pols, probe, seat):
     due = probe_due(g, probe)
     if due:
         probe_begin(g, probe, seat)
+    scr = stashed(g.pscr_mem, g.pscr)
     v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_discard(pols, seat, v, g.prng[seat], g.pscr, g.allowed)
+    a = R.choose_discard(pols, seat, ref_of(v), g.prng[seat], scr, g.allowed)
     if due:
         probe_swap(g, probe, seat)
         v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_discard(pols, seat, v2, g.prng[seat], g.pscr, g.allowed)
+        b = R.choose_discard(pols, seat, ref_of(v2), g.prng[seat], scr, g.allowed)
         probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
     return a
 
@@ -144,6 +152,8 @@ def decision_argtypes(rules_t, tables_t, g_t, pols_t):
     _decision_args.compile(sig)
     v, params, prng, scr, opts, allowed, chow_ok, i, b = \
         _decision_args.overloads[sig].signature.return_type
+    v = RefType(v)
+    scr = RefType(scr)
     return ((v, params, prng, scr, i, i),
             (v, params, prng, scr, opts, i),
             (v, params, prng, scr, i, b, b, chow_ok),

@@ -104,9 +104,9 @@ def _final_melds(state, melds_out, i):
                 melds_out[i, s, m, c] = melds[s, m, c]
 
 
-# inlined (numba IR), as is engine.play_deal: every compiled function that is
-# not inlined links and optimizes the whole engine below it once more
-# (docs/layout.md, "The kernels")
+# inlined (numba IR), as is engine.play_deal, so that a batch is one compiled
+# function; the engine's turn loop is not linked in but called by its
+# address (``Policies.engine``: nbsim.kernels.entry)
 @njit(cache=True, inline="always")
 def _play_one(rules, tables, seed, deal, round_wind, restrict_first, pols, state, rows, log,
               i, probe):

@@ -126,6 +126,7 @@ from nbsim.kernels.entry import KernelEntry, call
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
 from nbsim.kernels.policies.registry import decision_entries
+from nbsim.kernels.ref import stash
 from nbsim.kernels.wilds import wild_mask
 
 # what callers use from here: the state's and the probe's layouts, the
@@ -181,6 +182,7 @@ def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat
     that kind: ``engine.turn.own_kong``), as the lookahead's kong search
     plays it. pols, log and probe as ``play_deal``. Returns the number of
     events."""
+    stash(g.pscr_mem, g.pscr)     # what the decisions' scratch Refs point to
     ts = g.ts
     out[:] = 0
     out[O_WINNER] = -1

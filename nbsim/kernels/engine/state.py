@@ -6,7 +6,8 @@ deal: the wall (``wall``, ``ws``, ``wild``), every seat's concealed tiles
 (``hands`` int8[4, 42]) and melds (``melds`` int8[4, 4, 3] type, kind, from),
 the public record the policies see (``pub_melds`` with concealed kongs face
 down, ``pond`` / ``pond_flags`` / ``n_pond``, ``passed``, ``visible``,
-``flowers``, ``fed``), the policies' streams and scratch, the scorer's
+``flowers``, ``fed``), the policies' streams and scratch (``pscr``, and
+``pscr_mem``, where the decisions reach it: ``nbsim.kernels.ref``), the scorer's
 scratch, the no-leak probe's copies, and ``ts`` (int64[TS_LEN]): the
 scalars of the turn (``TS_*`` below).
 
@@ -28,6 +29,7 @@ from nbsim.kernels import wall as W
 from nbsim.kernels.jit import njit
 from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
 from nbsim.kernels.policies.view import MAX_POND, scratch_arrays, scratch_of
+from nbsim.kernels.ref import STASH_WORDS
 from nbsim.kernels.scoring.scratch import IW_LEN
 
 # result row layout (int64[OUT_LEN])
@@ -92,7 +94,7 @@ Game = namedtuple("Game", (
     "wall", "work", "st", "ws", "wild", "hands", "melds", "n_melds", "pub_melds", "flowers",
     "visible", "fed", "pond", "pond_flags", "n_pond", "passed", "prng", "pscr", "res", "nat",
     "allowed", "opts", "fl8", "fed_row", "fed_col", "chow_ok", "may_win", "no_win", "iw",
-    "ts", "hands_bak", "wall_bak", "pool", "prng_bak", "probe_rng", "pts"))
+    "ts", "hands_bak", "wall_bak", "pool", "prng_bak", "probe_rng", "pts", "pscr_mem"))
 
 
 # a search policy's working memory (``nbsim.kernels.search.playout``): the arrays
@@ -171,7 +173,8 @@ def game_of(a, pscr):
     scratch ``pscr``."""
     return Game(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12],
                 a[13], a[14], a[15], a[16], pscr, a[17], a[18], a[19], a[20], a[21], a[22], a[23],
-                a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34])
+                a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31], a[32], a[33], a[34],
+                a[35])
 
 
 @njit(cache=True)
@@ -213,7 +216,9 @@ def game_arrays():
         np.zeros(C.N_TILES, np.uint8),                 # pool (probe)
         np.zeros(rng.RNG_LEN, np.uint64),              # prng_bak (probe)
         np.zeros(rng.RNG_LEN, np.uint64),              # probe_rng
-        np.zeros(TS_LEN, np.int64))                    # pts: the View's public turn state
+        np.zeros(TS_LEN, np.int64),                    # pts: the View's public turn state
+        # pscr_mem: the policy scratch as the decisions reach it (``ref.stash``)
+        np.zeros(STASH_WORDS, np.int64))
 
 
 @njit(cache=True, inline="always")

@@ -63,6 +63,7 @@ from nbsim.kernels.policies.common import (
 )
 from nbsim.kernels.policies.threat import caution_weight, fill_danger
 from nbsim.kernels.policies.view import MEMO_W, fill_unseen
+from nbsim.kernels.ref import deref
 
 P_CAUTION = param_index("defend", "caution")
 P_BIND = param_index("defend", "bind")
@@ -95,7 +96,7 @@ DV = C.N_KINDS            # scr.work[DV + i]: choose_discard's value of candidat
 
 
 @nrt_free(no_cpython_wrapper=True)
-def want_win(view, params, prng, scr, tile, win_by):
+def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """Always: every legal win is taken."""
     return True
 
@@ -111,8 +112,10 @@ def _target(view, params, nat, w, tmp):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_kong(view, params, prng, scr, options, n_options):
+def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """As ``value``: the first kong inside the target that keeps its shanten."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     w = split_hand(view.hand, view.wild, scr.nat)
     target = _target(view, params, scr.nat, w, scr.tmp)[0]
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
@@ -129,9 +132,11 @@ def _binds(view, discarder):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """As ``value``, and a claim that binds the discarder when it keeps the
     hand as close to its target (``bind`` > 0)."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     w = split_hand(view.hand, view.wild, scr.nat)
     target = _target(view, params, scr.nat, w, scr.tmp)[0]
     if not kind_in_target(target, tile):
@@ -461,9 +466,11 @@ def _gain(view, v):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_discard(view, params, prng, scr, allowed):
+def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """The allowed kind with the best expected value (see the module doc);
     ties go to value's order (target shanten, open shanten, usefulness)."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     hand = view.hand
     wild = view.wild
     tables = view.tables

@@ -47,6 +47,7 @@ from nbsim.kernels.policies import defend as D
 from nbsim.kernels.policies import threat as THREAT
 from nbsim.kernels.policies.catalog import param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG
+from nbsim.kernels.ref import deref
 from nbsim.kernels.search import playout as PL
 
 P_SAMPLES = param_index("lookahead", "samples")
@@ -85,9 +86,9 @@ def opponent_model(rules, p):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def want_win(view, params, prng, scr, tile, win_by):
+def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """defend's: every legal win is taken."""
-    return D.want_win(view, params, prng, scr, tile, win_by)
+    return D.want_win(view_ref, params, prng, scr_ref, tile, win_by)
 
 
 @nrt_free
@@ -109,13 +110,15 @@ def kong_candidates(a0, options, n_options, cands):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_kong(view, params, prng, scr, options, n_options):
+def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """defend's kong; with ``kongs`` 1, every answer (no kong, each kong
     offered) played out on the sampled deals (``playout.evaluate_into``
     with ``KONG_Q``: the same worlds for every answer) and defend's replaced
     by the one that pays most when its paired gain exceeds ``z`` standard
     errors (``paired_best``). Returns an option row of ``options`` or -1."""
-    a0 = D.choose_kong(view, params, prng, scr, options, n_options)
+    view = deref(view_ref)
+    scr = deref(scr_ref)
+    a0 = D.choose_kong(view_ref, params, prng, scr_ref, options, n_options)
     if params[P_KONGS] <= 0.0:
         return a0
     sr = scr.search
@@ -145,12 +148,14 @@ def claim_candidates(a0, can_pung, can_kong, chow_ok, cands):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """defend's claim; with ``claims`` 1, every answer played out on the
     sampled deals (``playout.evaluate_into`` from the claim: the same worlds
     for every answer) and defend's replaced by the one that pays most when
     its paired gain exceeds ``z`` standard errors (``paired_best``)."""
-    a0 = D.choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok)
+    view = deref(view_ref)
+    scr = deref(scr_ref)
+    a0 = D.choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok)
     if params[P_CLAIMS] <= 0.0:
         return a0
     sr = scr.search
@@ -260,10 +265,12 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_discard(view, params, prng, scr, allowed):
+def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """defend's discard, or a close candidate that the playouts show pays
     more (see the module doc)."""
-    k0 = D.choose_discard(view, params, prng, scr, allowed)
+    view = deref(view_ref)
+    scr = deref(scr_ref)
+    k0 = D.choose_discard(view_ref, params, prng, scr_ref, allowed)
     sr = scr.search
     top_k = min(np.int64(params[P_TOP_K]), SEARCH_CANDS)
     guard = params[P_GUARD]

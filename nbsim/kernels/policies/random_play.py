@@ -9,22 +9,23 @@ from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CLAIM_PUNG
+from nbsim.kernels.ref import deref
 
 
 @nrt_free(no_cpython_wrapper=True)
-def want_win(view, params, prng, scr, tile, win_by):
+def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """A fair coin."""
     return rng.below(prng, 2) == 0
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_kong(view, params, prng, scr, options, n_options):
+def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """One of the n options or none, uniformly."""
     return rng.below(prng, n_options + 1) - 1
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """Pass or one of the possible claims, uniformly."""
     n_opt = 1 + (1 if can_pung else 0) + (1 if can_kong else 0)
     for j in range(3):
@@ -51,8 +52,9 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_discard(view, params, prng, scr, allowed):
+def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """One of the allowed kinds held, uniformly."""
+    view = deref(view_ref)
     hand = view.hand
     n_opts = 0
     for k in range(C.N_KINDS):

@@ -2,21 +2,25 @@
 the policy table (``catalog.POLICY_TABLE``; a policy's code is its index).
 
 Every policy module implements the same four decisions, with these
-signatures (``view``: ``view.View``; ``params``: float64[MAX_PARAMS], the
-seat's parameter row in the table's order; ``prng``: uint64[rng.RNG_LEN],
-the seat's own random stream; ``scr``: ``view.Scratch``):
+signatures (``view_ref``: a Ref (``nbsim.kernels.ref``) to the deciding
+seat's ``view.View``; ``params``: float64[MAX_PARAMS], the seat's parameter
+row in the table's order; ``prng``: uint64[rng.RNG_LEN], the seat's own
+random stream; ``scr_ref``: a Ref to the policy scratch ``view.Scratch``; a
+decision reads what the Refs point to with ``ref.deref``, and only the
+fields it reads are loaded: a call passes two pointers, not the 758
+machine words of a View and a scratch):
 
-``want_win(view, params, prng, scr, tile, win_by) -> bool``
+``want_win(view_ref, params, prng, scr_ref, tile, win_by) -> bool``
     take the legal win on ``tile`` (kind) by ``win_by`` (``codes.WIN_*``)?
-``choose_kong(view, params, prng, scr, options, n_options) -> int``
+``choose_kong(view_ref, params, prng, scr_ref, options, n_options) -> int``
     on its own turn: index of the kong to declare among ``options[:n]``
     (rows (MELD_CKONG or MELD_KONG for an added kong, kind)), or -1.
-``choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok) -> int``
+``choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok) -> int``
     on another seat's discard of ``tile``: ``common.CLAIM_PASS``,
     ``CLAIM_PUNG``, ``CLAIM_KONG`` or ``CLAIM_CHOW + j`` (chow option j
     allowed where ``chow_ok[j]``: the discard is the lowest (0), middle (1)
     or highest (2) tile of the chow).
-``choose_discard(view, params, prng, scr, allowed) -> int``
+``choose_discard(view_ref, params, prng, scr_ref, allowed) -> int``
     the kind (0..41) to discard among the held kinds with ``allowed[k]``
     (the engine applies the chow-swap and first go-around limits).
 
@@ -30,9 +34,8 @@ compiled once and only when a run plays it, and adding a policy means
 adding a table row, not an arm here. A decision with a single possible
 answer is not asked (no kong option, no claim possible). The decisions are
 compiled without numba's CPython wrapper (``@nrt_free(no_cpython_wrapper=True)``):
-only kernels call them, directly or by their addresses, and the wrapper,
-which unboxes a View and the policy scratch from Python objects, cost 0.7
-to 2 s of compiling per decision (docs/layout.md).
+only kernels call them, directly or by their addresses, and the wrapper
+cost 0.7 to 2 s of compiling per decision (docs/layout.md).
 
 A search policy (``lookahead``, a table row with a ``base``) plays the
 rest of the deal many times with the engine from inside its own decision;
@@ -59,7 +62,7 @@ N_POLICIES = len(POLICY_TABLE)
 # the decisions' result types
 _BOOL = types.boolean
 _INT = types.int64
-RESULT_TYPES = (types.boolean, types.int64, types.int64, types.int64)
+RESULT_TYPES = (_BOOL, _INT, _INT, _INT)
 
 
 def decision_entries(code: int, argtypes) -> list[KernelEntry]:
@@ -81,36 +84,37 @@ def decision_entries(code: int, argtypes) -> list[KernelEntry]:
 
 
 @nrt_free(inline="always")
-def want_win(pols, seat, view, prng, scr, tile, win_by):
+def want_win(pols, seat, view_ref, prng, scr_ref, tile, win_by):
     """The answer of ``seat``'s policy in ``pols`` (``catalog.Policies``):
     take this legal win on ``tile`` (int64) by ``win_by`` (int64)?"""
     d = pols.decisions[pols.codes[seat], D_WIN]
-    return call(d[0], d[1], _BOOL, (view, pols.params[seat], prng, scr, tile, win_by))
+    return call(d[0], d[1], _BOOL, (view_ref, pols.params[seat], prng, scr_ref, tile, win_by))
 
 
 @nrt_free(inline="always")
-def choose_kong(pols, seat, view, prng, scr, options, n_options):
+def choose_kong(pols, seat, view_ref, prng, scr_ref, options, n_options):
     """``seat``'s policy's kong on its own turn (option index or -1)."""
     r = -1
     if n_options > 0:
         d = pols.decisions[pols.codes[seat], D_KONG]
-        r = call(d[0], d[1], _INT, (view, pols.params[seat], prng, scr, options, n_options))
+        r = call(d[0], d[1], _INT, (view_ref, pols.params[seat], prng, scr_ref, options,
+                                     n_options))
     return r
 
 
 @nrt_free(inline="always")
-def choose_claim(pols, seat, view, prng, scr, tile, can_pung, can_kong, chow_ok):
+def choose_claim(pols, seat, view_ref, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """``seat``'s policy's answer to a discard it may claim (CLAIM_*)."""
     r = CLAIM_PASS
     if can_pung or can_kong or chow_ok[0] or chow_ok[1] or chow_ok[2]:
         d = pols.decisions[pols.codes[seat], D_CLAIM]
-        r = call(d[0], d[1], _INT, (view, pols.params[seat], prng, scr, tile, can_pung,
-                                     can_kong, chow_ok))
+        r = call(d[0], d[1], _INT, (view_ref, pols.params[seat], prng, scr_ref, tile,
+                                     can_pung, can_kong, chow_ok))
     return r
 
 
 @nrt_free(inline="always")
-def choose_discard(pols, seat, view, prng, scr, allowed):
+def choose_discard(pols, seat, view_ref, prng, scr_ref, allowed):
     """``seat``'s policy's discard (a held, allowed kind)."""
     d = pols.decisions[pols.codes[seat], D_DISCARD]
-    return call(d[0], d[1], _INT, (view, pols.params[seat], prng, scr, allowed))
+    return call(d[0], d[1], _INT, (view_ref, pols.params[seat], prng, scr_ref, allowed))

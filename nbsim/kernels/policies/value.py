@@ -21,26 +21,31 @@ from nbsim.kernels.policies.common import (
     own_wilds,
     view_target,
 )
+from nbsim.kernels.ref import deref
 
 
 @nrt_free(no_cpython_wrapper=True)
-def want_win(view, params, prng, scr, tile, win_by):
+def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """Always."""
     return True
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_kong(view, params, prng, scr, options, n_options):
+def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """The first kong inside the target that does not raise its shanten."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     w = own_wilds(view, scr.nat)
     target = view_target(view, scr.nat, w, scr.tmp)
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
+def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """A claim inside the target that lowers its shanten (or a scoring-honor
     pung that keeps it), else pass."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     w = own_wilds(view, scr.nat)
     target = view_target(view, scr.nat, w, scr.tmp)
     if not kind_in_target(target, tile):
@@ -50,8 +55,10 @@ def choose_claim(view, params, prng, scr, tile, can_pung, can_kong, chow_ok):
 
 
 @nrt_free(no_cpython_wrapper=True)
-def choose_discard(view, params, prng, scr, allowed):
+def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """The discard leaving the lowest shanten toward the target."""
+    view = deref(view_ref)
+    scr = deref(scr_ref)
     w = own_wilds(view, scr.nat)
     target = view_target(view, scr.nat, w, scr.tmp)
     return discard_toward(view, allowed, target, scr.nat)

@@ -2,7 +2,8 @@
 the policies' scratch arrays (``Scratch``).
 
 The engine builds one ``View`` for the seat to decide (``engine.decisions.make_view``)
-and passes it, the seat's parameter row and random stream to the policy.
+and passes it (by its address: ``nbsim.kernels.ref``), the seat's parameter
+row and random stream to the policy.
 A policy reads nothing else: no other player's concealed tiles, no wall
 order. Everything in a View is what that player would know at a real table
 (docs/rules.md §2-§4):

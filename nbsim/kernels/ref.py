@@ -1,0 +1,136 @@
+"""A record passed by its address (Numba): one pointer where numba would
+pass every field.
+
+Numba passes a tuple or named tuple to a function it does not inline field
+by field, and every array as seven machine words: the policy scratch
+(``policies.view.Scratch``, which holds a search policy's working memory)
+is 542 arguments, a ``View`` 216. A call through an address
+(``nbsim.kernels.entry``) can be neither inlined nor pruned, so every
+decision the engine asked paid for them all (docs/layout.md, "Measurements
+behind the kernels' form"). A ``Ref`` is the address of such a record held
+in memory: the engine hands the policies' decisions their View and scratch
+as Refs, and a decision loads only the fields it reads (``deref``).
+
+``ref_of(x)``: a Ref to a copy of ``x`` in the calling function's frame
+(valid until that function returns; for an argument of a call made there).
+``stash(buf, x)`` copies ``x`` into ``buf`` (an int64 array of at least
+``STASH_WORDS``), and ``stashed(buf, x)`` is a Ref to that copy without
+copying again: the engine stashes a game's policy scratch once per deal
+(``engine.loop.play_from``) and every decision of the deal gets a Ref to
+it. A stashed copy holds the record's arrays as they were stashed (their
+data pointers, not their values): it stays right while the record's arrays
+live and are not replaced, which holds for a ``Game``, whose fields never
+change. ``deref(r)``: the record ``r`` points to.
+
+A Ref is a kernel-only value: it cannot be passed from or returned to
+Python.
+"""
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.errors import TypingError
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, models, register_model
+
+__all__ = ["RefType", "ref_of", "stash", "stashed", "deref", "STASH_WORDS"]
+
+# int64 words of a stash buffer: room for a record of up to 8 KiB (the
+# policy scratch takes about 4.3 KiB)
+STASH_WORDS = 1024
+
+
+class RefType(types.Type):
+    """The numba type of a Ref to a value of numba type ``dtype``."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        super().__init__(name=f"Ref[{dtype}]")
+
+
+register_model(RefType)(models.PointerModel)
+
+
+def _check_buffer(buf, who):
+    if not (isinstance(buf, types.Array) and buf.dtype == types.int64 and buf.ndim == 1):
+        raise TypingError(f"ref.{who}: a 1-D int64 buffer, got {buf}")
+
+
+def _buffer_pointer(context, builder, buf_t, buf, x_t):
+    """The data pointer of the int64 array ``buf``, cast to a pointer to
+    ``x_t``'s data."""
+    arr = context.make_array(buf_t)(context, builder, buf)
+    pointee = context.data_model_manager[x_t].get_data_type()
+    return builder.bitcast(arr.data, pointee.as_pointer())
+
+
+@intrinsic
+def ref_of(typingctx, x):
+    """A Ref to a copy of ``x`` in the calling function's frame."""
+    def codegen(context, builder, sig, args):
+        dm = context.data_model_manager[x]
+        ptr = cgutils.alloca_once(builder, dm.get_data_type())
+        builder.store(dm.as_data(builder, args[0]), ptr)
+        return ptr
+    return RefType(x)(x), codegen
+
+
+@intrinsic
+def stash(typingctx, buf, x):
+    """Copy ``x`` into ``buf`` (int64[STASH_WORDS] or longer); raises
+    ValueError when ``buf`` is too short for ``x``."""
+    _check_buffer(buf, "stash")
+
+    def codegen(context, builder, sig, args):
+        dm = context.data_model_manager[x]
+        need = context.get_abi_sizeof(dm.get_data_type())
+        arr = context.make_array(buf)(context, builder, args[0])
+        have = builder.mul(arr.nitems, ir.Constant(arr.nitems.type, 8))
+        with cgutils.if_unlikely(builder, builder.icmp_signed(
+                "<", have, ir.Constant(have.type, need))):
+            context.call_conv.return_user_exc(
+                builder, ValueError, (f"ref.stash: the buffer is shorter than {need} bytes",))
+        ptr = _buffer_pointer(context, builder, buf, args[0], x)
+        builder.store(dm.as_data(builder, args[1]), ptr)
+        return context.get_dummy_value()
+    return types.none(buf, x), codegen
+
+
+@intrinsic
+def stashed(typingctx, buf, x):
+    """The Ref to the copy of a record of ``x``'s type that ``stash`` put in
+    ``buf`` (``x`` only gives the type; nothing is copied)."""
+    _check_buffer(buf, "stashed")
+
+    def codegen(context, builder, sig, args):
+        return _buffer_pointer(context, builder, buf, args[0], x)
+    return RefType(x)(buf, x), codegen
+
+
+def _load(builder, ptr):
+    """Load ``*ptr`` field by field, so that the optimizer drops the loads
+    of the fields nobody reads."""
+    ty = ptr.type.pointee
+    if isinstance(ty, (ir.LiteralStructType, ir.IdentifiedStructType)):
+        n = len(ty.elements)
+    elif isinstance(ty, ir.ArrayType):
+        n = ty.count
+    else:
+        return builder.load(ptr)
+    val = ir.Constant(ty, ir.Undefined)
+    for i in range(n):
+        val = builder.insert_value(val, _load(builder, cgutils.gep_inbounds(builder, ptr, 0, i)),
+                                   i)
+    return val
+
+
+@intrinsic
+def deref(typingctx, r):
+    """The value the Ref ``r`` points to (borrowed: the caller keeps it
+    alive)."""
+    if not isinstance(r, RefType):
+        raise TypingError(f"ref.deref: a Ref, got {r}")
+
+    def codegen(context, builder, sig, args):
+        dm = context.data_model_manager[r.dtype]
+        val = dm.from_data(builder, _load(builder, args[0]))
+        return impl_ret_borrowed(context, builder, r.dtype, val)
+    return r.dtype(r), codegen
