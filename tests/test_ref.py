@@ -77,11 +77,18 @@ def _stash_in_floats(x):
     stash(np.zeros(8, np.float64), x)
 
 
+@njit
+def _stash_in_a_strided_buffer(x):
+    stash(np.zeros(16, np.int64)[::2], x)
+
+
 def test_bad_arguments_are_typing_errors():
     with pytest.raises(TypingError, match="a Ref"):
         _deref_a_number(3)
-    with pytest.raises(TypingError, match="int64 buffer"):
+    with pytest.raises(TypingError, match="contiguous 1-D int64 buffer"):
         _stash_in_floats(3)
+    with pytest.raises(TypingError, match="contiguous 1-D int64 buffer"):
+        _stash_in_a_strided_buffer(3)
 
 
 def test_a_ref_type_is_its_record_type():

@@ -13,14 +13,15 @@ as Refs, and a decision loads only the fields it reads (``deref``).
 
 ``ref_of(x)``: a Ref to a copy of ``x`` in the calling function's frame
 (valid until that function returns; for an argument of a call made there).
-``stash(buf, x)`` copies ``x`` into ``buf`` (an int64 array of at least
-``STASH_WORDS``), and ``stashed(buf, x)`` is a Ref to that copy without
-copying again: the engine stashes a game's policy scratch once per deal
-(``engine.loop.play_from``) and every decision of the deal gets a Ref to
-it. A stashed copy holds the record's arrays as they were stashed (their
-data pointers, not their values): it stays right while the record's arrays
-live and are not replaced, which holds for a ``Game``, whose fields never
-change. ``deref(r)``: the record ``r`` points to.
+``stash(buf, x)`` copies ``x`` into ``buf`` (a contiguous int64 array long
+enough for ``x``: ``STASH_WORDS`` words hold the policy scratch), and
+``stashed(buf, x)`` is a Ref to that copy without copying again: the engine
+stashes a game's policy scratch once per deal (``engine.loop.play_from``)
+and every decision of the deal gets a Ref to it. A stashed copy holds the
+record's arrays as they were stashed (their data pointers, not their
+values): it stays right while the record's arrays live and are not
+replaced, which holds for a ``Game``, whose fields never change.
+``deref(r)``: the record ``r`` points to.
 
 A Ref is a kernel-only value: it cannot be passed from or returned to
 Python.
@@ -50,8 +51,10 @@ register_model(RefType)(models.PointerModel)
 
 
 def _check_buffer(buf, who):
-    if not (isinstance(buf, types.Array) and buf.dtype == types.int64 and buf.ndim == 1):
-        raise TypingError(f"ref.{who}: a 1-D int64 buffer, got {buf}")
+    # contiguous: the record is written over the buffer's data as one block
+    if not (isinstance(buf, types.Array) and buf.dtype == types.int64 and buf.ndim == 1
+            and buf.layout == "C"):
+        raise TypingError(f"ref.{who}: a contiguous 1-D int64 buffer, got {buf}")
 
 
 def _buffer_pointer(context, builder, buf_t, buf, x_t):
