@@ -78,7 +78,8 @@ def ref_of(typingctx, x):
 
 @intrinsic
 def stash(typingctx, buf, x):
-    """Copy ``x`` into ``buf`` (int64[STASH_WORDS] or longer); raises
+    """Copy ``x`` into ``buf`` (a contiguous 1-D int64 array long enough
+    for ``x``: ``STASH_WORDS`` words hold the policy scratch); raises
     ValueError when ``buf`` is too short for ``x``."""
     _check_buffer(buf, "stash")
 
