@@ -10,6 +10,7 @@ from click.testing import CliRunner
 import nbsim
 from nbsim.cli import cli
 from nbsim.errors import RunError
+from nbsim.kernels.jit import KernelOnly
 from nbsim.kernels.policies import catalog as T
 from nbsim.kernels.policies.catalog import DEFAULT_POLICY
 from nbsim.policy_specs import (
@@ -41,8 +42,41 @@ def test_every_policy_module_has_the_four_decisions():
         for d in T.DECISIONS:
             f = getattr(m, d)
             assert callable(f), (spec.name, d)
-            # kernels only call it: no CPython wrapper to compile (registry.py)
+            # kernels only call it: no Python wrappers to compile (registry.py)
+            assert isinstance(f, KernelOnly), (spec.name, d)
             assert f.targetoptions.get("no_cpython_wrapper") is True, (spec.name, d)
+            with pytest.raises(TypeError, match="compiled for other kernels only"):
+                f()
+
+
+def test_decision_argtypes_are_what_numba_infers_for_the_engine_calls(tables):
+    """``decisions.decision_argtypes`` works out the decisions' argument
+    types without compiling: they are the types numba infers for the
+    arguments the engine's ``ask_*`` pass (compiled here, as the slow
+    reference)."""
+    import numba
+
+    from nbsim.kernels.engine import decisions as ED
+    from nbsim.kernels.engine.state import new_state
+    from nbsim.kernels.jit import njit
+    from nbsim.kernels.ref import RefType
+
+    @njit(no_cpython_wrapper=True)
+    def args(rules, tables, g, pols):
+        v = ED.make_view(rules, tables, g, np.int64(0), pols)
+        return (v, pols.params[0], g.prng[0], g.pscr, g.opts, g.allowed, g.chow_ok,
+                np.int64(0), np.bool_(False))
+
+    rules = load_rules("ningbo-3baida").array
+    pols = kernel_arrays(parse_policies(policies="random,random,random,random"), rules, tables)
+    sig = tuple(numba.typeof(x) for x in (rules, tables, new_state(), pols))
+    args.compile(sig)
+    v, params, prng, scr, opts, allowed, chow_ok, i, b = args.overloads[sig].signature.return_type
+    v, scr = RefType(v), RefType(scr)
+    assert ED.decision_argtypes(*sig) == ((v, params, prng, scr, i, i),
+                                          (v, params, prng, scr, opts, i),
+                                          (v, params, prng, scr, i, b, b, chow_ok),
+                                          (v, params, prng, scr, allowed))
 
 
 @pytest.mark.parametrize("text,name,spec,full", [

@@ -56,7 +56,7 @@ def deal_batch(rules, seed, start, tables, hands, flowers, wilds_held, dice,
                        indicator, complete, scratch)
 
 
-@nrt_free(nogil=True)
+@nrt_free(nogil=True, kernel_only=True)
 def _deal_range(rules, seed, start, tables, hands, flowers, wilds_held, dice, indicator,
                 complete, scratch):
     """The loop of ``deal_batch`` (same arguments) with its scratch arrays

@@ -87,7 +87,7 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def mix_gamma(z):
     """An odd increment with enough bit transitions (SplittableRandom.mixGamma)."""
     z = np.uint64(z)

@@ -140,7 +140,7 @@ def build_need(n_ranks, with_chows):
     return need
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def _mark_targets(n_ranks, with_chows, max_melds):
     """Boolean ``[max_melds + 1, 2, 5**n_ranks]``: index x is a target of m melds
     + p pairs inside the suit with at most 4 copies per kind."""
@@ -187,7 +187,7 @@ def _mark_targets(n_ranks, with_chows, max_melds):
     return mark
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def _down_closure(flag, n_ranks):
     """In place: flag[x] |= flag[y] for every y >= x (digit-wise)."""
     p = 1
@@ -204,7 +204,7 @@ def _down_closure(flag, n_ranks):
         p = block
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def _prefix_max(g, n_ranks):
     """In place: g[x] = max of g[y] over every y <= x (digit-wise)."""
     p = 1

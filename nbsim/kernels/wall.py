@@ -126,7 +126,7 @@ def slot_of_step(t):
     return t - TAIL_SLOTS
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def shuffle_steps(st, work, wall, t0, t1):
     """Fisher-Yates steps t0..t1-1 (0 <= t0 <= t1 <= 144) from the stream ``st``
     (uint64[rng.RNG_LEN], the wall stream). ``work`` (uint8[144]) holds the
@@ -140,7 +140,7 @@ def shuffle_steps(st, work, wall, t0, t1):
         wall[slot_of_step(t)] = x
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def roll_dice(rules, st, ws):
     """Throw the dice (2 per throw, R_DICE_THROWS throws) from the dice stream
     ``st`` and set ws[WS_DICE..], ws[WS_N_DICE], ws[WS_SIDE], ws[WS_BREAK] and,
@@ -295,7 +295,7 @@ def log_setup(ws, log, n_log):
     return n_log
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def replace_flowers(wall, ws, wild, seat, hands, flowers, log, n_log):
     """Set aside every non-wild flower in ``hands[seat]`` and draw replacements
     from the tail end until none is left (docs/rules.md §2, 补花).

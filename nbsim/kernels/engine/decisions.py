@@ -8,6 +8,7 @@ into the asking function's frame, the scratch as ``engine.loop.play_from``
 stashed it in ``g.pscr_mem`` at the start of the deal.
 """
 import numpy as np
+from numba.core import types
 
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine.probe import (
@@ -60,7 +61,7 @@ def make_view(rules, tables, g, seat, pols):
                 Playout(pols.engine, pols.decisions))
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def ask_win(rules, tables, g, pols, probe, seat, tile, win_by):
     """Does ``seat`` take its legal win on ``tile``?"""
     due = probe_due(g, probe)
@@ -95,7 +96,7 @@ def ask_kong(rules, tables, g, pols, probe, seat, n_opt):
     return a
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def ask_claim(rules, tables, g, pols, probe, seat, tile, can_pung, can_kong):
     """Does ``seat`` claim the discard ``tile``? ``common.CLAIM_*`` (a chow
     option only where ``g.chow_ok`` allows it)."""
@@ -132,29 +133,35 @@ def ask_discard(rules, tables, g, pols, probe, seat):
     return a
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _decision_args(rules, tables, g, pols):
-    # the arguments of every decision as the ask_* above pass them (only
-    # compiled, for its result type: ``decision_argtypes``; never called
-    # from Python, so it has no wrapper to box the result)
-    v = make_view(rules, tables, g, np.int64(0), pols)
-    return (v, pols.params[0], g.prng[0], g.pscr, g.opts, g.allowed, g.chow_ok,
-            np.int64(0), np.bool_(False))
+def _row(t):
+    """The numba type of ``a[i]`` for an array ``a`` of numba type ``t``."""
+    return t.copy(ndim=t.ndim - 1, layout="C" if t.layout == "C" else "A")
 
 
 def decision_argtypes(rules_t, tables_t, g_t, pols_t):
     """The numba argument types of the four decisions (``catalog.DECISIONS``
-    order, a tuple each) as the engine calls them, for the numba types of
-    the rules array, the lookup tables, a ``Game`` (``state.new_state``)
-    and a ``catalog.Policies`` record: what ``policies.registry``
-    compiles every policy's decisions for."""
-    sig = (rules_t, tables_t, g_t, pols_t)
-    _decision_args.compile(sig)
-    v, params, prng, scr, opts, allowed, chow_ok, i, b = \
-        _decision_args.overloads[sig].signature.return_type
-    v = RefType(v)
-    scr = RefType(scr)
+    order, a tuple each) as the ``ask_*`` above pass them, for the numba
+    types of the rules array, the lookup tables, a ``Game``
+    (``state.new_state``) and a ``catalog.Policies`` record: what
+    ``policies.registry`` compiles every policy's decisions for. Worked out
+    from the fields ``make_view`` reads, without compiling anything
+    (tests/test_policies.py checks them against the types numba infers for
+    the same calls)."""
+    gf = dict(zip(g_t.fields, g_t.types))
+    pf = dict(zip(pols_t.fields, pols_t.types))
+    i = types.int64
+    b = types.boolean
+    playout = types.BaseTuple.from_types((pf["engine"], pf["decisions"]), Playout)
+    view = types.BaseTuple.from_types(
+        (rules_t, tables_t, i, i, i, i, i, i, i, _row(gf["hands"]), _row(gf["melds"]),
+         gf["pub_melds"], gf["n_melds"], gf["flowers"], gf["visible"], gf["wild"], gf["pond"],
+         gf["pond_flags"], gf["n_pond"], gf["passed"], gf["fed"], gf["ws"], gf["pts"], playout),
+        View)
+    v = RefType(view)
+    scr = RefType(gf["pscr"])
+    params = _row(pf["params"])
+    prng = _row(gf["prng"])
     return ((v, params, prng, scr, i, i),
-            (v, params, prng, scr, opts, i),
-            (v, params, prng, scr, i, b, b, chow_ok),
-            (v, params, prng, scr, allowed))
+            (v, params, prng, scr, gf["opts"], i),
+            (v, params, prng, scr, i, b, b, gf["chow_ok"]),
+            (v, params, prng, scr, gf["allowed"]))

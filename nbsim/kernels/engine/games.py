@@ -70,7 +70,7 @@ class MatchRows(NamedTuple):
     totals: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def _dealt_columns(state, tables, rows, i):
     """Fill row i of the deal-mode columns of ``rows`` (``DealRows``) from
     the dealt hands (written by play_deal) and the wall state (same meaning
@@ -156,7 +156,7 @@ def game_batch(rules, tables, seed, start, pols, with_events, rows, ev):
     return n_ev
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def _new_rows(n):
     """``DealRows`` of n zero rows."""
     return DealRows(np.zeros((n, ES.OUT_LEN), np.int64), np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
@@ -169,7 +169,7 @@ def _new_rows(n):
 def warm_parts(rules, tables, run):
     """``engine.warm_parts`` and the deal-mode columns of a played deal
     (``_dealt_columns``) as ``game_batch`` calls them: the engine's parts
-    that call no policy, compiled beside the scorer (``nbsim.warmup``).
+    but the turn loop, compiled beside the scorer (``nbsim.warmup``).
     rules: int64[R_LEN] (read-only); run: bool."""
     r = EW.warm_parts(rules, tables, run)
     state = ES.new_state()

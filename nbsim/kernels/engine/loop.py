@@ -240,7 +240,7 @@ def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat
     return n_log
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _play(rules, tables, seed, deal, round_wind, restrict_first, pols, g, out,
           log, dealt_hands, dealt_flowers, probe):
     """The deal from a set-up wall (the state's wall, ws and wild) to its

@@ -19,7 +19,7 @@ from nbsim.kernels.engine.state import (
 from nbsim.kernels.jit import njit, nrt_free
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def draw_tile(rules, wall, ws, wild, hands, flowers, visible, ts, log, seat, from_tail):
     """Draw for ``seat`` (live end, or the tail for a replacement), setting
     non-wild flowers aside and replacing them from the tail. Sets TS_DRAWN,
@@ -62,7 +62,7 @@ def draw_for(rules, g, seat, from_tail, log):
                      np.bool_(from_tail))
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def kong_options(wild, hand, melds, n_melds, opts):
     """Concealed and added kongs a player with ``hand`` (int8[42]) and
     declared ``melds`` can declare now: rows (type, kind) of ``opts``."""
@@ -84,7 +84,7 @@ def kong_options(wild, hand, melds, n_melds, opts):
     return n
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def add_meld(g, seat, typ, kind, frm):
     """Append a declared meld to ``seat``'s melds and to the public record
     (a concealed kong lies face down: kind -1 there)."""

@@ -120,7 +120,7 @@ def probe_due(g, probe):
     return probe.shape[0] > 0 and probe[PR_AT] == i
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def probe_begin(g, probe, seat):
     """Before the first answer: save ``seat``'s policy stream and seed the
     probe's own stream from (PR_SEED, PR_AT)."""
@@ -129,7 +129,7 @@ def probe_begin(g, probe, seat):
     rng.stream_init(np.uint64(probe[PR_SEED]), probe[PR_AT], rng.STREAM_USER, g.probe_rng)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def probe_swap(g, probe, seat):
     """Between the two answers: rewind the seat's stream and shuffle."""
     for i in range(rng.RNG_LEN):
@@ -137,7 +137,7 @@ def probe_swap(g, probe, seat):
     probe[PR_MOVED] = shuffle_hidden(g, seat)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def probe_end(g, probe, kind, seat, answer, shuffled):
     """After the second answer: restore the hidden tiles and record the
     decision kind (``Q_*``), the seat and both answers in ``probe``."""

@@ -3,8 +3,8 @@
 ``nbsim.warmup`` compiles the game engine in two processes: one compiles
 the scorer (``warm_scorer``) and the parts that call no policy
 (``warm_parts``) while the other compiles the policies' decisions
-(``engine.loop.policy_record``, each apart) and then the rest of the
-engine, which loads those parts from the cache. Each
+(``engine.loop.policy_record``, each apart) and then the turn loop
+and the batches, which load those parts from the cache. Each
 probe calls what the engine calls with the engine's argument types (so
 that its compiled code is what the engine looks up), and runs none of it
 unless ``run`` is true.
@@ -14,8 +14,9 @@ import numpy as np
 from nbsim.kernels import codes as C
 from nbsim.kernels import rng
 from nbsim.kernels import wall as W
+from nbsim.kernels.engine.decisions import ask_claim, ask_win
 from nbsim.kernels.engine.moves import add_meld, draw_for, kong_options
-from nbsim.kernels.engine.state import O_ERROR, OUT_LEN, TS_N_KONGS, new_state
+from nbsim.kernels.engine.state import O_ERROR, OUT_LEN, TS_N_KONGS, empty_policies, new_state
 from nbsim.kernels.engine.wins import (
     complete_with,
     fu_all,
@@ -42,12 +43,16 @@ def warm_scorer(rules, tables, run):
 
 @njit(cache=True)
 def warm_parts(rules, tables, run):
-    """Compile the parts of the engine that call neither a policy nor the
-    scorer (the wall and the draws, melds, win checks, Ninghai liability
-    and fu, recording a win) as ``engine.play_deal`` and ``engine.play_from`` call them, so
+    """Compile the parts of the engine other than the scorer and the turn
+    loop (the wall and the draws, melds, win checks, Ninghai liability
+    and fu, recording a win, and asking a seat whether it wins or claims:
+    the decisions themselves are called by their addresses and compiled
+    apart) as ``engine.play_deal`` and ``engine.play_from`` call them, so
     that the process that compiles the scorer compiles them too.
     rules: int64[R_LEN] (read-only); run: bool."""
     g = new_state()
+    pols = empty_policies()
+    probe = np.zeros(0, np.int64)
     out = np.zeros(OUT_LEN, np.int64)
     log = np.zeros((0, C.EV_LEN), np.int32)
     z = np.int64(0)
@@ -75,4 +80,7 @@ def warm_parts(rules, tables, run):
         set_win(g, C.OUT_SELF_DRAWN, z, np.int64(-1), z, z, np.int64(-1))
         set_win(g, C.OUT_ROBBING_KONG, z, z, z, np.int64(0), np.int64(-1))
         set_win(g, C.OUT_DISCARD, z, z, z, z, z)
+        if ask_win(rules, tables, g, pols, probe, z, z, np.int64(C.WIN_SELF_DRAW)):
+            r += 1
+        r += ask_claim(rules, tables, g, pols, probe, z, z, np.bool_(True), np.bool_(False))
     return r

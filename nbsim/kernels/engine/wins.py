@@ -60,7 +60,7 @@ def update_may_win(tables, wild, hand, n_declared, nat, may_win, no_win, seat):
     may_win[seat] = risky or H.fit_shanten(nat, w, n_declared, tables) <= 0
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, liable, out):
     """Score ``seat`` winning on ``tile`` (the tile is NOT in its hand; call
     ``complete_with`` first). Returns True when the win is legal; the result
@@ -81,7 +81,7 @@ def try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, lia
     return g.res[C.RES_WIN] == 1
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def liable_seat(rules, tables, g, winner, discarder, tile):
     """Ninghai three-melds liability (see the module doc): the liable seat or -1."""
     if not rules[C.R_THREE_MELDS_LIABILITY] or discarder < 0:
@@ -121,7 +121,7 @@ def liable_seat(rules, tables, g, winner, discarder, tile):
     return -1
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def fu_all(rules, g, winner, out):
     """Ninghai: each player's own fu (the winner's from its score)."""
     for s in range(4):
@@ -133,7 +133,7 @@ def fu_all(rules, g, winner, out):
         out[O_FU + s] = PAYMENTS.player_fu(rules, g.hands[s], g.melds[s], g.n_melds[s], g.fl8)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def set_win(g, outcome, winner, discarder, tile, ctx, liable):
     """Record the end of the deal by a win in the turn state: outcome
     (``codes.OUT_*``), winner, discarder (-1), winning tile, context bits

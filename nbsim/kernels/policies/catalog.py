@@ -9,7 +9,7 @@ kernels.
 
 Adding a policy: write ``nbsim/kernels/policies/<module>.py`` with the four
 decisions (``want_win``, ``choose_kong``, ``choose_claim``,
-``choose_discard``, each ``@nrt_free(no_cpython_wrapper=True)``, taking
+``choose_discard``, each ``@nrt_free(kernel_only=True)``, taking
 the View and the policy scratch as Refs that ``ref.deref`` reads;
 signatures in ``registry.py``) and add one
 ``PolicySpec`` row below. Nothing else changes.

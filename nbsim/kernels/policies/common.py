@@ -48,7 +48,7 @@ def suit_of(kind):
     return kind // 9 if kind < C.HONOR0 else 3
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def usefulness(nat, kind, visible):
     """How much a natural tile of ``kind`` helps the hand ``nat`` (int8[34]):
     other copies held (pair/pung potential) weigh 4, a neighbour 2 ranks
@@ -86,7 +86,7 @@ def _top_pungs(k, c1, c2, c3):
     return 3 * t3 + 2 * t2 + t1
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def pungs_shanten(nat, n_wilds, n_declared):
     """Shanten toward an all-pungs hand (pungs/kongs + pair only) of the
     natural counts ``nat``: ``pungs_shanten_counts`` of how many kinds hold
@@ -208,7 +208,7 @@ def target_shanten(target, nat, n_wilds, n_declared, tables, tmp):
     return target_fit(target, i0, i1, i2, i3, n_wilds, n_declared, tables)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _item(rules, system, tai_item, fan_item):
     """Value of an item in the variant's units (tai or fan); 0 if absent."""
     if system == C.SYSTEM_TAI:
@@ -221,7 +221,7 @@ def _item(rules, system, tai_item, fan_item):
     return float(rules[C.R_FAN + fan_item])
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def estimate_value(rules, target, nat, n_wilds, melds, n_melds, seat, round_wind,
                    flowers):
     """Estimated tai (or fan) of a win reached through ``target``: the
@@ -250,7 +250,7 @@ def _add4(a, b, c, d, x):
     return a + x, b + x, c + x, d + x
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def honor_pung_value(rules, k, seat, round_wind):
     """What a pung of honour kind ``k`` scores for ``seat`` (tai, or fan in
     Ninghai; docs/rules.md §6): the dragon pung item for a dragon,
@@ -267,7 +267,7 @@ def honor_pung_value(rules, k, seat, round_wind):
     return v
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def estimate_values(rules, nat, n_wilds, melds, n_melds, seat, round_wind, flowers):
     """``estimate_value`` of the open hand, a full flush, a half flush and
     all pungs, in one pass: each starts from its target's own item (none
@@ -326,7 +326,7 @@ def estimate_values(rules, nat, n_wilds, melds, n_melds, seat, round_wind, flowe
     return v_open, v_full, v_half, v_pungs
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
                   flowers, tmp):
     """The value policy's target for the current hand: the feasible target
@@ -336,7 +336,7 @@ def choose_target(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind,
                           flowers, tmp, 1.5, 0.1)[0]
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def target_by_cost(rules, tables, nat, n_wilds, melds, n_melds, seat, round_wind, flowers,
                    tmp, short_weight, value_weight):
     """(target, its estimated value): the feasible target (TG_*) with the
@@ -424,7 +424,7 @@ def shanten_toward(target, nat, n_wilds, n_declared, i0, i1, i2, i3, tables):
 
 
 # ------------------------------------------------------------------ decisions toward a target
-@nrt_free
+@nrt_free(kernel_only=True)
 def discard_toward(view, allowed, target, nat):
     """The allowed kind whose discard leaves the lowest shanten toward
     ``target`` (TG_*), then the lowest open-hand shanten, then the least
@@ -470,7 +470,7 @@ def discard_toward(view, allowed, target, nat):
     return best_k
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def kong_toward(view, options, n_options, target, in_target_only, nat, tmp):
     """The first kong option (rows (MELD_CKONG or MELD_KONG, kind) of
     ``options``) that does not raise the shanten toward ``target``; with
@@ -496,7 +496,7 @@ def kong_toward(view, options, n_options, target, in_target_only, nat, tmp):
     return -1
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong):
     """A claim toward all pungs: a kong or pung if it does not raise the
     pungs shanten (a pung keeps the target whenever it fits); never a chow."""
@@ -516,7 +516,7 @@ def claim_pungs_target(nat, w, n_melds, tile, can_pung, can_kong):
     return CLAIM_PASS
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def claim_toward(view, tile, can_pung, can_kong, chow_ok, target, honor_pungs, keep_ok, nat):
     """The claim on ``tile`` that lowers the shanten toward ``target`` most
     (a kong if it does not raise it; with ``honor_pungs`` also a pung of a

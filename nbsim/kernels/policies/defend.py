@@ -95,13 +95,13 @@ DW = DC + 36              # scr.iwork[DW + 9g + j]: their unseen copies
 DV = C.N_KINDS            # scr.work[DV + i]: choose_discard's value of candidate i
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """Always: every legal win is taken."""
     return True
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _target(view, params, nat, w, tmp):
     """(target, its estimated value): ``common.target_by_cost`` with the
     ``short`` and ``worth`` weights (value's 1.5 and 0.1 by default)."""
@@ -111,7 +111,7 @@ def _target(view, params, nat, w, tmp):
                           params[P_WORTH])
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """As ``value``: the first kong inside the target that keeps its shanten."""
     view = deref(view_ref)
@@ -121,7 +121,7 @@ def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _binds(view, discarder):
     """Would a claim from ``discarder`` bind it (its third meld to the
     deciding seat) in a variant whose payments know bound pairs?"""
@@ -131,7 +131,7 @@ def _binds(view, discarder):
     return view.fed[view.seat, discarder] == 2
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """As ``value``, and a claim that binds the discarder when it keeps the
     hand as close to its target (``bind`` > 0)."""
@@ -146,7 +146,7 @@ def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow
                         np.bool_(keep), scr.nat)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def win_chance(s, accept_ratio, speed, tiles_left):
     """P(win) of a hand ``s`` steps from ready after the discard
     (``WIN_TABLE``), moved by its tile acceptance: ``accept_ratio`` is its
@@ -168,7 +168,7 @@ def win_chance(s, accept_ratio, speed, tiles_left):
     return q + (p - q) * ((1.0 - a) + a * accept_ratio)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _pungs_gain(c1, c2, c3, u0, u1, u2, u3, w, n_melds, s_ref):
     """Unseen natural tiles whose draw brings a hand closer than ``s_ref`` to
     all pungs, when c_v of its kinds hold v tiles (v = 1, 2, 3+), ``w``
@@ -188,7 +188,7 @@ def _pungs_gain(c1, c2, c3, u0, u1, u2, u3, w, n_melds, s_ref):
     return n
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _pungs_acceptances(nat, w, n_melds, s_ref, sh, wild, unseen, n_wild, acc, kinds, n_kinds):
     """``acceptances`` toward all pungs: the held counts and the unseen
     drawable copies by held count are worked out once for the whole hand,
@@ -244,7 +244,7 @@ def _pick(g, x0, x1, x2, x3):
     return x3
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _other_groups(ss, sh, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2, b3, iwork,
                   n0, n1, n2, n3):
     """Unseen tiles of the counted groups other than ``gk`` (-1: none) whose
@@ -271,7 +271,7 @@ def _other_groups(ss, sh, gk, post, need, n_fit, in0, in1, in2, in3, b0, b1, b2,
     return n
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _draw_classes(tables, g, base, in_g, idx, nat, wild, unseen, iwork):
     """The distinct classes that one unseen natural draw gives group ``g``
     (index ``idx`` in the whole hand, class ``base``), other than ``base``,
@@ -445,7 +445,7 @@ def _tie_keys(tables, wild, nat, visible, w, n_melds, target, s, k, i0, i1, i2, 
     return s2, u
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _gain(view, v):
     """Points a win of the deciding seat's hand would collect, from its
     estimated value ``v`` (``common.estimate_value`` of its target: tai, or
@@ -465,7 +465,7 @@ def _gain(view, v):
     return units * t
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """The allowed kind with the best expected value (see the module doc);
     ties go to value's order (target shanten, open shanten, usefulness)."""

@@ -13,13 +13,13 @@ from nbsim.kernels.policies.common import TG_OPEN, claim_toward, discard_toward,
 from nbsim.kernels.ref import deref
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """Always."""
     return True
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """The first kong that does not raise shanten."""
     view = deref(view_ref)
@@ -28,7 +28,7 @@ def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
                        scr.tmp)
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """The claim that lowers shanten most, or pass."""
     view = deref(view_ref)
@@ -37,7 +37,7 @@ def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow
                         np.bool_(False), np.bool_(False), scr.nat)
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """The discard leaving the lowest shanten (usefulness breaks ties)."""
     view = deref(view_ref)

@@ -85,7 +85,7 @@ def opponent_model(rules, p):
     return np.int64(OPPONENTS_ANY_HAND)
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """defend's: every legal win is taken."""
     return D.want_win(view_ref, params, prng, scr_ref, tile, win_by)
@@ -109,7 +109,7 @@ def kong_candidates(a0, options, n_options, cands):
     return n
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """defend's kong; with ``kongs`` 1, every answer (no kong, each kong
     offered) played out on the sampled deals (``playout.evaluate_into``
@@ -130,7 +130,7 @@ def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     return -1
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def claim_candidates(a0, can_pung, can_kong, chow_ok, cands):
     """The answers to a claim question into ``cands`` (int64[>= 5]):
     defend's answer ``a0`` first, then pass, pung, kong and each allowed
@@ -147,7 +147,7 @@ def claim_candidates(a0, can_pung, can_kong, chow_ok, cands):
     return n
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """defend's claim; with ``claims`` 1, every answer played out on the
     sampled deals (``playout.evaluate_into`` from the claim: the same worlds
@@ -208,7 +208,7 @@ def candidates(view, scr, allowed, k0, top_k, guard, cands):
     return m, (v0 - second if m > 1 else 1e300)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def paired_best(pays, n_cands, n_samples, z):
     """Row of the candidate to play: the one with the largest mean paired
     gain over row 0 (defend's choice) among those whose gain exceeds ``z``
@@ -264,7 +264,7 @@ def settle(view, params, prng, sr, n, claim_tile, claim_q):
     return b if paired_best(sr.pays, np.int64(2), confirm, params[P_Z]) == 1 else 0
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """defend's discard, or a close candidate that the playouts show pays
     more (see the module doc)."""

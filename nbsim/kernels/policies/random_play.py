@@ -12,19 +12,19 @@ from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_KONG, CLAIM_PASS, CL
 from nbsim.kernels.ref import deref
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """A fair coin."""
     return rng.below(prng, 2) == 0
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """One of the n options or none, uniformly."""
     return rng.below(prng, n_options + 1) - 1
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """Pass or one of the possible claims, uniformly."""
     n_opt = 1 + (1 if can_pung else 0) + (1 if can_kong else 0)
@@ -51,7 +51,7 @@ def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow
     return CLAIM_PASS
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """One of the allowed kinds held, uniformly."""
     view = deref(view_ref)

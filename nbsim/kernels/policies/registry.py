@@ -33,9 +33,10 @@ So the engine is compiled once for every policy set, a policy's code is
 compiled once and only when a run plays it, and adding a policy means
 adding a table row, not an arm here. A decision with a single possible
 answer is not asked (no kong option, no claim possible). The decisions are
-compiled without numba's CPython wrapper (``@nrt_free(no_cpython_wrapper=True)``):
-only kernels call them, directly or by their addresses, and the wrapper
-cost 0.7 to 2 s of compiling per decision (docs/layout.md).
+compiled for other kernels only (``@nrt_free(kernel_only=True)``, without
+the wrappers that let Python call them: ``nbsim.kernels.jit``): only
+kernels call them, directly or by their addresses, and the wrappers cost
+0.7 to 2 s of compiling per decision (docs/layout.md).
 
 A search policy (``lookahead``, a table row with a ``base``) plays the
 rest of the deal many times with the engine from inside its own decision;

@@ -83,7 +83,7 @@ LEGAL_PATTERN_HIDDEN = 0.08
 CAUTION_SCALE = 0.25
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def ready_chance(n_melds, n_discards, pond_flags):
     """P(a seat with ``n_melds`` declared melds and ``n_discards`` discards
     (flags ``pond_flags``, int8[MAX_POND], of its pond row) is ready), 0 below
@@ -98,7 +98,7 @@ def ready_chance(n_melds, n_discards, pond_flags):
     return p if p >= READY_FLOOR else 0.0
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def suit_pattern(melds, n_melds):
     """The one suit a seat's exposed melds (``melds`` int8[4, 3] as the table
     shows them) point to: 0 m, 1 p, 2 s when two or more melds are of that
@@ -167,7 +167,7 @@ def shown(rules, melds, n_melds, flowers, seat, round_wind, pat):
     return tai, fan
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def win_worth(rules, tai, fan):
     """What a win showing ``tai`` (Ningbo) or ``fan`` (Ninghai) would pay per
     payer unit: T = tai + base points (tai at least the minimum, plus 1.5 for
@@ -186,7 +186,7 @@ def win_worth(rules, tai, fan):
     return tai + rules[C.R_BASE_POINTS]
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def legal_chance(rules, tai, pat):
     """P(a completed hand that shows ``tai`` and ``suit_pattern`` ``pat`` is a
     legal win on a discard): 0 where wins are self-drawn only; with
@@ -244,7 +244,7 @@ def wait_by_seat(p, k, pat, in_pond):
     return p
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def deal_in_cost(rules, bound, mutual, worth, liable_shows):
     """Points lost by dealing a seat its win, beyond what its win would cost
     the deciding seat anyway (docs/rules.md §7 and §8): ``bound``: the
@@ -267,7 +267,7 @@ def deal_in_cost(rules, bound, mutual, worth, liable_shows):
     return c if c > 0.0 else 0.0
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def _exposed_melds(melds, n_melds):
     n = 0
     for i in range(n_melds):
@@ -276,7 +276,7 @@ def _exposed_melds(melds, n_melds):
     return n
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def claim_chance(rules, concealed, is_next, k, unseen, hidden):
     """Rough P(a seat with ``concealed`` concealed tiles can and will claim a
     discard of kind ``k`` (0..33) for a meld): a pair of ``k`` in its hand

@@ -24,13 +24,13 @@ from nbsim.kernels.policies.common import (
 from nbsim.kernels.ref import deref
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def want_win(view_ref, params, prng, scr_ref, tile, win_by):
     """Always."""
     return True
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     """The first kong inside the target that does not raise its shanten."""
     view = deref(view_ref)
@@ -40,7 +40,7 @@ def choose_kong(view_ref, params, prng, scr_ref, options, n_options):
     return kong_toward(view, options, n_options, target, np.bool_(True), scr.nat, scr.tmp)
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow_ok):
     """A claim inside the target that lowers its shanten (or a scoring-honor
     pung that keeps it), else pass."""
@@ -54,7 +54,7 @@ def choose_claim(view_ref, params, prng, scr_ref, tile, can_pung, can_kong, chow
                         np.bool_(False), scr.nat)
 
 
-@nrt_free(no_cpython_wrapper=True)
+@nrt_free(kernel_only=True)
 def choose_discard(view_ref, params, prng, scr_ref, allowed):
     """The discard leaving the lowest shanten toward the target."""
     view = deref(view_ref)

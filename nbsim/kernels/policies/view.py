@@ -99,7 +99,7 @@ N_WORK = 120           # >= 42 + 2 x 36 (iwork: defend.acceptances), 42 + 42 (wo
 MEMO_W = 128           # > the largest fit class of a suit (125) or the honors (54)
 
 
-@njit(cache=True)
+@njit(cache=True, kernel_only=True)
 def scratch_arrays():
     """Fresh policy scratch arrays, in ``Scratch``'s field order less
     ``search`` (allocate once per batch)."""

@@ -48,7 +48,7 @@ def pung_fu(rules, kind, concealed, kong):
     return rules[C.R_FU + pung_fu_item(kind, concealed, kong)]
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def scheme_points(rules, scheme, fan, fu):
     """Ninghai points of one scheme (docs/rules.md §8 and §10): base B with
     fu: ceil10((B + fu) * 2**fan); without fu (tui_dao_ba): B * 2**fan; at

@@ -352,7 +352,7 @@ def why_not_legal(rules, iw, win_by, self_drawn, holds_all3, wild_single):
 
 
 # ---------------------------------------------------------------- main kernel
-@nrt_free
+@nrt_free(kernel_only=True)
 def score_one(rules, tables, tiles, win, res, iw):
     """``score_win`` with a caller-provided scratch ``iw`` (``new_scratch()``,
     int64[IW_LEN]); same arguments and result otherwise."""

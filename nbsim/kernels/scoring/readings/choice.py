@@ -89,7 +89,7 @@ from nbsim.kernels.scoring.scratch import (
 )
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def compare_vectors(iw, a, b, n):
     """Lexicographic comparison of iw[a:a + n] with iw[b:b + n]: 1, 0 or -1."""
     for i in range(n):
@@ -278,7 +278,7 @@ def beats_best(rules, iw, key1, key2, key3, legal, desc, fud):
     return compare_vectors(iw, O_CAND_FANFU, O_BEST_FANFU, C.N_FAN + C.N_FU) > 0
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def consider(rules, iw, groups, win):
     """Score one complete reading and keep it in iw[O_ST:] if it beats the
     best so far.

@@ -98,7 +98,7 @@ def encode_desc(flush, all_pungs, dragon_pungs, seat_pung, round_pung, wait_item
             | ((1 if big_single else 0) << DESC_BIG_SINGLE_SHIFT))
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def fill_items(rules, iw, o, desc):
     """Item tai of a reading into iw[o:o + N_TAI]: the hand items
     iw[O_HAND_ITEMS:] plus the reading items packed in desc (``encode_desc``)."""
@@ -156,7 +156,7 @@ def reading_present(rules, desc):
     return p
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def fill_fan_fu(rules, iw, o, desc, fud):
     """Ninghai fan per item (``codes.FAN_ITEMS``, before the fan cap) into
     iw[o:o + N_FAN] and fu per item (``codes.FU_ITEMS``) into

@@ -145,7 +145,7 @@ def with_class(iw, groups, c, fu_field):
                   groups.fu_sets + iw[o + fu_field])
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def fill_classes(rules, iw, suits, seat_kind, round_kind):
     """The free group classes of a hand (see the module doc) into the class
     table iw[O_CLS:] and the hand constants HC_N_MELD_CLASSES,

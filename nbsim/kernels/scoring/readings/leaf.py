@@ -52,7 +52,7 @@ from nbsim.kernels.scoring.scratch import (
 )
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def choose_free_pair(rules, iw, free_pair, groups, win):
     """Choose the class of a free pair (when free_pair is 1) and score."""
     if free_pair == 0:
@@ -63,7 +63,7 @@ def choose_free_pair(rules, iw, free_pair, groups, win):
                                       groups.suits | iw[O_HC + HC_PAIR_CLASS_SUIT + pc]), win)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def choose_free(rules, iw, free_melds, free_pair, groups, win):
     """Choose the classes of free_melds (0..2) free melds and the free pair
     (free_pair 0/1), then score."""
@@ -83,7 +83,7 @@ def choose_free(rules, iw, free_melds, free_pair, groups, win):
                 choose_free_pair(rules, iw, free_pair, with_class(iw, groups1, c2, CF_FUI_C), win)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
     """Re-identify one free group to hold kind j, then choose the other classes.
 
@@ -123,7 +123,7 @@ def convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
             choose_free(rules, iw, free_melds, 0, pair, win)
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
     """All readings of one natural-group cover (n_groups groups in GT/GB,
     n_pairs pairs among them, wilds_left wilds left for the free groups)."""

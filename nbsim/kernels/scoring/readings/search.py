@@ -111,7 +111,7 @@ def _options(iw, i, wilds_left, n_pairs, n_melds, n_meld_slots, pair_slots, min_
     return m
 
 
-@nrt_free
+@nrt_free(kernel_only=True)
 def search(rules, iw, wilds, n_meld_slots, pair_slots):
     """Depth-first cover of the natural tiles iw[O_NAT:O_NAT + N_PLAY]
     (changed during the search, restored on return) by groups with
