@@ -56,6 +56,36 @@ def test_a_stashed_record_serves_every_call():
     assert buf[:2].any()          # the record's words are in the buffer
 
 
+@nrt_free
+def _bump_fields(r, k):
+    # the same, written for the record itself: a Ref's fields read as the record's
+    r.counts[k] += r.n
+    return r.counts[k] + (1 if r.flags[k] else 0) + r.pair[1][0]
+
+
+@njit
+def _fields_both_ways(counts, n, flags, k):
+    rec = Rec(counts, n, flags, (counts, counts))
+    return _bump_fields(ref_of(rec), k), _bump_fields(rec, k)
+
+
+def test_a_refs_fields_read_as_the_records():
+    counts = np.array([0, 1, 0, 0], np.int64)
+    flags = np.array([False, True, False, False])
+    # through the Ref: counts[1] 1 -> 3, + 1 (flag) + counts[0] (0); then
+    # the record by value: counts[1] 3 -> 5, + 1 + 0
+    assert _fields_both_ways(counts, 2, flags, 1) == (4, 6)
+    assert counts.tolist() == [0, 5, 0, 0]
+    sig = _bump_fields.signatures
+    assert len(sig) == 2 and isinstance(sig[0][0], RefType) and sig[0][0].dtype == sig[1][0]
+
+
+@njit
+def _no_such_field(counts):
+    r = ref_of(Rec(counts, 1, counts, (counts, counts)))
+    return r.missing
+
+
 @njit
 def _short(counts):
     buf = np.zeros(3, np.int64)
@@ -89,6 +119,8 @@ def test_bad_arguments_are_typing_errors():
         _stash_in_floats(3)
     with pytest.raises(TypingError, match="contiguous 1-D int64 buffer"):
         _stash_in_a_strided_buffer(3)
+    with pytest.raises(TypingError, match="missing"):
+        _no_such_field(np.zeros(2, np.int64))
 
 
 def test_a_ref_type_is_its_record_type():

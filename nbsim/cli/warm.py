@@ -30,7 +30,8 @@ def exercise(group: str, helper: str | None = None) -> None:
     elif group == "scorer":
         from nbsim.kernels.engine import games as KG
         from nbsim.kernels.engine import warm as EW
-        EW.warm_scorer(rs.array, tables, False)
+        from nbsim.kernels.engine.state import new_state
+        EW.warm_scorer(rs.array, tables, new_state(), False)
         KG.warm_parts(rs.array, tables, False)
     elif group == "match":
         from nbsim.policy_specs import as_policies, kernel_arrays

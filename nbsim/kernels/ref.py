@@ -21,7 +21,11 @@ and every decision of the deal gets a Ref to it. A stashed copy holds the
 record's arrays as they were stashed (their data pointers, not their
 values): it stays right while the record's arrays live and are not
 replaced, which holds for a ``Game``, whose fields never change.
-``deref(r)``: the record ``r`` points to.
+``deref(r)``: the record ``r`` points to. ``r.name`` reads one field of
+the named tuple ``r`` points to (one load of that field, as ``x.name``
+reads it from the record ``x``), so a function written for a record runs
+unchanged on a Ref to it: the engine passes its ``Game`` as a Ref
+(``engine.loop.play_from``) instead of some 290 machine words a call.
 
 A Ref is a kernel-only value: it cannot be passed from or returned to
 Python.
@@ -29,7 +33,8 @@ Python.
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
-from numba.core.imputils import impl_ret_borrowed
+from numba.core.imputils import impl_ret_borrowed, lower_getattr_generic
+from numba.core.typing.templates import AttributeTemplate, infer_getattr
 from numba.extending import intrinsic, models, register_model
 
 __all__ = ["RefType", "ref_of", "stash", "stashed", "deref", "STASH_WORDS"]
@@ -138,3 +143,27 @@ def deref(typingctx, r):
         val = dm.from_data(builder, _load(builder, args[0]))
         return impl_ret_borrowed(context, builder, r.dtype, val)
     return r.dtype(r), codegen
+
+
+@infer_getattr
+class _RefFields(AttributeTemplate):
+    """``r.name`` for a Ref ``r`` to a named tuple: the type of that field."""
+    key = RefType
+
+    def generic_resolve(self, r, attr):
+        rec = r.dtype
+        if isinstance(rec, types.BaseNamedTuple) and attr in rec.fields:
+            return rec.types[rec.fields.index(attr)]
+        return None
+
+
+@lower_getattr_generic(RefType)
+def _ref_field(context, builder, typ, value, attr):
+    """Load one field of the named tuple a Ref points to (borrowed, as
+    ``deref``)."""
+    rec = typ.dtype
+    i = rec.fields.index(attr)
+    ftype = rec.types[i]
+    val = context.data_model_manager[ftype].from_data(
+        builder, _load(builder, cgutils.gep_inbounds(builder, value, 0, i)))
+    return impl_ret_borrowed(context, builder, ftype, val)

@@ -171,8 +171,8 @@ def warm_parts(rules, tables, run):
     (``_dealt_columns``) as ``game_batch`` calls them: the engine's parts
     but the turn loop, compiled beside the scorer (``nbsim.warmup``).
     rules: int64[R_LEN] (read-only); run: bool."""
-    r = EW.warm_parts(rules, tables, run)
     state = ES.new_state()
+    r = EW.warm_parts(rules, tables, state, run)
     rows = _new_rows(1)
     if run:
         _dealt_columns(state, tables, rows, np.int64(0))

@@ -126,7 +126,7 @@ from nbsim.kernels.entry import KernelEntry, call
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
 from nbsim.kernels.policies.registry import decision_entries
-from nbsim.kernels.ref import stash
+from nbsim.kernels.ref import ref_of, stash
 from nbsim.kernels.wilds import wild_mask
 
 # what callers use from here: the state's and the probe's layouts, the
@@ -165,9 +165,9 @@ def finish_deal(rules, g, out):
 
 
 @nrt_free
-def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat,
+def play_from(rules, tables, pols, game, out, log, probe, first_discard, claim_seat,
               claim_q, claim_action, kong_kind):
-    """Play from the state ``g`` to the end of the deal and write the result
+    """Play from the state ``game`` to the end of the deal and write the result
     row ``out`` (int64[OUT_LEN]; the payments are out[O_SCORE + RES_PAY + s]).
 
     ``first_discard``: -1 to start at the top of a turn (the seat to play
@@ -180,8 +180,10 @@ def play_from(rules, tables, pols, g, out, log, probe, first_discard, claim_seat
     ``kong_kind``: -2 asks every kong question; -1 or a kind fixes the
     first own-turn kong answer of the seat to play (decline, or the kong of
     that kind: ``engine.turn.own_kong``), as the lookahead's kong search
-    plays it. pols, log and probe as ``play_deal``. Returns the number of
-    events."""
+    plays it. ``game``: the state (a ``Game``; the turn's functions get it
+    as a Ref: ``nbsim.kernels.ref``). pols, log and probe as ``play_deal``.
+    Returns the number of events."""
+    g = ref_of(game)
     stash(g.pscr_mem, g.pscr)     # what the decisions' scratch Refs point to
     ts = g.ts
     out[:] = 0

@@ -16,7 +16,7 @@ from nbsim.kernels import rng
 from nbsim.kernels import wall as W
 from nbsim.kernels.engine.decisions import ask_claim, ask_win
 from nbsim.kernels.engine.moves import add_meld, draw_for, kong_options
-from nbsim.kernels.engine.state import O_ERROR, OUT_LEN, TS_N_KONGS, empty_policies, new_state
+from nbsim.kernels.engine.state import O_ERROR, OUT_LEN, TS_N_KONGS, empty_policies
 from nbsim.kernels.engine.wins import (
     complete_with,
     fu_all,
@@ -26,13 +26,15 @@ from nbsim.kernels.engine.wins import (
     update_may_win,
 )
 from nbsim.kernels.jit import njit
+from nbsim.kernels.ref import ref_of
 
 
 @njit(cache=True)
-def warm_scorer(rules, tables, run):
+def warm_scorer(rules, tables, state, run):
     """Compile ``try_win`` (the scorer, the engine's largest part) as
-    ``engine.play_from`` calls it. rules: int64[R_LEN] (read-only); run: bool."""
-    g = new_state()
+    ``engine.play_from`` calls it (the state as a Ref). rules: int64[R_LEN]
+    (read-only); state: a ``Game`` (``state.new_state()``); run: bool."""
+    g = ref_of(state)
     out = np.zeros(OUT_LEN, np.int64)
     z = np.int64(0)
     if run:
@@ -42,15 +44,16 @@ def warm_scorer(rules, tables, run):
 
 
 @njit(cache=True)
-def warm_parts(rules, tables, run):
+def warm_parts(rules, tables, state, run):
     """Compile the parts of the engine other than the scorer and the turn
     loop (the wall and the draws, melds, win checks, Ninghai liability
     and fu, recording a win, and asking a seat whether it wins or claims:
     the decisions themselves are called by their addresses and compiled
     apart) as ``engine.play_deal`` and ``engine.play_from`` call them, so
-    that the process that compiles the scorer compiles them too.
-    rules: int64[R_LEN] (read-only); run: bool."""
-    g = new_state()
+    that the process that compiles the scorer compiles them too (the
+    state as a Ref, as the turn loop passes it).
+    rules: int64[R_LEN] (read-only); state: a ``Game``; run: bool."""
+    g = ref_of(state)
     pols = empty_policies()
     probe = np.zeros(0, np.int64)
     out = np.zeros(OUT_LEN, np.int64)

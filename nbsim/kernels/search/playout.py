@@ -45,6 +45,7 @@ from nbsim.kernels.policies import common as CM
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
+from nbsim.kernels.ref import ref_of
 
 # statistics per candidate (float64[n, engine.state.SEARCH_STATS])
 ST_PAY = 0             # sum of the seat's payments (points)
@@ -233,7 +234,7 @@ def wins_on(view, g, s, k, discarder, out):
     discarded by seat ``discarder`` (docs/rules.md §5)? ``out``: scratch
     (int64[OUT_LEN])."""
     return (EWIN.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
-            and EWIN.try_win(view.rules, view.tables, g, np.int64(s), np.int64(k),
+            and EWIN.try_win(view.rules, view.tables, ref_of(g), np.int64(s), np.int64(k),
                           np.int64(C.WIN_DISCARD), np.int64(0), np.int64(discarder),
                           np.int64(-1), np.int64(-1), out))
 
@@ -539,7 +540,7 @@ def self_draw_waits(view, sr, discard, key, wins):
         wins[t] = False
         if u[t] > 0 and (t < C.FLOWER0 or view.wild[t]):
             if EWIN.complete_with(view.tables, g.wild, g.hands[seat], g.nat, t):
-                wins[t] = EWIN.try_win(view.rules, view.tables, g, seat, t,
+                wins[t] = EWIN.try_win(view.rules, view.tables, ref_of(g), seat, t,
                                     np.int64(C.WIN_SELF_DRAW), np.int64(0), np.int64(-1),
                                     np.int64(-1), np.int64(-1), sr.out)
     return total
