@@ -147,8 +147,8 @@ def decision_argtypes(rules_t, tables_t, g_t, pols_t):
     from the fields ``make_view`` reads, without compiling anything
     (tests/test_policies.py checks them against the types numba infers for
     the same calls)."""
-    gf = dict(zip(g_t.fields, g_t.types))
-    pf = dict(zip(pols_t.fields, pols_t.types))
+    gf = dict(zip(g_t.fields, g_t.types, strict=True))
+    pf = dict(zip(pols_t.fields, pols_t.types, strict=True))
     i = types.int64
     b = types.boolean
     playout = types.BaseTuple.from_types((pf["engine"], pf["decisions"]), Playout)
