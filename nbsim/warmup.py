@@ -11,11 +11,12 @@ of their own, in parallel where the groups allow (``AFTER``), each running
 ``nbsim.cli.warm.exercise``: this module, low in the layers (docs/layout.md),
 imports none of the packages those calls go through. The game engine itself
 is split over two processes: one compiles its scorer
-(``engine.warm.warm_scorer``) and its parts that call no policy
-(``engine.games.warm_parts``) while the other compiles the policies'
-decisions (``engine.loop.decision_pairs``, each policy apart: the engine
-calls them by their addresses) and then the rest, loading the scorer from
-the cache.
+(``engine.warm.warm_scorer``) and its parts below the turn loop
+(``engine.games.warm_parts``: draws, melds, win checks, asking a seat to
+win or claim) while the other compiles the policies' decisions
+(``engine.loop.decision_pairs``, each policy apart: the engine calls them
+by their addresses) and then the turn loop and the batches, loading the
+rest from the cache.
 
 A kernel group counts as compiled once a call through it finished in this
 cache folder (a marker file ``compiled-<group>`` there): the folder is named
