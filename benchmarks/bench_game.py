@@ -136,9 +136,10 @@ def _engine_run(rs, tables, policy: str, n: int) -> tuple[float, int]:
     pols = kernel_arrays(as_policies(policy), rs.array, tables)
     rows = KG.DealRows(*(a[k] for k in PER_DEAL))
     ev = KG.EventRows(*(a[k] for k in PER_EVENT))
+    state = ES.new_state()
 
     def run():
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pols, False, rows, ev)
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(0), pols, state, False, rows, ev)
 
     run()                                 # compile / load the cache
     best = 0.0

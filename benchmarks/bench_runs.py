@@ -67,6 +67,7 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
     """Deals/s of the game kernel on 1 thread and on 2 threads (n deals each
     thread, disjoint deal ranges)."""
     from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine import state as ES
     from nbsim.kernels.policies.catalog import DEFAULT_POLICY
     from nbsim.policy_specs import as_policies, kernel_arrays
     from nbsim.rules.lookups import load_tables
@@ -77,7 +78,7 @@ def _game_kernel_scaling(n: int) -> tuple[float, float]:
 
     def play(start, count):
         a = F._alloc(count, False)
-        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), pols, False,
+        KG.game_batch(rs.array, tables, np.uint64(1), np.int64(start), pols, ES.new_state(), False,
                       KG.DealRows(*(a[k] for k in F.PER_DEAL)),
                       KG.EventRows(*(a[k] for k in F.PER_EVENT)))
 

@@ -10,13 +10,12 @@ game mode, deal mode and scoring ahead of time. Both compile in processes
 of their own, in parallel where the groups allow (``AFTER``), each running
 ``nbsim.cli.warm.exercise``: this module, low in the layers (docs/layout.md),
 imports none of the packages those calls go through. The game engine itself
-is split over two processes: one compiles its scorer
-(``engine.warm.warm_scorer``) and its parts below the turn loop
-(``engine.games.warm_parts``: draws, melds, win checks, asking a seat to
-win or claim) while the other compiles the policies' decisions
-(``engine.loop.decision_pairs``, each policy apart: the engine calls them
-by their addresses) and then the turn loop and the batches, loading the
-rest from the cache.
+is split over two processes: the engine calls its scorer and the policies'
+decisions by their addresses (``nbsim.kernels.entry``), so one process
+compiles the scorer (``engine.loop.scorer_entry``) and the default policy's
+decisions (``engine.loop.decision_pairs``) while the other compiles the
+turn loop with its parts (``engine.loop.engine_entry``) and the batch, then
+waits for the first to load what it compiled from the cache and play.
 
 A kernel group counts as compiled once a call through it finished in this
 cache folder (a marker file ``compiled-<group>`` there): the folder is named
@@ -46,9 +45,10 @@ GROUPS = tuple(ESTIMATE_S)
 # scorer, so that it has a core to itself
 LOADS = {"match": "game", "wall": "game", "advice": "game", "lookahead": "advice"}
 AFTER = {**LOADS, "deal": "scorer", "score": "scorer"}
-# the game engine is compiled in two processes (engine.warm_scorer and
-# engine.loop.decision_pairs): "scorer" goes with "game" whenever the engine is
-# compiled, by the warm-up and by ``ensure_compiled`` alike (both cores)
+# the game engine is compiled in two processes (the scorer and the default
+# policy's decisions; the turn loop and the batch): "scorer" goes with
+# "game" whenever the engine is compiled, by the warm-up and by
+# ``ensure_compiled`` alike (both cores)
 HELPERS = {"game": "scorer"}
 # the first lines of a compiling process: numba's warning that the kernels'
 # tuples of compiled functions are an experimental feature reaches the

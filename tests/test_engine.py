@@ -220,3 +220,18 @@ def test_policy_parsing_errors():
     with pytest.raises(RunError, match="4 policies"):
         parse_policies(policies="value,greedy")
     assert parse_policies() == (parse_policy("defend"),) * 4
+
+
+def test_the_warm_up_compiles_the_batch_that_runs_call(tables):
+    """``cli.warm.compile_game_batch`` (the warm-up compiles the batch
+    before the scorer it calls is ready) compiles ``game_batch`` for the
+    argument types a game-mode run calls it with: after runs with and
+    without events, it adds no specialisation."""
+    from nbsim.cli.warm import compile_game_batch
+    from nbsim.kernels.engine import games as KG
+    rs = load_rules("ningbo-3baida")
+    game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
+    game_frame(rs, 0, 0, 2, "defend", tables)
+    before = set(KG.game_batch.signatures)
+    compile_game_batch(rs.array, tables)
+    assert set(KG.game_batch.signatures) == before and len(before) == 1

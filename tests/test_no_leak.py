@@ -49,7 +49,8 @@ def test_decisions_ignore_hidden_tiles(variant, tables):
     for j, mix in enumerate(mixes):
         pols = kernel_arrays(as_policies(mix), rs.array, tables)
         probes = _probes(40 if mix[0] == LOOKAHEAD_PROBED else 150, 120, 100 + j)
-        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols, probes)
+        bad = KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(1000 * j), pols,
+                              ES.new_state(), probes)
         hit = probes[:, EP.PR_KIND] >= 0
         assert bad == 0, (variant, mix, probes[hit & (probes[:, EP.PR_ANSWER]
                                                      != probes[:, EP.PR_SHUFFLED])][:3])
@@ -114,5 +115,6 @@ def test_kong_search_ignores_hidden_tiles(tables):
     pols = kernel_arrays(as_policies(("lookahead:samples=6:gap=0:kongs=1",) * 4),
                          rs.array, tables)
     probes = _probes(400, 120, 5)
-    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, probes) == 0
+    assert KG.probe_batch(rs.array, tables, np.uint64(77), np.int64(0), pols, ES.new_state(),
+                          probes) == 0
     assert int((probes[:, EP.PR_KIND] == EP.Q_KONG).sum()) > 0

@@ -152,23 +152,33 @@ def test_kernel_arrays_follow_the_table(tables):
     assert params[3, 0] == caution.default
 
 
-def test_kernel_arrays_hold_the_entries_of_the_policies_that_can_play(tables):
-    """The record holds the engine's turn loop and the compiled decisions
-    of every base policy (what a search's playouts can play) and of the
-    search policies it names, as entry pairs; a search policy no seat
-    plays is not compiled (its pairs are null)."""
+def test_kernel_arrays_hold_the_entries_of_the_policies_that_play(tables):
+    """The record holds the engine's turn loop and its scorer, and the
+    compiled decisions of the seats' policies and of the policy a search
+    seat plays in its playouts (its ``playout`` parameter), as entry pairs;
+    a policy that does not play is not compiled (its pairs are null)."""
     from nbsim.kernels.engine import loop as EL
+    from nbsim.kernels.engine import wins as EWIN
     from nbsim.kernels.entry import entry_at
     from nbsim.kernels.ref import RefType
     rules = load_rules("ningbo-3baida").array
-    look = T.code_of("lookahead")
     plain = kernel_arrays(parse_policies(policies="defend,value,value,defend"), rules, tables)
     assert entry_at(plain.engine[0]).dispatcher is EL.play_from
-    assert (plain.decisions[look] == 0).all()
-    searching = kernel_arrays(parse_policies(policies="defend,lookahead,value,defend"), rules,
-                              tables)
+    assert entry_at(plain.scorer[0]).dispatcher is EWIN.try_win
+    assert plain.scorer[1] == entry_at(plain.scorer[0]).tag
+    played = {T.code_of("defend"), T.code_of("value")}
+    for c in range(len(T.POLICY_TABLE)):
+        assert (plain.decisions[c] != 0).all() == (c in played)
+        assert (plain.decisions[c] == 0).all() == (c not in played)
+    searching = kernel_arrays(parse_policies(policies="defend,lookahead:playout=1,value,defend"),
+                              rules, tables)
     assert (searching.engine == plain.engine).all()        # one engine for both
+    assert (searching.scorer == plain.scorer).all()
+    played = {T.code_of(n) for n in ("defend", "lookahead", "value", "greedy")}
+    assert (searching.decisions[T.code_of("random")] == 0).all()
     for c, p in enumerate(T.POLICY_TABLE):
+        if c not in played:
+            continue
         for d, name in enumerate(T.DECISIONS):
             e = entry_at(searching.decisions[c, d, 0])
             assert e.dispatcher.py_func.__name__ == name

@@ -5,6 +5,12 @@ own; it lives at the command line's layer because the calls go through the
 run, play and rules packages."""
 from __future__ import annotations
 
+import os
+
+import numba
+import numpy as np
+
+from nbsim.kernels.policies.catalog import DEFAULT_POLICY, code_of
 from nbsim.warmup import ESTIMATE_S, await_compiled, mark_compiled
 
 
@@ -18,30 +24,36 @@ def exercise(group: str, helper: str | None = None) -> None:
     rs = load_rules("ningbo-3baida")
     tables = load_tables()
     if group == "game":
-        from nbsim.kernels.engine.loop import decision_pairs
         from nbsim.run.game_mode import game_frame
         if helper is not None:
-            # the policies' decisions first (each compiled apart, the engine
-            # calls them by address): meanwhile the "scorer" process
-            # compiles the scorer, which the engine then loads from the cache
-            decision_pairs((), rs.array, tables)
+            # the turn loop and the batch first: they call the scorer and
+            # the policies' decisions by their addresses, which the
+            # "scorer" process compiles meanwhile; the run then loads them
+            from nbsim.kernels.engine.loop import engine_entry
+            engine_entry(rs.array, tables)
+            compile_game_batch(rs.array, tables)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
-        game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
+            if os.environ.get("XDEC"):
+                await_compiled("decide", 300)
+        game_frame(rs, 0, 0, 2, DEFAULT_POLICY, tables, with_events=True)
     elif group == "scorer":
-        from nbsim.kernels.engine import games as KG
-        from nbsim.kernels.engine import warm as EW
-        from nbsim.kernels.engine.state import new_state
-        EW.warm_scorer(rs.array, tables, new_state(), False)
-        KG.warm_parts(rs.array, tables, False)
+        from nbsim.kernels.engine.loop import decision_pairs, scorer_entry
+        scorer_entry(rs.array, tables)
+        if not os.environ.get("XDEC"):
+            decision_pairs((code_of(DEFAULT_POLICY),), rs.array, tables)
+    elif group == "decide":
+        from nbsim.kernels.engine.loop import decision_pairs
+        decision_pairs((code_of(DEFAULT_POLICY),), rs.array, tables)
     elif group == "match":
+        # a match of the base policies the game group leaves out (value and
+        # random: the duel's default opponent and the baseline; the wall
+        # group plays greedy), so that no command compiles one later
         from nbsim.policy_specs import as_policies, kernel_arrays
         from nbsim.run.frames import match_frame
-        pols = as_policies("defend")
+        pols = as_policies("defend,value,random,defend")
         match_frame(rs, 0, 0, 1, tuple(p.full for p in pols), kernel_arrays(pols, rs.array, tables),
                     tables)
     elif group == "wall":
-        import numpy as np
-
         from nbsim.run.game_mode import play_wall
         play_wall(rs, np.arange(144, dtype=np.uint8), 120, ("greedy",) * 4, tables=tables)
     elif group == "lookahead":
@@ -68,3 +80,19 @@ def exercise(group: str, helper: str | None = None) -> None:
     else:
         raise ValueError(f"unknown kernel group {group!r}")
     mark_compiled(group)
+
+
+def compile_game_batch(rules: np.ndarray, tables) -> None:
+    """Compile ``engine.games.game_batch`` (or load it from the cache) for
+    the argument types ``nbsim.run.frames.game_arrays`` calls it with,
+    events on, without calling it: the scorer and the decisions it calls by
+    their addresses may still be compiling in another process.
+    rules: int64[R_LEN]; tables: ``load_tables()``."""
+    from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine.state import empty_policies, new_state
+    from nbsim.run.frames import PER_DEAL, PER_EVENT, _alloc
+    a = _alloc(1, True)
+    args = (rules, tables, np.uint64(0), np.int64(0), empty_policies.py_func(), new_state(), True,
+            KG.DealRows(*(a[key][0:1] for key in PER_DEAL)),
+            KG.EventRows(*(a[key][0:] for key in PER_EVENT)))
+    KG.game_batch.compile(tuple(numba.typeof(x) for x in args))

@@ -176,7 +176,7 @@ def _visible(rs: RuleSet, pos: Position) -> np.ndarray:
     return np.clip(vis, 0, 4).astype(np.int8)
 
 
-def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
+def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False, base: str = "defend"):
     """The kernels' ``View`` (``nbsim/kernels/policies/view.py``) of a
     Position, with the wall's state and the turn state made up from what
     it tells: ``tiles_left`` drawable tiles from position 53 on, every seat
@@ -186,8 +186,9 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     self-drawn win already passed: the turn resumes at the kong,
     ``engine_turn.own_kong``). Raises RunError for a position the engine
     cannot continue from (a seat or a tile count out of range). Its
-    ``playout`` holds the entries of the game engine and of every base
-    policy (``engine.loop.policy_record``: compiled or loaded from the
+    ``playout`` holds the entries of the game engine and of the decisions
+    of ``base`` (one of ``PLAYOUT_POLICIES``: the policy its playouts
+    play; ``engine.loop.policy_record``: compiled or loaded from the
     cache)."""
     from nbsim.kernels import wall as W
     from nbsim.kernels.engine import state as ES
@@ -266,18 +267,20 @@ def view_of(rs: RuleSet, pos: Position, kong_turn: bool = False):
     return View(rules, tables, seat, to_play, int(pos.round_wind), int(pos.indicator),
                 int(pos.tiles_left), int(ts[ES.TS_DISCARDS]), n_kongs, hands[seat], own, pub,
                 n_melds, np.ascontiguousarray(pos.flowers, dtype=np.uint8), _visible(rs, pos),
-                wild, pond, flags, n_pond, passed, fed, ws, ts, _playout(rules, tables))
+                wild, pond, flags, n_pond, passed, fed, ws, ts,
+                _playout(rules, tables, code_of(base)))
 
 
-def _playout(rules: np.ndarray, tables):
+def _playout(rules: np.ndarray, tables, code: int):
     """A ``View.playout`` for the evaluator's Views: the entries of the game
-    engine and of the base policies (``engine.loop.policy_record``, the
-    record of four random seats: its codes are not used)."""
+    engine and of the decisions of the policy of ``code``
+    (``engine.loop.policy_record`` of four seats playing it: only its
+    entries are used)."""
     from nbsim.kernels.engine.loop import policy_record
     from nbsim.kernels.policies.catalog import MAX_PARAMS
     from nbsim.kernels.policies.view import Playout
-    record = policy_record(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS)), rules, tables)
-    return Playout(record.engine, record.decisions)
+    record = policy_record(np.full(4, code, np.int64), np.zeros((4, MAX_PARAMS)), rules, tables)
+    return Playout(record.engine, record.decisions, record.scorer)
 
 
 def _key(seed: int, round_: int = 0) -> np.uint64:
@@ -361,7 +364,7 @@ def _group(rules: RuleSet, pos: Position, cands: Sequence[int], samples: int, se
     from nbsim.kernels.engine import state as ES
     from nbsim.kernels.search import playout as PL
 
-    view = view_of(rules, pos, kong_turn=claim_q == PL.KONG_Q)
+    view = view_of(rules, pos, kong_turn=claim_q == PL.KONG_Q, base=base)
     n, ns = len(cands), int(samples)
     sr = ES.new_search(n, ns)
     sr.cands[:n] = cands

@@ -494,13 +494,14 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
     before each: once it is true the work stops, and every array holds the
     deals done so far (``out.shape[0]`` of them, maybe 0)."""
     from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine.state import new_state
     n = stop - start
     a = _alloc(n, with_events)
     n_ev = 0
 
     def call(i, k):
         return k, int(KG.game_batch(arr, tables, np.uint64(seed), np.int64(start + i),
-                                    policy_args, with_events,
+                                    policy_args, new_state(), with_events,
                                     KG.DealRows(*(a[key][i:i + k] for key in PER_DEAL)),
                                     KG.EventRows(*(a[key][n_ev:] for key in PER_EVENT))))
 
@@ -570,6 +571,7 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
     dict with match_of, deal_in, players and totals, rows, event rows,
     matches done)."""
     from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine.state import new_state
     n_m = m_stop - m_start
     per_match = ("match_of", "deal_in", "players")
     per_row = PER_DEAL + per_match
@@ -585,7 +587,7 @@ def _match_arrays(rs, seed, m_start, m_stop, policy_args, tables, with_events, p
 
     def call(i, k):
         return i, k, KG.match_batch(rs.array, tables, np.uint64(seed), np.int64(m_start + i),
-                                    np.int64(k), policy_args, with_events,
+                                    np.int64(k), policy_args, new_state(), with_events,
                                     KG.DealRows(*(a[key][rows:] for key in PER_DEAL)),
                                     KG.MatchRows(*(a[key][rows:] for key in per_match),
                                                  a["totals"][i:i + k]),

@@ -15,6 +15,7 @@ import polars as pl
 from nbsim.errors import RunError
 from nbsim.kernels import codes as C
 from nbsim.kernels.engine import games as KG
+from nbsim.kernels.engine.state import new_state
 from nbsim.policy_specs import as_policies, kernel_arrays
 from nbsim.rules.ruleset import RuleSet
 from nbsim.run import frames as F
@@ -86,7 +87,7 @@ def play_wall(rs: RuleSet, tiles: np.ndarray, indicator_pos: int, policies, *, s
     pols = kernel_arrays(policies, rs.array, tables)
     n_log = KG.wall_game(rs.array, tables, tiles, np.asarray(dice, dtype=np.int64),
                          int(indicator_pos), np.uint64(seed), int(deal), int(round_wind), pols,
-                         KG.DealRows(*(a[k] for k in F.PER_DEAL)), log)
+                         new_state(), KG.DealRows(*(a[k] for k in F.PER_DEAL)), log)
     a["round_winds"][0] = round_wind
     cols = deal_columns(rs.array, seed, deal, a["hands"], a["flowers"], a["wilds"], a["dice"],
                         a["ind"], a["comp"])

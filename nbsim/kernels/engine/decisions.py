@@ -58,78 +58,92 @@ def make_view(rules, tables, g, seat, pols):
                 W.drawable_left(rules, g.ws, ts[TS_N_KONGS]), ts[TS_DISCARDS], ts[TS_N_KONGS],
                 g.hands[seat], g.melds[seat], g.pub_melds, g.n_melds, g.flowers, g.visible,
                 g.wild, g.pond, g.pond_flags, g.n_pond, g.passed, g.fed, g.ws, pts,
-                Playout(pols.engine, pols.decisions))
+                Playout(pols.engine, pols.decisions, pols.scorer))
+
+
+@nrt_free(inline="always")
+def before_answer(g, probe, seat, i, due):
+    """Before answer ``i`` of a decision: when the probe asks it twice
+    (``due``), save the seat's stream (0), or rewind it and shuffle the
+    hidden tiles (1)."""
+    if i == 0:
+        if due:
+            probe_begin(g, probe, seat)
+    else:
+        probe_swap(g, probe, seat)
 
 
 @nrt_free(kernel_only=True)
 def ask_win(rules, tables, g, pols, probe, seat, tile, win_by):
-    """Does ``seat`` take its legal win on ``tile``?"""
+    """Does ``seat`` take its legal win on ``tile``? (asked as ``ask_discard``)"""
     due = probe_due(g, probe)
-    if due:
-        probe_begin(g, probe, seat)
     scr = stashed(g.pscr_mem, g.pscr)
-    v = make_view(rules, tables, g, seat, pols)
-    a = R.want_win(pols, seat, ref_of(v), g.prng[seat], scr, tile, win_by)
-    if due:
-        probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat, pols)
-        b = R.want_win(pols, seat, ref_of(v2), g.prng[seat], scr, tile, win_by)
-        probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if b else 0)
+    a = False
+    for i in range(2 if due else 1):
+        before_answer(g, probe, seat, i, due)
+        v = make_view(rules, tables, g, seat, pols)
+        r = R.want_win(pols, seat, ref_of(v), g.prng[seat], scr, tile, win_by)
+        if i == 0:
+            a = r
+        else:
+            probe_end(g, probe, np.int64(Q_WIN), seat, 1 if a else 0, 1 if r else 0)
     return a
 
 
 @nrt_free(inline="always")
 def ask_kong(rules, tables, g, pols, probe, seat, n_opt):
     """Which of its ``n_opt`` kong options (rows of ``g.opts``) does ``seat``
-    declare? The option index, or -1 for none."""
+    declare? The option index, or -1 for none. (asked as ``ask_discard``)"""
     due = probe_due(g, probe)
-    if due:
-        probe_begin(g, probe, seat)
     scr = stashed(g.pscr_mem, g.pscr)
-    v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_kong(pols, seat, ref_of(v), g.prng[seat], scr, g.opts, n_opt)
-    if due:
-        probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_kong(pols, seat, ref_of(v2), g.prng[seat], scr, g.opts, n_opt)
-        probe_end(g, probe, np.int64(Q_KONG), seat, a, b)
+    a = -1
+    for i in range(2 if due else 1):
+        before_answer(g, probe, seat, i, due)
+        v = make_view(rules, tables, g, seat, pols)
+        r = R.choose_kong(pols, seat, ref_of(v), g.prng[seat], scr, g.opts, n_opt)
+        if i == 0:
+            a = r
+        else:
+            probe_end(g, probe, np.int64(Q_KONG), seat, a, r)
     return a
 
 
 @nrt_free(kernel_only=True)
 def ask_claim(rules, tables, g, pols, probe, seat, tile, can_pung, can_kong):
     """Does ``seat`` claim the discard ``tile``? ``common.CLAIM_*`` (a chow
-    option only where ``g.chow_ok`` allows it)."""
+    option only where ``g.chow_ok`` allows it; asked as ``ask_discard``)."""
     due = probe_due(g, probe)
-    if due:
-        probe_begin(g, probe, seat)
     scr = stashed(g.pscr_mem, g.pscr)
-    v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_claim(pols, seat, ref_of(v), g.prng[seat], scr, tile, can_pung, can_kong,
-                       g.chow_ok)
-    if due:
-        probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_claim(pols, seat, ref_of(v2), g.prng[seat], scr, tile, can_pung,
-                           can_kong, g.chow_ok)
-        probe_end(g, probe, np.int64(Q_CLAIM), seat, a, b)
+    a = -1
+    for i in range(2 if due else 1):
+        before_answer(g, probe, seat, i, due)
+        v = make_view(rules, tables, g, seat, pols)
+        r = R.choose_claim(pols, seat, ref_of(v), g.prng[seat], scr, tile, can_pung, can_kong,
+                           g.chow_ok)
+        if i == 0:
+            a = r
+        else:
+            probe_end(g, probe, np.int64(Q_CLAIM), seat, a, r)
     return a
 
 
 @nrt_free(inline="always")
 def ask_discard(rules, tables, g, pols, probe, seat):
-    """The kind ``seat`` discards, among the kinds ``g.allowed``."""
+    """The kind ``seat`` discards, among the kinds ``g.allowed``. Asked
+    once; when the no-leak probe is due (``engine.probe``) asked again
+    after the hidden tiles are shuffled, both answers recorded (the View
+    built and the policy called at one place in the code, for both)."""
     due = probe_due(g, probe)
-    if due:
-        probe_begin(g, probe, seat)
     scr = stashed(g.pscr_mem, g.pscr)
-    v = make_view(rules, tables, g, seat, pols)
-    a = R.choose_discard(pols, seat, ref_of(v), g.prng[seat], scr, g.allowed)
-    if due:
-        probe_swap(g, probe, seat)
-        v2 = make_view(rules, tables, g, seat, pols)
-        b = R.choose_discard(pols, seat, ref_of(v2), g.prng[seat], scr, g.allowed)
-        probe_end(g, probe, np.int64(Q_DISCARD), seat, a, b)
+    a = -1
+    for i in range(2 if due else 1):
+        before_answer(g, probe, seat, i, due)
+        v = make_view(rules, tables, g, seat, pols)
+        r = R.choose_discard(pols, seat, ref_of(v), g.prng[seat], scr, g.allowed)
+        if i == 0:
+            a = r
+        else:
+            probe_end(g, probe, np.int64(Q_DISCARD), seat, a, r)
     return a
 
 
@@ -151,7 +165,7 @@ def decision_argtypes(rules_t, tables_t, g_t, pols_t):
     pf = dict(zip(pols_t.fields, pols_t.types, strict=True))
     i = types.int64
     b = types.boolean
-    playout = types.BaseTuple.from_types((pf["engine"], pf["decisions"]), Playout)
+    playout = types.BaseTuple.from_types((pf["engine"], pf["decisions"], pf["scorer"]), Playout)
     view = types.BaseTuple.from_types(
         (rules_t, tables_t, i, i, i, i, i, i, i, _row(gf["hands"]), _row(gf["melds"]),
          gf["pub_melds"], gf["n_melds"], gf["flowers"], gf["visible"], gf["wild"], gf["pond"],

@@ -18,7 +18,6 @@ from nbsim.kernels import wall as W
 from nbsim.kernels.engine import loop as E
 from nbsim.kernels.engine import probe as EP
 from nbsim.kernels.engine import state as ES
-from nbsim.kernels.engine import warm as EW
 from nbsim.kernels.jit import njit
 from nbsim.kernels.policies.catalog import MAX_PARAMS, Policies
 
@@ -119,19 +118,20 @@ def _play_one(rules, tables, seed, deal, round_wind, restrict_first, pols, state
 
 
 @njit(cache=True, nogil=True)
-def game_batch(rules, tables, seed, start, pols, with_events, rows, ev):
+def game_batch(rules, tables, seed, start, pols, state, with_events, rows, ev):
     """Independent deals ``start .. start + n - 1`` of ``seed`` played out.
 
     rules: int64[R_LEN]; tables: ``load_tables()``; seed: uint64; start:
     int64; pols: the seats' policies, seat 0 the dealer
     (``policies.catalog.Policies``: ``nbsim.policy_specs.kernel_arrays``,
-    which holds the engine's turn loop); with_events: bool. rows:
+    which holds the engine's turn loop); state: a ``Game``
+    (``engine.state.new_state()``), the deals are played on it (one state
+    per concurrent call); with_events: bool. rows:
     ``DealRows`` of n rows (written); ev: ``EventRows`` of at least
     n * MAX_EVENTS rows, written only when with_events. Returns the number
     of event rows written.
     """
     n = rows.out.shape[0]
-    state = ES.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     rw = np.zeros(rng.RNG_LEN, np.uint64)
     no_probe = np.zeros(0, np.int64)
@@ -156,29 +156,6 @@ def game_batch(rules, tables, seed, start, pols, with_events, rows, ev):
     return n_ev
 
 
-@njit(cache=True, kernel_only=True)
-def _new_rows(n):
-    """``DealRows`` of n zero rows."""
-    return DealRows(np.zeros((n, ES.OUT_LEN), np.int64), np.zeros((n, 4, C.MAX_MELDS, 3), np.int8),
-                    np.zeros(n, np.int8), np.zeros((n, 4, C.N_KINDS), np.int8),
-                    np.zeros((n, 4), np.uint8), np.zeros((n, 4), np.uint8),
-                    np.zeros((n, 4), np.uint8), np.zeros(n, np.int8), np.zeros(n, np.bool_))
-
-
-@njit(cache=True)
-def warm_parts(rules, tables, run):
-    """``engine.warm_parts`` and the deal-mode columns of a played deal
-    (``_dealt_columns``) as ``game_batch`` calls them: the engine's parts
-    but the turn loop, compiled beside the scorer (``nbsim.warmup``).
-    rules: int64[R_LEN] (read-only); run: bool."""
-    state = ES.new_state()
-    r = EW.warm_parts(rules, tables, state, run)
-    rows = _new_rows(1)
-    if run:
-        _dealt_columns(state, tables, rows, np.int64(0))
-    return r
-
-
 @njit(cache=True)
 def match_seed(seed, match):
     """uint64 seed of match ``match`` of run seed ``seed``: deal j of the match
@@ -187,8 +164,8 @@ def match_seed(seed, match):
 
 
 @njit(cache=True, nogil=True)
-def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_events, rows,
-                mrows, ev):
+def match_batch(rules, tables, seed, match_start, n_matches, player_pols, state, with_events,
+                rows, mrows, ev):
     """Whole matches ``match_start .. match_start + n_matches - 1``.
 
     A match: player p (0..3) starts in seat p (player 0 deals first). The
@@ -199,7 +176,8 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
     ``first_round_restrictions`` apply to the first deal of the match
     ("first_hand") or to every deal ("every_hand"). Players keep their
     policy (player_pols: ``policies.catalog.Policies`` by player,
-    ``nbsim.policy_specs.kernel_arrays``) as they change seats.
+    ``nbsim.policy_specs.kernel_arrays``) as they change seats; the deals
+    are played on ``state`` (a ``Game``, ``engine.state.new_state()``).
 
     Rows are appended per deal, up to rows.out.shape[0] rows (the caller
     sizes the outputs for n_matches * MAX_MATCH_DEALS or grows them): rows
@@ -209,12 +187,11 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
     Returns (rows written, event rows written); rows written = -1 when the
     outputs were too small.
     """
-    state = ES.new_state()
     log = np.zeros((MAX_EVENTS if with_events else 0, C.EV_LEN), np.int32)
     # the seats' record: the players' codes and parameters by seat, deal by
     # deal, and the players' entries
     pols = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
-                    player_pols.decisions, player_pols.engine)
+                    player_pols.decisions, player_pols.engine, player_pols.scorer)
     pol = pols.codes
     par = pols.params
     no_probe = np.zeros(0, np.int64)
@@ -274,13 +251,13 @@ def match_batch(rules, tables, seed, match_start, n_matches, player_pols, with_e
 
 
 @njit(cache=True)
-def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, pols, rows,
-              log):
+def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind, pols, state,
+              rows, log):
     """One deal played from a given wall (``engine.play_wall``: tiles
     uint8[144] in draw order, dice int64[4], indicator_pos or -1) with the
-    seats' policies ``pols`` into row 0 of ``rows`` (``DealRows``); the
+    seats' policies ``pols`` on ``state`` (a ``Game``,
+    ``engine.state.new_state()``) into row 0 of ``rows`` (``DealRows``); the
     event log goes to ``log`` (int32[m, EV_LEN]). Returns the number of events."""
-    state = ES.new_state()
     n_log = E.play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
                         np.bool_(False), pols, state, rows.out[0], log, rows.dealt_hands[0],
                         rows.dealt_flowers[0], np.zeros(0, np.int64))
@@ -290,15 +267,15 @@ def wall_game(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
 
 
 @njit(cache=True)
-def probe_batch(rules, tables, seed, start, pols, probes):
+def probe_batch(rules, tables, seed, start, pols, state, probes):
     """The no-leak check (``engine.PR_*``): independent deal ``start + i`` is
     played with the probe row ``probes[i]`` (int64[n, PROBE_LEN]; PR_AT and
     PR_SEED in, the rest written), which answers decision PR_AT twice: with
     the real hidden tiles and after shuffling every tile the deciding seat
     cannot see. The deals themselves are played as ``game_batch`` plays
-    them, with the seats' policies ``pols``. Returns the number of probes
-    whose two answers differ."""
-    state = ES.new_state()
+    them, with the seats' policies ``pols``, on ``state`` (a ``Game``,
+    ``engine.state.new_state()``). Returns the number of probes whose two
+    answers differ."""
     log = np.zeros((0, C.EV_LEN), np.int32)
     out = np.zeros(ES.OUT_LEN, np.int64)
     rw = np.zeros(rng.RNG_LEN, np.uint64)

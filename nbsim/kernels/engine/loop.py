@@ -6,7 +6,11 @@ docs/rules.md §2, §4 and §5. Seats are seat winds: 0 E (the dealer), 1 S,
 decisions from the policies (``nbsim.kernels.policies``: each decision gets
 the deciding seat's public ``View`` only, its parameter row and its own
 random stream ``rng.STREAM_POLICY + seat``), scoring and payments from
-``nbsim.kernels.scoring.score.score_one``.
+``nbsim.kernels.scoring.score.score_one`` (through ``engine.wins.try_win``).
+The turn loop calls the decisions, the scorer and, from the batches, itself
+by their addresses (``nbsim.kernels.entry``; the entries are in the seats'
+policy record, ``policy_record``): each is compiled once, apart, and the
+three compile in parallel (``nbsim.warmup``).
 
 This module is the turn loop (``play_from``) and its entries (``play_deal``,
 ``play_wall``). The engine's other modules, one job each:
@@ -20,12 +24,10 @@ This module is the turn loop (``play_from``) and its entries (``play_deal``,
 * ``engine.moves``: draws, own-turn kong options, declared melds;
 * ``engine.turn``: the steps of a turn (deal set-up, self-drawn win, kongs,
   discards, wins on a discard);
-* ``engine.claims``: pungs, exposed kongs and chows of a discard;
-* ``engine.warm``: compiling the engine in parts (``nbsim.warmup``).
+* ``engine.claims``: pungs, exposed kongs and chows of a discard.
 
 Callers import each name from the module that defines it
-(``engine.state.TS_CUR``, ``engine.state.new_state``,
-``engine.warm.warm_scorer``, ...).
+(``engine.state.TS_CUR``, ``engine.state.new_state``, ...).
 
 Turn structure
 --------------
@@ -112,6 +114,7 @@ from nbsim.kernels.engine.state import (
     add_event,
     engine_signature,
     new_state,
+    scorer_signature,
 )
 from nbsim.kernels.engine.turn import (
     allowed_discards,
@@ -121,10 +124,16 @@ from nbsim.kernels.engine.turn import (
     own_kong,
     start_deal,
 )
-from nbsim.kernels.engine.wins import fu_all
+from nbsim.kernels.engine.wins import fu_all, try_win
 from nbsim.kernels.entry import KernelEntry, call
 from nbsim.kernels.jit import njit, nrt_free
-from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
+from nbsim.kernels.policies.catalog import (
+    DECISIONS,
+    MAX_PARAMS,
+    POLICY_TABLE,
+    Policies,
+    played_codes,
+)
 from nbsim.kernels.policies.registry import decision_entries
 from nbsim.kernels.ref import ref_of, stash
 from nbsim.kernels.wilds import wild_mask
@@ -133,7 +142,7 @@ from nbsim.kernels.wilds import wild_mask
 # helpers the lookahead's playouts call, the warm-up probes (``rng`` and
 # the probe's two private names for tests/test_no_leak.py)
 __all__ = ["decision_pairs", "engine_entry", "play_deal", "play_from", "play_wall",
-           "policy_record"]
+           "policy_record", "scorer_entry"]
 
 
 @nrt_free(inline="always")
@@ -265,9 +274,10 @@ def play_deal(rules, tables, seed, deal, round_wind, restrict_first, pols, g,
     ``first_round_restrictions`` to this deal; pols: the seats' policies
     (``policies.catalog.Policies``, from ``policy_record``: int64[4]
     policy codes per seat, seat 0 the dealer, float64[4, MAX_PARAMS]
-    parameter rows, and the entries of the policies' decisions and of the
-    engine's turn loop ``play_from``, which is called by its address: a
-    compiled caller does not link it and emit its code again); g: ``new_state()``;
+    parameter rows, and the entries of the policies' decisions, of the
+    engine's turn loop ``play_from`` and of its scorer ``wins.try_win``,
+    called by their addresses: a compiled caller does not link them and
+    emit their code again); g: ``new_state()``;
     out: int64[OUT_LEN] (written); log: int32[m, EV_LEN] event rows (m = 0: no
     log); dealt_hands int8[4, 42] and dealt_flowers uint8[4] (written): the
     hands and set-aside flowers right after the deal and flower replacement;
@@ -313,6 +323,7 @@ def play_wall(rules, tables, tiles, dice, indicator_pos, seed, deal, round_wind,
 
 
 _ENGINES: dict = {}
+_SCORERS: dict = {}
 _DECISIONS: dict = {}
 
 
@@ -331,26 +342,40 @@ def engine_entry(rules, tables):
     return found
 
 
+def scorer_entry(rules, tables):
+    """The engine's scorer ``wins.try_win``, compiled apart for the rules
+    array ``rules`` (int64[R_LEN]) and the lookup tables ``tables`` that
+    the kernels will be given, as an ``entry.KernelEntry`` of
+    ``state.scorer_signature``: the turn loop calls it by its address
+    (``wins.call_scorer``). Compiling it (or loading it from the cache)
+    happens here, once per process and argument types. Raises numba's
+    errors if it does not compile for them."""
+    key = (numba.typeof(rules), numba.typeof(tables))
+    found = _SCORERS.get(key)
+    if found is None:
+        sig = scorer_signature(key[0], key[1], numba.typeof(new_state()))
+        found = _SCORERS[key] = KernelEntry(try_win, sig.args)
+    return found
+
+
 def decision_pairs(codes, rules, tables):
     """The entry pairs of the policies' decisions, int64[len(POLICY_TABLE),
     len(DECISIONS), 2] by code and decision (``catalog.Policies.decisions``),
     for the rules array ``rules`` and the tables ``tables`` the kernels will
-    be given: those of the policies of ``codes`` and of every base policy (a
-    table row without a ``base``, so every policy a search's playouts can
-    play); (0, 0) for the others, a search policy that ``codes`` does not
-    hold. Compiles (or loads from the cache) what is not yet compiled in
-    this process, each policy's decisions apart; raises numba's errors if
-    one does not compile."""
+    be given: those of the policies of ``codes`` (the codes that play,
+    ``catalog.played_codes``), (0, 0) for the others: calling one raises
+    (``nbsim.kernels.entry``). Compiles (or loads from the cache) what is
+    not yet compiled in this process, each policy's decisions apart;
+    raises numba's errors if one does not compile."""
     key = (numba.typeof(rules), numba.typeof(tables))
     pairs = np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64)
     argtypes = None
-    wanted = {int(c) for c in codes} | {c for c, p in enumerate(POLICY_TABLE) if p.base is None}
-    for c in sorted(wanted):
+    for c in sorted({int(c) for c in codes}):
         found = _DECISIONS.get(key + (c,))
         if found is None:
             if argtypes is None:
                 empty = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
-                                 pairs, np.zeros(2, np.int64))
+                                 pairs, np.zeros(2, np.int64), np.zeros(2, np.int64))
                 argtypes = decision_argtypes(key[0], key[1], numba.typeof(new_state()),
                                              numba.typeof(empty))
             found = _DECISIONS[key + (c,)] = decision_entries(c, argtypes)
@@ -363,12 +388,14 @@ def policy_record(codes, params, rules, tables):
     """The seats' policy record (``catalog.Policies``) for the kernels:
     ``codes`` int64[n] policy codes and ``params`` float64[n, MAX_PARAMS]
     parameter rows (n = 4 seats, or a match's players), with the entry
-    pairs of the policies' decisions (``decision_pairs``) and of the
-    engine's turn loop (``engine_entry``). ``rules`` and ``tables`` are
+    pairs of the decisions of the policies that play (``decision_pairs``
+    of ``catalog.played_codes``: the seats' and those a search seat plays
+    in its playouts) and of the engine's turn loop (``engine_entry``). ``rules`` and ``tables`` are
     those the kernels will be given. Compiles (or loads from the cache)
     what is not yet compiled in this process; raises numba's errors if
     something does not compile."""
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     params = np.ascontiguousarray(params, dtype=np.float64)
-    pairs = decision_pairs(codes, rules, tables)
-    return Policies(codes, params, pairs, engine_entry(rules, tables).pair)
+    pairs = decision_pairs(played_codes(codes, params), rules, tables)
+    return Policies(codes, params, pairs, engine_entry(rules, tables).pair,
+                    scorer_entry(rules, tables).pair)

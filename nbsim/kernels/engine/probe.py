@@ -60,7 +60,7 @@ def shuffle_hidden(g, seat):
     # the pool: the others' concealed tiles (as tile ids of their kind) and the
     # undrawn wall positions that hold no non-wild flower, in a scratch order
     pool = g.pool
-    n = 0
+    n = np.int64(0)          # not a literal: rng.shuffle compiles once
     for s in range(4):
         if s == seat:
             continue

@@ -29,7 +29,7 @@ from nbsim.kernels import wall as W
 from nbsim.kernels.jit import njit
 from nbsim.kernels.policies.catalog import DECISIONS, MAX_PARAMS, POLICY_TABLE, Policies
 from nbsim.kernels.policies.view import MAX_POND, scratch_arrays, scratch_of
-from nbsim.kernels.ref import STASH_WORDS
+from nbsim.kernels.ref import STASH_WORDS, RefType
 from nbsim.kernels.scoring.scratch import IW_LEN
 
 # result row layout (int64[OUT_LEN])
@@ -112,16 +112,16 @@ SEARCH_SAMPLES = 1024      # samples per candidate, at most
 SEARCH_STATS = 12          # statistics per candidate (playout.ST_*)
 
 
-@njit(cache=True)
 def new_search(n_cands, n_samples):
     """A search policy's working memory for ``n_cands`` candidates of
-    ``n_samples`` samples each (``Search``)."""
+    ``n_samples`` samples each (``Search``), made by numpy in Python (no
+    compiling)."""
     return Search(game_arrays(), scratch_arrays(),
                   np.zeros(OUT_LEN, np.int64), np.zeros((0, C.EV_LEN), np.int32),
                   np.zeros(0, np.int64), np.zeros((n_cands, SEARCH_STATS), np.float64),
                   np.zeros((n_cands, n_samples), np.float64), np.zeros(C.N_TILES, np.uint8),
                   np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
-                  empty_policies(),
+                  empty_policies.py_func(),
                   np.zeros(n_cands, np.int64))
 
 
@@ -144,6 +144,17 @@ def engine_signature(rules_t, tables_t, g_t):
     return types.int64(*args)
 
 
+def scorer_signature(rules_t, tables_t, g_t):
+    """The numba Signature of the engine's scorer ``wins.try_win`` as the
+    turn loop calls it (``wins.call_scorer``), from the numba types of the
+    rules array, the lookup tables and a ``Game``: the state as a Ref
+    (``nbsim.kernels.ref``), seven int64 and the result row of a Search
+    (int64[::1]); it returns a bool."""
+    sr_t = _field(_field(g_t, "pscr"), "search")
+    return types.boolean(rules_t, tables_t, RefType(g_t), *(types.int64,) * 7,
+                         _field(sr_t, "out"))
+
+
 @njit(cache=True, inline="always")
 def empty_policies():
     """A ``catalog.Policies`` record of four seats with zero codes and
@@ -151,7 +162,7 @@ def empty_policies():
     ``search.playout.evaluate_into``)."""
     return Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
                     np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64),
-                    np.zeros(2, np.int64))
+                    np.zeros(2, np.int64), np.zeros(2, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -160,11 +171,13 @@ def search_game(sr):
     return game_of(sr.game, scratch_of(sr.scratch, sr))
 
 
-@njit(cache=True)
 def new_state():
-    """A fresh ``Game`` state for ``play_deal`` (allocate once per batch, reuse)."""
+    """A fresh ``Game`` state for ``play_deal``, made by numpy in Python (no
+    compiling): the batches take it as an argument and reuse it from deal
+    to deal. ``game_of`` and ``scratch_of`` assemble it, run as Python
+    (their ``py_func``), so a kernel's ``search_game`` builds the same type."""
     sr = new_search(SEARCH_CANDS, SEARCH_SAMPLES)
-    return game_of(game_arrays(), scratch_of(scratch_arrays(), sr))
+    return game_of.py_func(game_arrays(), scratch_of.py_func(scratch_arrays(), sr))
 
 
 @njit(cache=True, inline="always")
@@ -177,9 +190,9 @@ def game_of(a, pscr):
                 a[35])
 
 
-@njit(cache=True)
 def game_arrays():
-    """Fresh arrays of a ``Game``, in its field order less ``pscr``."""
+    """Fresh arrays of a ``Game``, in its field order less ``pscr`` (numpy,
+    in Python)."""
     return (
         np.zeros(C.N_TILES, np.uint8),                 # wall: tile id per draw-order position
         np.zeros(C.N_TILES, np.uint8),                 # work: shuffle scratch

@@ -49,7 +49,13 @@ from nbsim.kernels.engine.state import (
     TS_WINNER,
     add_event,
 )
-from nbsim.kernels.engine.wins import complete_with, liable_seat, set_win, try_win, update_may_win
+from nbsim.kernels.engine.wins import (
+    call_scorer,
+    complete_with,
+    liable_seat,
+    set_win,
+    update_may_win,
+)
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.view import MAX_POND, POND_DRAWN
 
@@ -145,8 +151,8 @@ def offer_self_draw(rules, tables, g, pols, probe, out, log):
     if ((ctx != 0 or not g.no_win[cur, C.N_KINDS + drawn])
         and complete_with(tables, wild, g.hands[cur], g.nat, drawn)):
         kong_from = ts[TS_KONG_FROM] if ts[TS_REPLACED] else -1
-        won = try_win(rules, tables, g, cur, drawn, C.WIN_SELF_DRAW, ctx, np.int64(-1), kong_from,
-                      np.int64(-1), out)
+        won = call_scorer(rules, tables, g, pols, cur, drawn, C.WIN_SELF_DRAW, ctx, -1, kong_from,
+                        -1, out)
         if not won and ctx == 0:
             # complete but not a legal self-drawn win: the same until cur's
             # hand or flowers change (update_may_win forgets it)
@@ -168,8 +174,8 @@ def offer_robbing(rules, tables, g, pols, probe, out, log, cur, k):
     for d in range(1, 4):
         o = (cur + d) % 4
         if (g.may_win[o] and complete_with(tables, g.wild, g.hands[o], g.nat, k)
-            and try_win(rules, tables, g, o, k, C.WIN_ROBBING_KONG, np.int64(0), cur,
-                            np.int64(-1), np.int64(-1), out)):
+            and call_scorer(rules, tables, g, pols, o, k, C.WIN_ROBBING_KONG, 0, cur, -1, -1,
+                          out)):
             if ask_win(rules, tables, g, pols, probe, o, k, C.WIN_ROBBING_KONG):
                 set_win(g, C.OUT_ROBBING_KONG, o, cur, k, np.int64(0), np.int64(-1))
                 add_event(g, log, o, C.A_WIN, k, C.WIN_ROBBING_KONG, cur, -1)
@@ -322,7 +328,7 @@ def offer_discard_win(rules, tables, g, pols, probe, out, log, d):
         if not complete_with(tables, g.wild, g.hands[o], g.nat, d):
             continue
         lia = liable_seat(rules, tables, g, o, cur, d)
-        legal = try_win(rules, tables, g, o, d, C.WIN_DISCARD, ctx, cur, np.int64(-1), lia, out)
+        legal = call_scorer(rules, tables, g, pols, o, d, C.WIN_DISCARD, ctx, cur, -1, lia, out)
         if not legal and ctx == 0:
             # complete but not a legal discard win: the same until o's hand
             # changes (fed counts only change payments)

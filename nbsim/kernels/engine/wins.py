@@ -8,6 +8,9 @@ winner on that discard shows 3 exposed melds of one suit (honors allowed)
 and the discard is of that suit, or shows 3 exposed pungs/kongs and the
 discard is a terminal or an honor.
 """
+import numpy as np
+from numba import types
+
 from nbsim.kernels import codes as C
 from nbsim.kernels import hand as H
 from nbsim.kernels.engine.state import (
@@ -23,6 +26,7 @@ from nbsim.kernels.engine.state import (
     TS_WIN_TILE,
     TS_WINNER,
 )
+from nbsim.kernels.entry import call
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.policies.common import split_hand, suit_of
 from nbsim.kernels.scoring import payments as PAYMENTS
@@ -79,6 +83,20 @@ def try_win(rules, tables, g, seat, tile, win_by, ctx, discarder, kong_from, lia
         out[O_ERROR] = E_ENGINE_SCORE
         return False
     return g.res[C.RES_WIN] == 1
+
+
+@nrt_free(inline="always")
+def call_scorer(rules, tables, g, pols, seat, tile, win_by, ctx, discarder, kong_from, liable,
+                out):
+    """``try_win`` called by its address (``pols.scorer``, a
+    ``catalog.Policies`` record; ``nbsim.kernels.entry``), as the turn's
+    steps call it: they do not link the scorer in, so the engine and the
+    scorer compile apart, in parallel (``nbsim.warmup``)."""
+    e = pols.scorer
+    return call(e[0], e[1], types.boolean,
+                (rules, tables, g, np.int64(seat), np.int64(tile), np.int64(win_by),
+                 np.int64(ctx), np.int64(discarder), np.int64(kong_from), np.int64(liable),
+                 out))
 
 
 @nrt_free(kernel_only=True)

@@ -176,7 +176,9 @@ class Policies(NamedTuple):
     engine calls (``nbsim.kernels.entry``; (0, 0) for a policy not compiled
     for this record: calling it raises); engine: int64[2], the entry pair of
     the engine's turn loop that plays this record's deals and a search
-    policy's playouts (``engine.loop.play_from``). Built by
+    policy's playouts (``engine.loop.play_from``); scorer: int64[2], the
+    entry pair of the scorer the turn loop calls (``engine.wins.try_win``:
+    the engine compiles apart from it). Built by
     ``engine.loop.policy_record``. Pickled (a process pool's argument), it
     carries its entries by name and compiles or loads them again in the
     other process."""
@@ -184,25 +186,27 @@ class Policies(NamedTuple):
     params: np.ndarray
     decisions: np.ndarray
     engine: np.ndarray
+    scorer: np.ndarray
 
     def __reduce__(self):
         from nbsim.kernels.entry import entry_at
         entries = [[entry_at(a) for a in row[:, 0]] for row in self.decisions]
-        return (_policies_from, (self.codes, self.params, entries, entry_at(self.engine[0])))
+        return (_policies_from, (self.codes, self.params, entries, entry_at(self.engine[0]),
+                                 entry_at(self.scorer[0])))
 
 
-def _policies_from(codes, params, entries, engine):
+def _policies_from(codes, params, entries, engine, scorer):
     """A pickled ``Policies`` record in this process: the entry pairs of
-    ``entries`` (``KernelEntry`` or None, by code and decision) and of
-    ``engine``."""
+    ``entries`` (``KernelEntry`` or None, by code and decision), of
+    ``engine`` and of ``scorer``."""
     import numpy as np
     decisions = np.zeros((len(entries), len(DECISIONS), 2), np.int64)
     for c, row in enumerate(entries):
         for d, e in enumerate(row):
             if e is not None:
                 decisions[c, d] = e.pair
-    pair = engine.pair if engine is not None else np.zeros(2, np.int64)
-    return Policies(codes, params, decisions, pair)
+    pairs = [e.pair if e is not None else np.zeros(2, np.int64) for e in (engine, scorer)]
+    return Policies(codes, params, decisions, *pairs)
 
 
 def code_of(name: str) -> int:
@@ -211,6 +215,19 @@ def code_of(name: str) -> int:
         if p.name == name:
             return i
     raise KeyError(name)
+
+
+def played_codes(codes, params) -> list[int]:
+    """The codes of the policies a record plays, ascending: ``codes`` (ints,
+    by seat or player) and, for each one of a search policy (a row with a
+    ``base``), the code its ``playout`` parameter names in its row of
+    ``params`` (float64[n, MAX_PARAMS])."""
+    played = {int(c) for c in codes}
+    for i, c in enumerate(codes):
+        spec = POLICY_TABLE[int(c)]
+        if spec.base is not None:
+            played.add(int(params[i][param_index(spec.name, "playout")]))
+    return sorted(played)
 
 
 def param_index(policy: str, param: str) -> int:

@@ -53,8 +53,9 @@ pts        int64[TS_LEN]          the public turn state (``engine.state.TS_*``):
 playout    ``Playout``            the engine a search policy plays its sampled
                                   worlds out with and the policies it can
                                   play there: entry pairs (address, tag) of
-                                  ``engine.loop.play_from`` and of every
-                                  policy's compiled decisions, by code
+                                  ``engine.loop.play_from``, of the compiled
+                                  decisions of the policies that play, by
+                                  code, and of the engine's scorer
                                   (``nbsim.kernels.entry``)
 ========== ====================== ==============================================
 
@@ -78,10 +79,12 @@ View = namedtuple("View", (
     "pond_flags", "n_pond", "passed", "fed", "ws", "pts", "playout"))
 # a View's ``playout``: engine int64[2], the entry pair of the engine's turn
 # loop (0, 0 where no search is played); decisions
-# int64[len(POLICY_TABLE), 4, 2], the entry pairs of every policy's
-# decisions by code (``catalog.Policies``: a View holds the seats' record's
-# arrays, not its codes or parameters)
-Playout = namedtuple("Playout", ("engine", "decisions"))
+# int64[len(POLICY_TABLE), 4, 2], the entry pairs of the policies'
+# decisions by code ((0, 0) for a policy that does not play); scorer
+# int64[2], the entry pair of the scorer the turn loop calls
+# (``catalog.Policies``: a View holds the seats' record's arrays, not its
+# codes or parameters)
+Playout = namedtuple("Playout", ("engine", "decisions", "scorer"))
 
 # policy scratch: int8[34] natural counts (nat, tmp, nat2), float64 work
 # vectors (deal-in danger and claim-feeding cost per kind, per seat threat
@@ -99,10 +102,9 @@ N_WORK = 120           # >= 42 + 2 x 36 (iwork: defend.acceptances), 42 + 42 (wo
 MEMO_W = 128           # > the largest fit class of a suit (125) or the honors (54)
 
 
-@njit(cache=True, kernel_only=True)
 def scratch_arrays():
     """Fresh policy scratch arrays, in ``Scratch``'s field order less
-    ``search`` (allocate once per batch)."""
+    ``search`` (numpy, in Python; allocate once per batch)."""
     return (np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_PLAY, np.int8),
             np.zeros(C.N_PLAY, np.int8), np.zeros(C.N_KINDS, np.float64),
             np.zeros(C.N_KINDS, np.float64), np.zeros(4, np.float64),

@@ -163,7 +163,7 @@ def count_naturals(iw, hand, win_kind, win_wild, wild_a, wild_b, wild_flowers):
     wild, also at its own kind). hand: int8[42] without the winning tile
     ``win_kind`` (a wild when ``win_wild``). Returns (wilds among the 13
     tiles, wilds among the 14, suit bits of the naturals)."""
-    wilds = 0
+    wilds = np.int64(0)      # not a literal: its callees compile once
     suits = 0
     for k in range(C.N_PLAY):
         n = np.int64(hand[k])
@@ -307,7 +307,7 @@ def tai_result(rules, iw, res):
     minimum, item tai and the presence mask (docs/rules.md §6, §10.3)."""
     res[C.RES_TAI] = iw[O_ST + ST_KEY1]
     res[C.RES_TAI_FOR_MIN] = iw[O_ST + ST_TAI_MIN]
-    fill_items(rules, iw, O_BEST_ITEMS, iw[O_ST + ST_DESC])
+    fill_items(rules, iw, np.int64(O_BEST_ITEMS), iw[O_ST + ST_DESC])
     for t in range(C.N_TAI):
         res[C.RES_ITEMS + t] = iw[O_BEST_ITEMS + t]
     res[C.RES_PRESENT] = iw[O_HC + HC_PRESENT] | reading_present(rules, iw[O_ST + ST_DESC])
@@ -321,7 +321,7 @@ def fan_fu_result(rules, iw, res):
     fu = iw[O_ST + ST_FU]
     res[C.RES_FAN] = fan
     res[C.RES_FU] = fu
-    fill_fan_fu(rules, iw, O_BEST_FANFU, iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
+    fill_fan_fu(rules, iw, np.int64(O_BEST_FANFU), iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
     for i in range(C.N_FAN):
         res[C.RES_FAN_ITEMS + i] = iw[O_BEST_FANFU + i]
     for i in range(C.N_FU):

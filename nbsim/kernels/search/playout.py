@@ -351,7 +351,7 @@ def build_world(view, g, st, pool, u, refine, out):
     model = refine & MODEL_BITS
     for _attempt in range(PASSED_TRIES):
         # the unseen tiles in random order
-        n = 0
+        n = np.int64(0)      # not a literal: rng.shuffle compiles once
         for k in range(C.N_KINDS):
             for _ in range(u[k]):
                 pool[n] = _tile_id(k)
@@ -443,8 +443,9 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
         for d in range(dec.shape[1]):
             sr.pols.decisions[c, d, 0] = dec[c, d, 0]
             sr.pols.decisions[c, d, 1] = dec[c, d, 1]
-    sr.pols.engine[0] = engine[0]
-    sr.pols.engine[1] = engine[1]
+    for i in range(2):
+        sr.pols.engine[i] = engine[i]
+        sr.pols.scorer[i] = view.playout.scorer[i]
     for s in range(4):
         sr.pols.codes[s] = playout
         for q in range(MAX_PARAMS):

@@ -29,6 +29,8 @@ reading's pair kind}. A reading whose winning wild sits in a free group (or
 that keeps any free group) leaves two wilds or a lone wild in the 13-tile hand,
 so that hand waits on every kind and these items never apply to it.
 """
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import njit, nrt_free
 from nbsim.kernels.scoring.payments import scheme_points
@@ -260,9 +262,11 @@ def beats_best(rules, iw, key1, key2, key3, legal, desc, fud):
         # item tai vector, then presence vector (0-tai items)
         if desc == iw[O_ST + ST_DESC]:
             return False
-        fill_items(rules, iw, O_CAND_ITEMS, desc)
-        fill_items(rules, iw, O_BEST_ITEMS, iw[O_ST + ST_DESC])
-        cmp = compare_vectors(iw, O_CAND_ITEMS, O_BEST_ITEMS, C.N_TAI)
+        # offsets as int64, not literals: each callee compiles once
+        fill_items(rules, iw, np.int64(O_CAND_ITEMS), desc)
+        fill_items(rules, iw, np.int64(O_BEST_ITEMS), iw[O_ST + ST_DESC])
+        cmp = compare_vectors(iw, np.int64(O_CAND_ITEMS), np.int64(O_BEST_ITEMS),
+                              np.int64(C.N_TAI))
         if cmp == 0:
             pc = reading_present(rules, desc)
             pb = reading_present(rules, iw[O_ST + ST_DESC])
@@ -273,9 +277,10 @@ def beats_best(rules, iw, key1, key2, key3, legal, desc, fud):
     # Ninghai: item fan vector, then item fu vector
     if desc == iw[O_ST + ST_DESC] and fud == iw[O_ST + ST_FU_SETS]:
         return False
-    fill_fan_fu(rules, iw, O_CAND_FANFU, desc, fud)
-    fill_fan_fu(rules, iw, O_BEST_FANFU, iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
-    return compare_vectors(iw, O_CAND_FANFU, O_BEST_FANFU, C.N_FAN + C.N_FU) > 0
+    fill_fan_fu(rules, iw, np.int64(O_CAND_FANFU), desc, fud)
+    fill_fan_fu(rules, iw, np.int64(O_BEST_FANFU), iw[O_ST + ST_DESC], iw[O_ST + ST_FU_SETS])
+    return compare_vectors(iw, np.int64(O_CAND_FANFU), np.int64(O_BEST_FANFU),
+                           np.int64(C.N_FAN + C.N_FU)) > 0
 
 
 @nrt_free(kernel_only=True)

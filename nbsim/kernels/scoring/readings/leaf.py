@@ -4,6 +4,8 @@ re-identified free group, or in a free group of wilds) and chooses the
 classes of the free groups, then scores each reading (``readings.choice.
 consider``). Steps 2 and 3 of the method in ``readings``' module doc.
 """
+import numpy as np
+
 from nbsim.kernels import codes as C
 from nbsim.kernels.jit import nrt_free
 from nbsim.kernels.scoring.readings.choice import consider
@@ -117,10 +119,10 @@ def convert_host(rules, iw, free_melds, free_pair, groups, j, is_host, win):
         pair = with_pair(groups, j, groups.suits)
         if is_host:
             holds_wild = iw[O_NAT0 + j] < 2
-            choose_free(rules, iw, free_melds, 0, pair,
+            choose_free(rules, iw, free_melds, np.int64(0), pair,
                         WinSlot(SH_SINGLE, j, holds_wild, holds_wild))
         else:
-            choose_free(rules, iw, free_melds, 0, pair, win)
+            choose_free(rules, iw, free_melds, np.int64(0), pair, win)
 
 
 @nrt_free(kernel_only=True)
@@ -198,7 +200,7 @@ def eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
                         choose_free(rules, iw, free_melds, free_pair, groups, win)
         # natural winning tile in a re-identified free group
         if free_melds >= 1 or free_pair == 1:
-            convert_host(rules, iw, free_melds, free_pair, groups, k, True,
+            convert_host(rules, iw, free_melds, free_pair, groups, k, np.bool_(True),
                          WinSlot(SH_SINGLE, -1, False, False))
         return
     # wild winning tile in a natural-group slot of kind j
@@ -234,7 +236,8 @@ def eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
             if slots_j > iw[O_NAT0 + j]:
                 choose_free(rules, iw, free_melds, free_pair, host, win)
             elif free_melds >= 1 or free_pair == 1:
-                convert_host(rules, iw, free_melds, free_pair, host, j, False, win)
+                convert_host(rules, iw, free_melds, free_pair, host, j, np.bool_(False),
+                             win)
     # wild winning tile in a free meld
     if free_melds >= 1:
         fu_field = CF_FUI_C if self_drawn else CF_FUI_E
@@ -250,6 +253,6 @@ def eval_leaf(rules, iw, n_groups, n_pairs, wilds_left):
     # wild winning tile in the free pair
     if free_pair == 1:
         for pc in range(iw[O_HC + HC_N_PAIR_CLASSES]):
-            choose_free(rules, iw, free_melds, 0,
+            choose_free(rules, iw, free_melds, np.int64(0),
                         with_pair(groups, -1, groups.suits | iw[O_HC + HC_PAIR_CLASS_SUIT + pc]),
                         WinSlot(SH_SINGLE, -1, True, True))
