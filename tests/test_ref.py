@@ -8,7 +8,7 @@ from numba import njit
 from numba.core.errors import TypingError
 
 from nbsim.kernels.jit import nrt_free
-from nbsim.kernels.ref import STASH_WORDS, RefType, deref, ref_of, stash, stashed
+from nbsim.kernels.ref import STASH_WORDS, RefType, as_ref, deref, ref_of, stash, stashed
 
 Rec = namedtuple("Rec", ("counts", "n", "flags", "pair"))
 
@@ -78,6 +78,28 @@ def test_a_refs_fields_read_as_the_records():
     assert counts.tolist() == [0, 5, 0, 0]
     sig = _bump_fields.signatures
     assert len(sig) == 2 and isinstance(sig[0][0], RefType) and sig[0][0].dtype == sig[1][0]
+
+
+@nrt_free
+def _bump_as_ref(r, k):
+    # a function called with a record or a Ref passes a Ref on (as_ref)
+    return _bump(as_ref(r), k)
+
+
+@njit
+def _as_ref_both_ways(counts, n, flags, k):
+    rec = Rec(counts, n, flags, (counts, counts))
+    return _bump_as_ref(ref_of(rec), k), _bump_as_ref(rec, k)
+
+
+def test_as_ref_passes_a_ref_on_and_makes_one_of_a_record():
+    counts = np.array([0, 1, 0, 0], np.int64)
+    flags = np.array([False, True, False, False])
+    assert _as_ref_both_ways(counts, 2, flags, 1) == (4, 6)
+    assert counts.tolist() == [0, 5, 0, 0]
+    # both calls reach one compiled _bump: as_ref gave it a Ref each time
+    assert len(_bump_as_ref.signatures) == 2
+    assert [type(s[0]) for s in _bump.signatures] == [RefType]
 
 
 @njit

@@ -37,7 +37,7 @@ from numba.core.imputils import impl_ret_borrowed, lower_getattr_generic
 from numba.core.typing.templates import AttributeTemplate, infer_getattr
 from numba.extending import intrinsic, models, register_model
 
-__all__ = ["RefType", "ref_of", "stash", "stashed", "deref", "STASH_WORDS"]
+__all__ = ["RefType", "ref_of", "as_ref", "stash", "stashed", "deref", "STASH_WORDS"]
 
 # int64 words of a stash buffer: room for a record of up to 8 KiB (the
 # policy scratch takes about 4.3 KiB)
@@ -70,15 +70,30 @@ def _buffer_pointer(context, builder, buf_t, buf, x_t):
     return builder.bitcast(arr.data, pointee.as_pointer())
 
 
-@intrinsic
-def ref_of(typingctx, x):
-    """A Ref to a copy of ``x`` in the calling function's frame."""
+def _copy_to_frame(x):
+    """The codegen of ``ref_of(x)``: ``x`` stored in the frame, its address."""
     def codegen(context, builder, sig, args):
         dm = context.data_model_manager[x]
         ptr = cgutils.alloca_once(builder, dm.get_data_type())
         builder.store(dm.as_data(builder, args[0]), ptr)
         return ptr
-    return RefType(x)(x), codegen
+    return codegen
+
+
+@intrinsic
+def ref_of(typingctx, x):
+    """A Ref to a copy of ``x`` in the calling function's frame."""
+    return RefType(x)(x), _copy_to_frame(x)
+
+
+@intrinsic
+def as_ref(typingctx, x):
+    """``x`` itself when it is a Ref, else ``ref_of(x)``: what a function
+    written for a record passes on where a Ref is wanted, whether it was
+    called with the record or with a Ref to it."""
+    if isinstance(x, RefType):
+        return x(x), lambda context, builder, sig, args: args[0]
+    return RefType(x)(x), _copy_to_frame(x)
 
 
 @intrinsic

@@ -45,7 +45,7 @@ from nbsim.kernels.policies import common as CM
 from nbsim.kernels.policies.catalog import MAX_PARAMS, POLICY_TABLE, code_of, param_index
 from nbsim.kernels.policies.common import CLAIM_CHOW, CLAIM_PASS
 from nbsim.kernels.policies.view import MAX_POND
-from nbsim.kernels.ref import ref_of
+from nbsim.kernels.ref import as_ref, ref_of
 
 # statistics per candidate (float64[n, engine.state.SEARCH_STATS])
 ST_PAY = 0             # sum of the seat's payments (points)
@@ -234,7 +234,7 @@ def wins_on(view, g, s, k, discarder, out):
     discarded by seat ``discarder`` (docs/rules.md §5)? ``out``: scratch
     (int64[OUT_LEN])."""
     return (EWIN.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
-            and EWIN.try_win(view.rules, view.tables, ref_of(g), np.int64(s), np.int64(k),
+            and EWIN.try_win(view.rules, view.tables, as_ref(g), np.int64(s), np.int64(k),
                           np.int64(C.WIN_DISCARD), np.int64(0), np.int64(discarder),
                           np.int64(-1), np.int64(-1), out))
 
@@ -264,16 +264,17 @@ def discard_win_counts(view, sr, n_samples, key, refine, wins, counts):
     (``discard_wins``; ``wins`` bool[N_KINDS] scratch). ``sr``:
     ``engine.state.Search`` working memory. Returns the worlds dealt (a
     world the view leaves too few tiles for is not counted)."""
-    g = ES.search_game(sr)
+    g = ref_of(ES.search_game(sr))
+    vr = as_ref(view)
     for k in range(C.N_KINDS):
         counts[k] = 0.0
     dealt = 0
     for j in range(n_samples):
         rng.stream_init(key, j, rng.STREAM_USER, sr.st)
-        if build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
+        if build_world(vr, g, sr.st, sr.pool, sr.unseen, refine, sr.out):
             continue
         dealt += 1
-        discard_wins(view, g, sr.out, wins)
+        discard_wins(vr, g, sr.out, wins)
         for k in range(C.N_KINDS):
             if wins[k]:
                 counts[k] += 1.0
@@ -456,10 +457,14 @@ def evaluate_into(view, sr, n_cands, n_samples, key, playout, claim_tile, claim_
     for i in range(n_cands):
         for c in range(ES.SEARCH_STATS):
             sr.stats[i, c] = 0.0
+    # the world builder gets the view and the state by their addresses
+    # (``nbsim.kernels.ref``), the engine the state itself
+    vr = as_ref(view)
+    gr = ref_of(g)
     for j in range(n_samples):
         for i in range(n_cands):
             rng.stream_init(key, j, rng.STREAM_USER, sr.st)
-            bad = build_world(view, g, sr.st, sr.pool, sr.unseen, refine, sr.out)
+            bad = build_world(vr, gr, sr.st, sr.pool, sr.unseen, refine, sr.out)
             if no_engine:
                 bad = 1
             sr.pays[i, j] = 0.0
@@ -515,10 +520,10 @@ def self_draw_waits(view, sr, discard, key, wins):
     ``sr.unseen[t]`` the copies of t the seat has not seen. Returns the
     unseen tiles its draws come from: every unseen tile but a non-wild
     flower (a drawn one is replaced) and the others' face-down kongs."""
-    g = ES.search_game(sr)
+    g = ref_of(ES.search_game(sr))
     u = sr.unseen
     rng.stream_init(key, 0, rng.STREAM_USER, sr.st)
-    build_world(view, g, sr.st, sr.pool, u, np.int64(0), sr.out)
+    build_world(as_ref(view), g, sr.st, sr.pool, u, np.int64(0), sr.out)
     seat = view.seat
     for k in range(C.N_KINDS):
         u[k] = (4 if k < C.N_PLAY else 1) - view.visible[k] - view.hand[k]
@@ -541,7 +546,7 @@ def self_draw_waits(view, sr, discard, key, wins):
         wins[t] = False
         if u[t] > 0 and (t < C.FLOWER0 or view.wild[t]):
             if EWIN.complete_with(view.tables, g.wild, g.hands[seat], g.nat, t):
-                wins[t] = EWIN.try_win(view.rules, view.tables, ref_of(g), seat, t,
+                wins[t] = EWIN.try_win(view.rules, view.tables, g, seat, t,
                                     np.int64(C.WIN_SELF_DRAW), np.int64(0), np.int64(-1),
                                     np.int64(-1), np.int64(-1), sr.out)
     return total
