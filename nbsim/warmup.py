@@ -34,8 +34,8 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 100, "scorer": 65, "match": 20, "wall": 20, "deal": 25, "score": 60,
-              "lookahead": 20, "advice": 35}
+ESTIMATE_S = {"game": 60, "scorer": 60, "match": 25, "wall": 25, "deal": 15, "score": 15,
+              "lookahead": 20, "advice": 25}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches, given walls and the
 # evaluator share the game engine's kernels and load them from the cache once

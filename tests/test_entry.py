@@ -138,8 +138,9 @@ def test_a_policy_record_survives_pickling(tables):
     record = kernel_arrays(parse_policies(policies="lookahead,defend,defend,defend"), rules,
                            tables)
     blob = pickle.dumps(record)
-    assert b"play_from" in blob and b"choose_discard" in blob
+    assert b"play_from" in blob and b"choose_discard" in blob and b"try_win" in blob
     copy = pickle.loads(blob)
     assert entry_at(copy.engine[0]).dispatcher is EL.play_from
     assert (copy.engine == record.engine).all() and (copy.decisions == record.decisions).all()
+    assert (copy.scorer == record.scorer).all() and copy.scorer[0] != 0
     assert (copy.codes == record.codes).all() and (copy.params == record.params).all()

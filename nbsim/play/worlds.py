@@ -139,6 +139,7 @@ def play_defend(view, sr, kind: int, key, j: int):
     g = ES.search_game(sr)
     sr.pols.decisions[:] = view.playout.decisions
     sr.pols.engine[:] = view.playout.engine
+    sr.pols.scorer[:] = view.playout.scorer
     for s in range(4):
         sr.pols.codes[s] = code_of("defend")
         sr.pols.params[s, :] = PL.DEFAULT_PARAMS[code_of("defend")]
