@@ -63,23 +63,6 @@ def _bump_fields(r, k):
     return r.counts[k] + (1 if r.flags[k] else 0) + r.pair[1][0]
 
 
-@njit
-def _fields_both_ways(counts, n, flags, k):
-    rec = Rec(counts, n, flags, (counts, counts))
-    return _bump_fields(ref_of(rec), k), _bump_fields(rec, k)
-
-
-def test_a_refs_fields_read_as_the_records():
-    counts = np.array([0, 1, 0, 0], np.int64)
-    flags = np.array([False, True, False, False])
-    # through the Ref: counts[1] 1 -> 3, + 1 (flag) + counts[0] (0); then
-    # the record by value: counts[1] 3 -> 5, + 1 + 0
-    assert _fields_both_ways(counts, 2, flags, 1) == (4, 6)
-    assert counts.tolist() == [0, 5, 0, 0]
-    sig = _bump_fields.signatures
-    assert len(sig) == 2 and isinstance(sig[0][0], RefType) and sig[0][0].dtype == sig[1][0]
-
-
 @nrt_free
 def _bump_as_ref(r, k):
     # a function called with a record or a Ref passes a Ref on (as_ref)
@@ -87,17 +70,23 @@ def _bump_as_ref(r, k):
 
 
 @njit
-def _as_ref_both_ways(counts, n, flags, k):
+def _both_ways(counts, n, flags, k):
+    # each function called with a Ref to the record, then with the record
     rec = Rec(counts, n, flags, (counts, counts))
-    return _bump_as_ref(ref_of(rec), k), _bump_as_ref(rec, k)
+    return (_bump_fields(ref_of(rec), k), _bump_fields(rec, k),
+            _bump_as_ref(ref_of(rec), k), _bump_as_ref(rec, k))
 
 
-def test_as_ref_passes_a_ref_on_and_makes_one_of_a_record():
+def test_a_refs_fields_read_as_the_records_and_as_ref_passes_a_ref_on():
     counts = np.array([0, 1, 0, 0], np.int64)
     flags = np.array([False, True, False, False])
-    assert _as_ref_both_ways(counts, 2, flags, 1) == (4, 6)
-    assert counts.tolist() == [0, 5, 0, 0]
-    # both calls reach one compiled _bump: as_ref gave it a Ref each time
+    # through the Ref: counts[1] 1 -> 3, + 1 (flag) + counts[0] (0); then
+    # the record by value: counts[1] 3 -> 5, + 1 + 0; then as_ref twice
+    assert _both_ways(counts, 2, flags, 1) == (4, 6, 8, 10)
+    assert counts.tolist() == [0, 9, 0, 0]
+    sig = _bump_fields.signatures
+    assert len(sig) == 2 and isinstance(sig[0][0], RefType) and sig[0][0].dtype == sig[1][0]
+    # both calls of _bump_as_ref reach one compiled _bump: as_ref gave it a Ref each time
     assert len(_bump_as_ref.signatures) == 2
     assert [type(s[0]) for s in _bump.signatures] == [RefType]
 

@@ -327,6 +327,20 @@ _SCORERS: dict = {}
 _DECISIONS: dict = {}
 
 
+def _entry(found_in, kernel, signature_of, rules, tables):
+    """``kernel`` compiled apart (or loaded from the cache) for the rules
+    array ``rules`` and the lookup tables ``tables`` that the kernels will
+    be given, once per process and argument types: an
+    ``entry.KernelEntry`` of ``signature_of(rules_t, tables_t, game_t)``,
+    kept in the dict ``found_in``."""
+    key = (numba.typeof(rules), numba.typeof(tables))
+    found = found_in.get(key)
+    if found is None:
+        sig = signature_of(key[0], key[1], numba.typeof(new_state()))
+        found = found_in[key] = KernelEntry(kernel, sig.args)
+    return found
+
+
 def engine_entry(rules, tables):
     """The engine's turn loop ``play_from``, compiled apart for the rules
     array ``rules`` (int64[R_LEN]) and the lookup tables ``tables`` that
@@ -334,12 +348,7 @@ def engine_entry(rules, tables):
     ``state.engine_signature``. Compiling it (or loading it from the cache)
     happens here, once per process and argument types. Raises numba's
     errors if the engine does not compile for them."""
-    key = (numba.typeof(rules), numba.typeof(tables))
-    found = _ENGINES.get(key)
-    if found is None:
-        sig = engine_signature(key[0], key[1], numba.typeof(new_state()))
-        found = _ENGINES[key] = KernelEntry(play_from, sig.args)
-    return found
+    return _entry(_ENGINES, play_from, engine_signature, rules, tables)
 
 
 def scorer_entry(rules, tables):
@@ -350,12 +359,7 @@ def scorer_entry(rules, tables):
     (``wins.call_scorer``). Compiling it (or loading it from the cache)
     happens here, once per process and argument types. Raises numba's
     errors if it does not compile for them."""
-    key = (numba.typeof(rules), numba.typeof(tables))
-    found = _SCORERS.get(key)
-    if found is None:
-        sig = scorer_signature(key[0], key[1], numba.typeof(new_state()))
-        found = _SCORERS[key] = KernelEntry(try_win, sig.args)
-    return found
+    return _entry(_SCORERS, try_win, scorer_signature, rules, tables)
 
 
 def decision_pairs(codes, rules, tables):
