@@ -5,8 +5,6 @@ own; it lives at the command line's layer because the calls go through the
 run, play and rules packages."""
 from __future__ import annotations
 
-import os
-
 import numba
 import numpy as np
 
@@ -33,16 +31,10 @@ def exercise(group: str, helper: str | None = None) -> None:
             engine_entry(rs.array, tables)
             compile_game_batch(rs.array, tables)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
-            if os.environ.get("XDEC"):
-                await_compiled("decide", 300)
         game_frame(rs, 0, 0, 2, DEFAULT_POLICY, tables, with_events=True)
     elif group == "scorer":
         from nbsim.kernels.engine.loop import decision_pairs, scorer_entry
         scorer_entry(rs.array, tables)
-        if not os.environ.get("XDEC"):
-            decision_pairs((code_of(DEFAULT_POLICY),), rs.array, tables)
-    elif group == "decide":
-        from nbsim.kernels.engine.loop import decision_pairs
         decision_pairs((code_of(DEFAULT_POLICY),), rs.array, tables)
     elif group == "match":
         # a match of the base policies the game group leaves out (value and
@@ -92,7 +84,7 @@ def compile_game_batch(rules: np.ndarray, tables) -> None:
     from nbsim.kernels.engine.state import empty_policies, new_state
     from nbsim.run.frames import PER_DEAL, PER_EVENT, _alloc
     a = _alloc(1, True)
-    args = (rules, tables, np.uint64(0), np.int64(0), empty_policies.py_func(), new_state(), True,
+    args = (rules, tables, np.uint64(0), np.int64(0), empty_policies(), new_state(), True,
             KG.DealRows(*(a[key][0:1] for key in PER_DEAL)),
             KG.EventRows(*(a[key][0:] for key in PER_EVENT)))
     KG.game_batch.compile(tuple(numba.typeof(x) for x in args))

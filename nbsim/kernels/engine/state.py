@@ -121,7 +121,7 @@ def new_search(n_cands, n_samples):
                   np.zeros(0, np.int64), np.zeros((n_cands, SEARCH_STATS), np.float64),
                   np.zeros((n_cands, n_samples), np.float64), np.zeros(C.N_TILES, np.uint8),
                   np.zeros(C.N_KINDS, np.int64), np.zeros(rng.RNG_LEN, np.uint64),
-                  empty_policies.py_func(),
+                  empty_policies(),
                   np.zeros(n_cands, np.int64))
 
 
@@ -155,11 +155,10 @@ def scorer_signature(rules_t, tables_t, g_t):
                          _field(sr_t, "out"))
 
 
-@njit(cache=True, inline="always")
 def empty_policies():
     """A ``catalog.Policies`` record of four seats with zero codes and
     parameters and no entries (the playouts' record, filled by the search:
-    ``search.playout.evaluate_into``)."""
+    ``search.playout.evaluate_into``), made by numpy in Python."""
     return Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
                     np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64),
                     np.zeros(2, np.int64), np.zeros(2, np.int64))
