@@ -77,6 +77,13 @@ def test_discard_wins_reads_the_worlds_hands():
     assert PL.discard_win_counts(view, sr, np.int64(2), np.uint64(1), np.int64(0), wins,
                                  counts) == 2
     assert counts.max() <= 2
+    # a flower that is not wild wins nothing, and asking touches no count
+    # past the 34 natural kinds (a copy of wins_on compiled with bounds checks)
+    import numba
+    bounded = numba.njit(boundscheck=True)(PL.wins_on.py_func)
+    for k in range(C.FLOWER0, C.N_KINDS):
+        assert not view.wild[k] and not bounded(view, g, np.int64(1), np.int64(k), np.int64(0),
+                                                sr.out)
 
 
 def test_flush_threat_honour_wait_is_not_called_safe():

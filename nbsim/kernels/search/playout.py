@@ -231,9 +231,11 @@ def contradicts_passed(view, g, out):
 @nrt_free
 def wins_on(view, g, s, k, discarder, out):
     """Would seat ``s``'s hand in the world ``g`` legally win on kind ``k``
-    discarded by seat ``discarder`` (docs/rules.md §5)? ``out``: scratch
+    discarded by seat ``discarder`` (docs/rules.md §5)? A flower that is
+    not wild is never discarded: it wins nothing. ``out``: scratch
     (int64[OUT_LEN])."""
-    return (EWIN.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
+    return ((k < C.FLOWER0 or g.wild[k])
+            and EWIN.complete_with(view.tables, g.wild, g.hands[s], g.nat, k)
             and EWIN.try_win(view.rules, view.tables, as_ref(g), np.int64(s), np.int64(k),
                           np.int64(C.WIN_DISCARD), np.int64(0), np.int64(discarder),
                           np.int64(-1), np.int64(-1), out))
