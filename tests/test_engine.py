@@ -223,12 +223,12 @@ def test_policy_parsing_errors():
 
 
 def test_the_warm_up_compiles_the_batch_that_runs_call(tables):
-    """``cli.warm.compile_game_batch`` (the warm-up compiles the batch
+    """``run.frames.compile_game_batch`` (the warm-up compiles the batch
     before the scorer it calls is ready) compiles ``game_batch`` for the
     argument types a game-mode run calls it with: after runs with and
     without events, it adds no specialisation."""
-    from nbsim.cli.warm import compile_game_batch
     from nbsim.kernels.engine import games as KG
+    from nbsim.run.frames import compile_game_batch
     rs = load_rules("ningbo-3baida")
     game_frame(rs, 0, 0, 2, "defend", tables, with_events=True)
     game_frame(rs, 0, 0, 2, "defend", tables)

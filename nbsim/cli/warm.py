@@ -5,7 +5,6 @@ own; it lives at the command line's layer because the calls go through the
 run, play and rules packages."""
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from nbsim.kernels.policies.catalog import DEFAULT_POLICY, code_of
@@ -28,6 +27,7 @@ def exercise(group: str, helper: str | None = None) -> None:
             # the policies' decisions by their addresses, which the
             # "scorer" process compiles meanwhile; the run then loads them
             from nbsim.kernels.engine.loop import engine_entry
+            from nbsim.run.frames import compile_game_batch
             engine_entry(rs.array, tables)
             compile_game_batch(rs.array, tables)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
@@ -73,18 +73,3 @@ def exercise(group: str, helper: str | None = None) -> None:
         raise ValueError(f"unknown kernel group {group!r}")
     mark_compiled(group)
 
-
-def compile_game_batch(rules: np.ndarray, tables) -> None:
-    """Compile ``engine.games.game_batch`` (or load it from the cache) for
-    the argument types ``nbsim.run.frames.game_arrays`` calls it with,
-    events on, without calling it: the scorer and the decisions it calls by
-    their addresses may still be compiling in another process.
-    rules: int64[R_LEN]; tables: ``load_tables()``."""
-    from nbsim.kernels.engine import games as KG
-    from nbsim.kernels.engine.state import empty_policies, new_state
-    from nbsim.run.frames import PER_DEAL, PER_EVENT, _alloc
-    a = _alloc(1, True)
-    args = (rules, tables, np.uint64(0), np.int64(0), empty_policies(), new_state(), True,
-            KG.DealRows(*(a[key][0:1] for key in PER_DEAL)),
-            KG.EventRows(*(a[key][0:] for key in PER_EVENT)))
-    KG.game_batch.compile(tuple(numba.typeof(x) for x in args))

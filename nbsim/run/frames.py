@@ -516,6 +516,24 @@ def game_arrays(arr: np.ndarray, seed: int, start: int, stop: int, policy_args: 
     return a, n_ev
 
 
+def compile_game_batch(rules: np.ndarray, tables) -> None:
+    """Compile ``engine.games.game_batch`` (or load it from the cache) for
+    the argument types ``game_arrays`` calls it with, events on, without
+    calling it: the scorer and the decisions it calls by their addresses
+    may still be compiling in another process (``nbsim.cli.warm``, the
+    game group's warm-up).
+    rules: int64[R_LEN]; tables: ``load_tables()``."""
+    import numba
+
+    from nbsim.kernels.engine import games as KG
+    from nbsim.kernels.engine.state import empty_policies, new_state
+    a = _alloc(1, True)
+    args = (rules, tables, np.uint64(0), np.int64(0), empty_policies(), new_state(), True,
+            KG.DealRows(*(a[key][0:1] for key in PER_DEAL)),
+            KG.EventRows(*(a[key][0:] for key in PER_EVENT)))
+    KG.game_batch.compile(tuple(numba.typeof(x) for x in args))
+
+
 def _game_chunk(rs, seed, start, a, n_ev, policies, with_events):
     """The game frame (and events frame) of ``game_arrays``' arrays ``a``
     for deals ``start ..``."""
