@@ -42,15 +42,20 @@ CALIBRATION_ARGS := --variant ningbo-3baida --deals 200 --worlds 100 --samples 4
 ## processes: game and deal mode, scoring, whole matches, given walls, the lookahead
 ## policy and the evaluator of `nbsim advise`), so no README command compiles later
 setup: $(STAMP)
+	$(BIN)/python -m compileall -q nbsim
 	$(BIN)/python -m nbsim.warmup
 
 # uv (from PyPI) resolves and installs the packages: about 10 s from an empty
 # cache, where pip took about 100 s (measured on this 2-core machine); pip
-# installs them where uv cannot
+# installs them where uv cannot. Both leave the packages' bytecode compiled
+# (uv's --compile-bytecode, pip by default), and `setup` compiles nbsim's:
+# where PYTHONDONTWRITEBYTECODE is set, every process would otherwise
+# compile each module it imports, about 1 s per kernel-using process
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	($(BIN)/python -m pip install --quiet uv \
-	  && $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[test,cluster]') \
+	  && $(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python \
+	       -e '.[test,cluster]') \
 	  || $(BIN)/python -m pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 

@@ -13,9 +13,11 @@ imports none of the packages those calls go through. The game engine itself
 is split over two processes: the engine calls its scorer and the policies'
 decisions by their addresses (``nbsim.kernels.entry``), so one process
 compiles the scorer (``engine.loop.scorer_entry``) and the default policy's
-decisions (``engine.loop.decision_pairs``) while the other compiles the
-turn loop with its parts (``engine.loop.engine_entry``) and the batch, then
-waits for the first to load what it compiled from the cache and play.
+win and discard decisions (``engine.loop.compile_decisions``) while the
+other compiles the turn loop with its parts (``engine.loop.engine_entry``),
+the batch and the default policy's kong and claim decisions, then waits
+for the first to load what it compiled from the cache and play (the two
+take about as long).
 
 A kernel group counts as compiled once a call through it finished in this
 cache folder (a marker file ``compiled-<group>`` there): the folder is named
@@ -34,19 +36,26 @@ from nbsim.args import stderr_is_terminal
 
 # wall-clock seconds of a cold compile on a 2-core machine (only used for the
 # message)
-ESTIMATE_S = {"game": 60, "scorer": 60, "match": 25, "wall": 25, "deal": 15, "score": 15,
-              "lookahead": 20, "advice": 25}
+ESTIMATE_S = {"game": 45, "scorer": 45, "match": 20, "wall": 15, "deal": 10, "score": 10,
+              "lookahead": 22, "advice": 23}
 GROUPS = tuple(ESTIMATE_S)
 # groups compiled after another one: whole matches, given walls and the
 # evaluator share the game engine's kernels and load them from the cache once
 # the engine is compiled (compiled at the same time, each process would
 # compile all of it again); the search policy's playouts share the
-# evaluator's; deal mode and the scorer's own entry wait for the engine's
-# scorer, so that it has a core to itself
+# evaluator's
 LOADS = {"match": "game", "wall": "game", "advice": "game", "lookahead": "advice"}
-AFTER = {**LOADS, "deal": "scorer", "score": "scorer"}
+# the groups each group starts after in the warm-up (those to be compiled
+# too): the groups it loads; deal mode and the scorer's own entry wait for
+# the engine's scorer, so that it has a core to itself; whole matches and
+# given walls wait for the evaluator as well, so that the evaluator and then
+# the search policy (the longest chain) are not slowed by them
+AFTER = {**{g: (before,) for g, before in LOADS.items()},
+         "deal": ("scorer",), "score": ("scorer",),
+         "match": ("game", "advice"), "wall": ("game", "advice")}
 # the game engine is compiled in two processes (the scorer and the default
-# policy's decisions; the turn loop and the batch): "scorer" goes with
+# policy's win and discard decisions; the turn loop, the batch and its kong
+# and claim decisions): "scorer" goes with
 # "game" whenever the engine is compiled, by the warm-up and by
 # ``ensure_compiled`` alike (both cores)
 HELPERS = {"game": "scorer"}
@@ -135,8 +144,8 @@ def ensure_compiled(group: str, echo: Callable[[str], None] | None = None,
 def main(argv=None) -> int:
     """``python -m nbsim.warmup [GROUP ...]``: compile the kernel groups
     (default: every group of ``GROUPS``), each in its own process, in
-    parallel, except that the groups of ``AFTER`` start once the group they
-    share kernels with is compiled; the game engine's group takes longest
+    parallel, except that the groups of ``AFTER`` start once the groups they
+    wait for are compiled; the game engine's group takes longest
     (ESTIMATE_S). Returns
     the exit status (0: all compiled; 2: an unknown group)."""
     groups = list(argv if argv is not None else sys.argv[1:]) or list(GROUPS)
@@ -182,8 +191,8 @@ def _compile_in_processes(todo: list[str], bar) -> int:
     """Compile the groups ``todo``, each in its own process running
     ``nbsim.cli.warm.exercise`` (the calls through each group's kernels,
     made from the command line's layer, which may import every package),
-    in parallel, except that the groups of ``AFTER`` start once the group
-    they share kernels with is compiled. ``bar``: a tqdm bar ticked with the
+    in parallel, except that the groups of ``AFTER`` start once the groups
+    they wait for are compiled. ``bar``: a tqdm bar ticked with the
     seconds passed (its ``write`` reports each group), or None. Returns 0
     when every process succeeded, else a nonzero exit status."""
     import subprocess
@@ -192,8 +201,8 @@ def _compile_in_processes(todo: list[str], bar) -> int:
     waiting = list(todo)
     procs: dict = {}
     while waiting or procs:
-        for g in [g for g in waiting if AFTER.get(g) not in waiting and
-                  AFTER.get(g) not in procs]:
+        for g in [g for g in waiting
+                  if not any(b in waiting or b in procs for b in AFTER.get(g, ()))]:
             waiting.remove(g)
             wait = HELPERS.get(g) if HELPERS.get(g) in todo else None
             code = f"{_QUIET}from nbsim.cli.warm import exercise; exercise({g!r}, {wait!r})"
@@ -215,13 +224,13 @@ def _compile_in_processes(todo: list[str], bar) -> int:
 
 def _wall_estimate(todo: list[str]) -> int:
     """Seconds the warm-up of ``todo`` takes: a group of AFTER starts when
-    the group it waits for is done."""
+    the groups it waits for are done."""
     done: dict[str, int] = {}
 
     def finish(g: str) -> int:
         if g not in done:
-            before = AFTER.get(g)
-            done[g] = (finish(before) if before in todo else 0) + ESTIMATE_S[g]
+            start = max((finish(b) for b in AFTER.get(g, ()) if b in todo), default=0)
+            done[g] = start + ESTIMATE_S[g]
         return done[g]
     return max((finish(g) for g in todo), default=0)
 

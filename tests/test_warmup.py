@@ -65,8 +65,9 @@ def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
 
 def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     """The engine compiles in two processes (game, and its scorer at the
-    same time); match and wall load the engine's kernels from the cache and
-    start once game is compiled; deal and score start once the scorer is."""
+    same time); match, wall and advice load the engine's kernels from the
+    cache and start once game is compiled, match and wall once the
+    evaluator (advice) is too; deal and score start once the scorer is."""
     import re
     import subprocess
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
@@ -93,11 +94,15 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
             return 0
 
     monkeypatch.setattr(subprocess, "Popen", FakeProcess)
-    assert warmup.main(["game", "match", "wall", "deal", "score"]) == 0
+    assert warmup.main(["game", "match", "wall", "deal", "score", "advice"]) == 0
     order = [g for g, _ in started]
     assert set(order[:2]) == {"game", "scorer"}
-    assert set(order) == {"game", "scorer", "match", "wall", "deal", "score"}
-    assert all("game" not in running for g, running in started if g in ("match", "wall"))
+    assert set(order) == {"game", "scorer", "match", "wall", "deal", "score", "advice"}
+    assert all("game" not in running for g, running in started
+               if g in ("match", "wall", "advice"))
+    # the evaluator's chain goes first: matches and walls wait for it too
+    assert all("advice" not in running for g, running in started if g in ("match", "wall"))
+    assert order.index("advice") < order.index("match")
     assert all("scorer" not in running for g, running in started if g in ("deal", "score"))
     # the engine's process waits for the scorer before compiling what calls it
     assert any("exercise('game', 'scorer')" in c for c in codes)
@@ -105,6 +110,8 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     est = warmup.ESTIMATE_S
     assert warmup._wall_estimate(["game", "match", "wall"]) == (
         est["game"] + max(est["match"], est["wall"]))
+    assert warmup._wall_estimate(["game", "advice", "match"]) == (
+        est["game"] + est["advice"] + est["match"])
     assert warmup._wall_estimate(["scorer", "deal", "score"]) == (
         est["scorer"] + max(est["deal"], est["score"]))
 

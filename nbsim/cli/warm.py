@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbsim.kernels.policies.catalog import DEFAULT_POLICY, code_of
+from nbsim.kernels.policies.catalog import (
+    D_CLAIM,
+    D_DISCARD,
+    D_KONG,
+    D_WIN,
+    DEFAULT_POLICY,
+    code_of,
+)
 from nbsim.warmup import ESTIMATE_S, await_compiled, mark_compiled
 
 
@@ -26,16 +33,20 @@ def exercise(group: str, helper: str | None = None) -> None:
             # the turn loop and the batch first: they call the scorer and
             # the policies' decisions by their addresses, which the
             # "scorer" process compiles meanwhile; the run then loads them
-            from nbsim.kernels.engine.loop import engine_entry
+            from nbsim.kernels.engine.loop import compile_decisions, engine_entry
             from nbsim.run.frames import compile_game_batch
             engine_entry(rs.array, tables)
             compile_game_batch(rs.array, tables)
+            # the default policy's kong and claim decisions: the "scorer"
+            # process compiles its win and discard decisions (the two
+            # processes then take about as long)
+            compile_decisions(code_of(DEFAULT_POLICY), (D_KONG, D_CLAIM), rs.array, tables)
             await_compiled(helper, 3 * ESTIMATE_S[helper])
         game_frame(rs, 0, 0, 2, DEFAULT_POLICY, tables, with_events=True)
     elif group == "scorer":
-        from nbsim.kernels.engine.loop import decision_pairs, scorer_entry
+        from nbsim.kernels.engine.loop import compile_decisions, scorer_entry
         scorer_entry(rs.array, tables)
-        decision_pairs((code_of(DEFAULT_POLICY),), rs.array, tables)
+        compile_decisions(code_of(DEFAULT_POLICY), (D_WIN, D_DISCARD), rs.array, tables)
     elif group == "match":
         # a match of the base policies the game group leaves out (value and
         # random: the duel's default opponent and the baseline; the wall

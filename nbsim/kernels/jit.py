@@ -31,14 +31,16 @@ form", has what this saves.
 
 Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
 module first sets up numba's cache folder (``numba_cache.configure``), which
-has to happen before any ``cache=True`` decorator runs.
+has to happen before any ``cache=True`` decorator runs, and makes numba's
+inliner linear (``inliner.speed_up``: the same IR in less compile time).
 """
 import numba
 from numba.core.registry import CPUDispatcher
 
-from nbsim.kernels import numba_cache
+from nbsim.kernels import inliner, numba_cache
 
 _CACHE = numba_cache.configure()
+inliner.speed_up()
 
 __all__ = ["njit", "nrt_free", "cache_folder_in_use", "KernelOnly"]
 

@@ -362,6 +362,15 @@ def scorer_entry(rules, tables):
     return _entry(_SCORERS, try_win, scorer_signature, rules, tables)
 
 
+def _decision_argtypes(key):
+    """The engine's argument types of each decision (``decision_argtypes``)
+    for ``key`` = (rules type, tables type)."""
+    empty = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
+                     np.zeros((len(POLICY_TABLE), len(DECISIONS), 2), np.int64),
+                     np.zeros(2, np.int64), np.zeros(2, np.int64))
+    return decision_argtypes(key[0], key[1], numba.typeof(new_state()), numba.typeof(empty))
+
+
 def decision_pairs(codes, rules, tables):
     """The entry pairs of the policies' decisions, int64[len(POLICY_TABLE),
     len(DECISIONS), 2] by code and decision (``catalog.Policies.decisions``),
@@ -378,14 +387,23 @@ def decision_pairs(codes, rules, tables):
         found = _DECISIONS.get(key + (c,))
         if found is None:
             if argtypes is None:
-                empty = Policies(np.zeros(4, np.int64), np.zeros((4, MAX_PARAMS), np.float64),
-                                 pairs, np.zeros(2, np.int64), np.zeros(2, np.int64))
-                argtypes = decision_argtypes(key[0], key[1], numba.typeof(new_state()),
-                                             numba.typeof(empty))
+                argtypes = _decision_argtypes(key)
             found = _DECISIONS[key + (c,)] = decision_entries(c, argtypes)
         for d, e in enumerate(found):
             pairs[c, d] = e.pair
     return pairs
+
+
+def compile_decisions(code, decisions, rules, tables):
+    """Compile (or load from the cache) the decisions ``decisions``
+    (indices into ``catalog.DECISIONS``) of the policy of ``code`` for the
+    rules array ``rules`` and the tables ``tables`` the kernels will be
+    given, as ``decision_pairs`` compiles them; the warm-up splits the
+    default policy's decisions over the game engine's two compiling
+    processes so (``nbsim.cli.warm``). Raises numba's errors if one does
+    not compile."""
+    decision_entries(int(code), _decision_argtypes((numba.typeof(rules), numba.typeof(tables))),
+                     decisions)
 
 
 def policy_record(codes, params, rules, tables):

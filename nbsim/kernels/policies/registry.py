@@ -66,16 +66,17 @@ _INT = types.int64
 RESULT_TYPES = (_BOOL, _INT, _INT, _INT)
 
 
-def decision_entries(code: int, argtypes) -> list[KernelEntry]:
-    """The four decisions (``catalog.DECISIONS`` order) of the policy of
-    ``code``, compiled (or loaded from the cache) for the argument types
-    ``argtypes`` (a tuple per decision: the engine's, from
-    ``engine.decisions.decision_argtypes``). Raises numba's errors if one
-    does not compile, TypeError if one's result type is not the
-    dispatch's (``RESULT_TYPES``)."""
+def decision_entries(code: int, argtypes, decisions=None) -> list[KernelEntry]:
+    """The decisions of the policy of ``code`` (indices into
+    ``catalog.DECISIONS``; None: all four, in that order), compiled (or
+    loaded from the cache) for the argument types ``argtypes`` (a tuple
+    per decision: the engine's, from ``engine.decisions.decision_argtypes``).
+    Raises numba's errors if one does not compile, TypeError if one's
+    result type is not the dispatch's (``RESULT_TYPES``)."""
     module = importlib.import_module(f"nbsim.kernels.policies.{POLICY_TABLE[code].module}")
     entries = []
-    for d, name in enumerate(DECISIONS):
+    for d in range(len(DECISIONS)) if decisions is None else decisions:
+        name = DECISIONS[d]
         e = KernelEntry(getattr(module, name), argtypes[d])
         if types.unliteral(e.signature.return_type) != RESULT_TYPES[d]:
             raise TypeError(f"{POLICY_TABLE[code].module}.{name} returns "
