@@ -37,13 +37,8 @@ def _outer(a, b):
 
 
 def _py_outer(a, b):
-    def inner(a, b):
-        t = a * 3
-        if t > b:
-            t -= b
-        for i in range(b):
-            t += i
-        return t
+    """``_outer`` in plain Python (the helpers' Python functions)."""
+    inner = _inner.py_func
     s = 0
     for i in range(a):
         s += inner(i, b) + inner(b, i)
