@@ -47,12 +47,13 @@ GROUPS = tuple(ESTIMATE_S)
 LOADS = {"match": "game", "wall": "game", "advice": "game", "lookahead": "advice"}
 # the groups each group starts after in the warm-up (those to be compiled
 # too): the groups it loads; deal mode and the scorer's own entry wait for
-# the engine's scorer, so that it has a core to itself; whole matches and
-# given walls wait for the evaluator as well, so that the evaluator and then
-# the search policy (the longest chain) are not slowed by them
+# the engine's scorer, so that it has a core to itself; whole matches wait
+# for the evaluator as well, so that the evaluator and then the search
+# policy (the longest chain) share the cores only with the short groups
+# (deal mode, the scorer's entry, given walls)
 AFTER = {**{g: (before,) for g, before in LOADS.items()},
          "deal": ("scorer",), "score": ("scorer",),
-         "match": ("game", "advice"), "wall": ("game", "advice")}
+         "match": ("game", "advice"), "wall": ("game",)}
 # the game engine is compiled in two processes (the scorer and the default
 # policy's win and discard decisions; the turn loop, the batch and its kong
 # and claim decisions): "scorer" goes with

@@ -66,8 +66,8 @@ def test_every_group_has_an_estimate_and_unknown_ones_are_refused(capsys):
 def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     """The engine compiles in two processes (game, and its scorer at the
     same time); match, wall and advice load the engine's kernels from the
-    cache and start once game is compiled, match and wall once the
-    evaluator (advice) is too; deal and score start once the scorer is."""
+    cache and start once game is compiled, match once the evaluator
+    (advice) is too; deal and score start once the scorer is."""
     import re
     import subprocess
     monkeypatch.setattr(warmup, "_folder", lambda: tmp_path)
@@ -100,8 +100,8 @@ def test_groups_sharing_the_engine_start_after_it(monkeypatch, tmp_path):
     assert set(order) == {"game", "scorer", "match", "wall", "deal", "score", "advice"}
     assert all("game" not in running for g, running in started
                if g in ("match", "wall", "advice"))
-    # the evaluator's chain goes first: matches and walls wait for it too
-    assert all("advice" not in running for g, running in started if g in ("match", "wall"))
+    # the evaluator's chain goes first: whole matches wait for it too
+    assert all("advice" not in running for g, running in started if g == "match")
     assert order.index("advice") < order.index("match")
     assert all("scorer" not in running for g, running in started if g in ("deal", "score"))
     # the engine's process waits for the scorer before compiling what calls it
