@@ -99,9 +99,12 @@ $(DOCS_STAMP): $(STAMP)
 	  || $(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $(DOCS_STAMP)
 
-## bench: throughput numbers with ratios to baselines measured in the same run
+## bench: throughput and compile seconds with ratios to baselines measured in the same
+## run -> runs/bench.md, published as docs/results/bench.md (about 25 minutes)
 bench: setup
-	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.run --out runs/bench.md
+	{ printf '# Benchmarks\n\n'; $(RESULT_LINE) bench; echo; cat runs/bench.md; } \
+	    > docs/results/bench.md
 
 ## validate: long statistical comparisons of simulation with exact values
 validate: setup

@@ -1,15 +1,21 @@
 """Run every benchmark module and print the table (``make bench``).
 
-Usage: python -m benchmarks.run [--quick] [--only NAME ...]
+Usage: python -m benchmarks.run [--quick] [--only NAME ...] [--out PATH]
+
+``--out`` writes the table, with the machine it ran on, to a Markdown file
+as well (``make bench`` writes ``runs/bench.md`` and publishes it as
+``docs/results/bench.md``).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import math
+import os
 import pkgutil
 import sys
 import traceback
+from pathlib import Path
 
 import benchmarks
 
@@ -32,6 +38,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller inputs, fewer repeats")
     ap.add_argument("--only", nargs="*", default=None, help="module names (e.g. bench_hand)")
+    ap.add_argument("--out", default=None,
+                    help="also write the table and the machine to this Markdown file")
     args = ap.parse_args(argv)
     mods = sorted(m.name for m in pkgutil.iter_modules(benchmarks.__path__)
                   if m.name.startswith("bench_"))
@@ -53,13 +61,53 @@ def main(argv=None) -> int:
         except Exception:  # keep going: one broken benchmark must not hide the others
             failed += 1
             traceback.print_exc()
-    print("\n| benchmark | rate | unit | baseline | baseline rate | ratio | note |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r.name} | {_fmt(r.rate, r.unit)} | {r.unit} | {r.baseline or '-'} | "
-              f"{_fmt(r.baseline_rate, r.unit)} | "
-              f"{'-' if math.isnan(r.ratio) else f'{r.ratio:.1f}x'} | {r.note} |")
+    table = table_lines(rows)
+    print("\n" + "\n".join(table))
+    if args.out:
+        write_page(Path(args.out), table, failed)
     return 1 if failed else 0
+
+
+def table_lines(rows: list) -> list[str]:
+    """The Markdown table of ``rows`` (``benchmarks.common.Result``): one
+    line per figure, with its baseline and the ratio to it."""
+    out = ["| benchmark | figure | unit | baseline | baseline figure | ratio | note |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r.name} | {_fmt(r.rate, r.unit)} | {r.unit} | {r.baseline or '-'} | "
+                   f"{_fmt(r.baseline_rate, r.unit)} | "
+                   f"{'-' if math.isnan(r.ratio) else f'{r.ratio:.1f}x'} | {r.note} |")
+    return out
+
+
+def machine() -> str:
+    """One line naming the machine and the versions the figures were
+    measured with: cores, memory, Python, numba, numpy, polars."""
+    import platform
+    from importlib.metadata import version
+
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+        mem_s = f", {mem:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        mem_s = ""
+    libs = ", ".join(f"{p} {version(p)}" for p in ("numba", "numpy", "polars"))
+    return (f"{os.cpu_count()} cores{mem_s}, {platform.system()} {platform.machine()}, "
+            f"Python {platform.python_version()}, {libs}")
+
+
+def write_page(path: Path, table: list[str], failed: int) -> None:
+    """Write ``table`` to ``path`` (Markdown) under a line naming the
+    machine, and a warning when ``failed`` benchmarks raised. Raises
+    OSError when the folder cannot be made or the file written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = [f"Measured on {machine()}. Rates are per second, times in seconds. A "
+            "figure's baseline is measured in the same run; the ratio is the figure over "
+            "the baseline for a rate, the baseline over the figure for a time.", ""]
+    if failed:
+        head += [f"**{failed} benchmark module(s) failed**: their figures are missing.", ""]
+    path.write_text("\n".join(head + table) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -1,2 +1,2 @@
 """The version of nbsim (semantic versioning; CHANGELOG.md)."""
-__version__ = "0.6.7"
+__version__ = "0.6.8"

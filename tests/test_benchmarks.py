@@ -59,6 +59,26 @@ def test_bench_table_shows_times_below_a_second_in_their_own_unit():
     assert _fmt(float("nan"), "s") == "-"
 
 
+def test_bench_page_has_the_machine_every_figure_and_its_ratio(tmp_path):
+    """`make bench` publishes its table (docs/results/bench.md): each figure
+    with its baseline and ratio under a line naming the machine, and a
+    warning when a module failed."""
+    from benchmarks.common import Result
+    from benchmarks.run import table_lines, write_page
+    rows = [Result("compile: game", 36.0, "s", "before", 165.0, "69 CPU s"),
+            Result("deals/s, x", 5000.0, "deals/s")]
+    table = table_lines(rows)
+    assert table[2] == "| compile: game | 36.00 s | s | before | 165.00 s | 4.6x | 69 CPU s |"
+    assert table[3] == "| deals/s, x | 5,000 | deals/s | - | - | - |  |"
+    page = tmp_path / "new" / "bench.md"
+    write_page(page, table, failed=0)
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("Measured on ") and "cores" in text and "numba " in text
+    assert text.rstrip().endswith(table[-1]) and "failed" not in text
+    write_page(page, table, failed=2)
+    assert "2 benchmark module(s) failed" in page.read_text(encoding="utf-8")
+
+
 def test_time_per_discard_counts_the_deals_real_discards(tables):
     """bench_lookahead's cost split (item 7): the discards it divides by
     are those of the same deals played by game mode (seed 1, deals 0..n-1),

@@ -81,8 +81,8 @@ def test_site_has_every_page(site):
                  "guide/analysts", "guide/long-runs", "reference/cli", "reference/api",
                  "reference/config", "reference/columns", "reference/items", "rules",
                  "results/ladder", "results/band", "results/calibration",
-                 "results/performance", "contributing/index", "contributing/policy",
-                 "contributing/variant", "layout", "changelog"):
+                 "results/performance", "results/bench", "contributing/index",
+                 "contributing/policy", "contributing/variant", "layout", "changelog"):
         assert page in pages, page
     assert not (site / "gen").exists()              # the generator scripts are not pages
 
