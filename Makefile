@@ -100,7 +100,7 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 ## bench: throughput and compile seconds with ratios to baselines measured in the same
-## run -> runs/bench.md, published as docs/results/bench.md (about 25 minutes)
+## run -> runs/bench.md, published as docs/results/bench.md (about 7 minutes)
 bench: setup
 	$(BIN)/python -m benchmarks.run --out runs/bench.md
 	{ printf '# Benchmarks\n\n'; $(RESULT_LINE) bench; echo; cat runs/bench.md; } \

@@ -60,10 +60,20 @@ def _kernel_in(module):
     return env["pick"]
 
 
-def test_a_kernel_with_slots_computes_what_python_and_plain_numba_compute():
+def test_a_kernel_with_slots_computes_what_python_and_plain_numba_compute(monkeypatch):
+    """The lowering gives the engine-named kernel slots and the other one
+    numba's answer (seen while they compile), and both compute what Python
+    computes."""
+    patched = lowering.Lower._disable_sroa_like_opt
+    seen = []
+
+    def spy(self):
+        answer = patched.fget(self)
+        seen.append((self.fndesc.modname, answer))
+        return answer
+    monkeypatch.setattr(lowering.Lower, "_disable_sroa_like_opt", property(spy))
     rng = np.random.default_rng(3)
-    make = lambda: Rec(rng.random(5), rng.random(11), np.zeros(4))  # noqa: E731
-    r = make()
+    r = Rec(rng.random(5), rng.random(11), np.zeros(4))
     r_py = Rec(r.a.copy(), r.b.copy(), r.c.copy())
     r_plain = Rec(r.a.copy(), r.b.copy(), r.c.copy())
     in_slots = numba.njit(_kernel_in("nbsim.kernels.engine.fake"))
@@ -72,3 +82,6 @@ def test_a_kernel_with_slots_computes_what_python_and_plain_numba_compute():
     got = in_slots(r, 100)
     assert got == py(r_py, 100) == plain(r_plain, 100)
     assert np.array_equal(r.c, r_py.c) and np.array_equal(r.c, r_plain.c)
+    answers = dict(seen)
+    assert answers["nbsim.kernels.engine.fake"] is True
+    assert answers["elsewhere.fake"] is False

@@ -33,9 +33,9 @@ Kernel modules import ``njit`` and ``nrt_free`` from here: importing this
 module first sets up numba's cache folder (``numba_cache.configure``), which
 has to happen before any ``cache=True`` decorator runs, makes numba's
 inliner linear (``inliner.speed_up``: the same IR in less compile time)
-and has numba's lowering give every variable of the kernels a stack slot
-(``slots.in_slots``: the same results, faster code for the kernels that
-handle large records).
+and has numba's lowering give every variable of the engine's and the
+policies' kernels a stack slot (``slots.in_slots``: the same results,
+faster code where large records are handled).
 """
 import numba
 from numba.core.registry import CPUDispatcher

@@ -1,4 +1,5 @@
-"""Numba's lowering with a stack slot for every variable of nbsim's kernels.
+"""Numba's lowering with a stack slot for every variable of the engine and the
+policies.
 
 Numba's lowering (``numba.core.lowering.Lower``) keeps a variable that is
 assigned once as a plain SSA value instead of giving it a stack slot (its
@@ -29,9 +30,7 @@ from numba.core import lowering
 
 __all__ = ["in_slots"]
 
-# the modules whose functions get a slot per variable: the engine and the
-# policies' decisions (the other kernels gained nothing, the scorer's own
-# functions lost up to 7%, and the evaluator compiled several times slower)
+# the modules whose functions get a slot per variable (see the module doc)
 _MODULES = ("nbsim.kernels.engine.", "nbsim.kernels.policies.")
 
 
@@ -51,10 +50,11 @@ def _every_variable_in_a_slot(original):
 
 def in_slots() -> bool:
     """Have numba's ``Lower`` give every variable of the engine's and the
-    policies' kernels a stack slot (see the module doc), once per process. Returns True when the
-    lowering is patched (now or before), False when numba's ``Lower`` does
-    not have the form this patches (then nothing changes). Call it before
-    any kernel compiles: ``nbsim.kernels.jit`` does, on import."""
+    policies' kernels a stack slot (see the module doc), once per process.
+    Returns True when the lowering is patched (now or before), False when
+    numba's ``Lower`` does not have the form this patches (then nothing
+    changes). Call it before any kernel compiles: ``nbsim.kernels.jit``
+    does, on import."""
     current = getattr(lowering.Lower, "_disable_sroa_like_opt", None)
     if not isinstance(current, property) or current.fget is None:
         return False
